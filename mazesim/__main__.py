@@ -1,0 +1,5 @@
+"""`python -m mazesim` runs the CLI."""
+
+from mazesim.cli import main
+
+main()

@@ -1,0 +1,34 @@
+"""The `mazesim` command line: one root group; commands live in the modules of this package.
+
+This package is the only place that imports click, prints or exits. Library errors
+(`MazesimError`) become one `Error: ...` line on stderr and exit code 2.
+"""
+
+import click
+
+from mazesim.errors import MazesimError
+
+__all__ = ["main"]
+
+
+class _BadInput(click.ClickException):
+    exit_code = 2
+
+
+class _Group(click.Group):
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except MazesimError as err:
+            raise _BadInput(str(err)) from None
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="mazesim")
+def main() -> None:
+    """mazesim: generate mazes, measure them, simulate solvers and run experiments."""
+
+
+# Command modules register themselves on `main` when imported.
+from mazesim.cli import maze_commands, agent_commands, experiment_commands  # noqa: E402,F401
+from mazesim.cli import search_commands, play_commands  # noqa: E402,F401

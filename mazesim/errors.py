@@ -1,0 +1,39 @@
+"""The exception types of mazesim: one root, one subclass per domain (STYLE.md, Errors)."""
+
+__all__ = [
+    "MazesimError",
+    "MazeFormatError",
+    "GeneratorError",
+    "AgentError",
+    "ConfigError",
+    "LevelError",
+    "SearchError",
+]
+
+
+class MazesimError(Exception):
+    """Bad input or an impossible request; shown as one line."""
+
+
+class MazeFormatError(MazesimError, ValueError):
+    """Maze text or JSON, grids, cells."""
+
+
+class GeneratorError(MazesimError, ValueError):
+    """Unknown generator, bad size or option."""
+
+
+class AgentError(MazesimError, ValueError):
+    """Unknown agent, bad agent parameter or vision."""
+
+
+class ConfigError(MazesimError, ValueError):
+    """Experiment or session config: names the key path."""
+
+
+class LevelError(MazesimError, ValueError):
+    """Sokoban level text, terrain grids and other puzzle input."""
+
+
+class SearchError(MazesimError, ValueError):
+    """Impossible search request (no route, unreachable square)."""
