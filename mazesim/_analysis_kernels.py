@@ -1,0 +1,218 @@
+"""numba kernels of `mazesim.analysis`: every parameter in one pass, and the tutorial's DFS.
+
+The slot constants below give the order of the values `measure` returns; `analysis.PARAMETERS`
+lists the same names in the same order (DESIGN.md section 4).
+"""
+
+import numpy as np
+from numba import njit
+
+from mazesim._kernels import bfs, path_to
+from mazesim.maze import DELTAS
+
+__all__ = ["N_VALUES", "measure", "dfs_route"]
+
+_DR = np.array(DELTAS[:, 0])
+_DC = np.array(DELTAS[:, 1])
+
+(SOLUTION_LENGTH, MAX_DEPTH, BRANCH_POINTS, BRANCH_POINTS_ON_PATH, DETOUR_DEPTH, PASSAGE_CELLS,
+ DEAD_ENDS, DEAD_END_RATIO, JUNCTIONS_3, JUNCTIONS_4, LOOPS, SOLUTION_TURNS,
+ STRAIGHT_WRONG_BRANCHES, CORRIDOR_MEAN) = range(14)
+N_VALUES = 14
+_DEAD_END, _CORRIDOR, _JUNCTION_3, _JUNCTION_4 = 1, 2, 3, 4
+
+
+@njit(cache=True)
+def _degrees(grid):
+    """Number of passage neighbours of every passage cell; -1 on walls."""
+    h, w = grid.shape
+    deg = np.full((h, w), -1, np.int8)
+    for r in range(h):
+        for c in range(w):
+            if grid[r, c] == 0:
+                n = 0
+                for d in range(4):
+                    nr, nc = r + _DR[d], c + _DC[d]
+                    if 0 <= nr < h and 0 <= nc < w and grid[nr, nc] == 0:
+                        n += 1
+                deg[r, c] = n
+    return deg
+
+
+@njit(cache=True)
+def _flood(deg, seen, sr, sc, stack):
+    """Mark the component of (sr, sc) in `seen`; return whether it is a ring (all degree 2)."""
+    h, w = deg.shape
+    seen[sr, sc] = True
+    stack[0] = sr * w + sc
+    top = 1
+    ring = True
+    while top > 0:
+        top -= 1
+        r, c = stack[top] // w, stack[top] % w
+        ring = ring and deg[r, c] == _CORRIDOR
+        for d in range(4):
+            nr, nc = r + _DR[d], c + _DC[d]
+            if 0 <= nr < h and 0 <= nc < w and deg[nr, nc] >= 0 and not seen[nr, nc]:
+                seen[nr, nc] = True
+                stack[top] = nr * w + nc
+                top += 1
+    return ring
+
+
+@njit(cache=True)
+def _detour_depth(grid, path, queue):
+    """DESIGN 4 `detour_depth`: per path cell, BFS with the other path cells removed; the max."""
+    h, w = grid.shape
+    on_path = np.zeros((h, w), np.bool_)
+    for i in range(path.shape[0]):
+        on_path[path[i, 0], path[i, 1]] = True
+    stamp = np.full((h, w), -1, np.int64)  # index of the path cell whose BFS last saw the cell
+    dist = np.zeros((h, w), np.int32)
+    best = 0
+    for i in range(path.shape[0]):
+        pr, pc = path[i, 0], path[i, 1]
+        stamp[pr, pc] = i
+        dist[pr, pc] = 0
+        queue[0] = pr * w + pc
+        head, tail = 0, 1
+        while head < tail:
+            r, c = queue[head] // w, queue[head] % w
+            head += 1
+            nd = dist[r, c] + 1
+            for d in range(4):
+                nr, nc = r + _DR[d], c + _DC[d]
+                if (0 <= nr < h and 0 <= nc < w and grid[nr, nc] == 0 and not on_path[nr, nc]
+                        and stamp[nr, nc] != i):
+                    stamp[nr, nc] = i
+                    dist[nr, nc] = nd
+                    if nd > best:
+                        best = nd
+                    queue[tail] = nr * w + nc
+                    tail += 1
+    return best
+
+
+@njit(cache=True)
+def _path_values(grid, deg, path, out):
+    """Fill the path-based slots of `out` from the canonical path (n + 1, 2)."""
+    h, w = grid.shape
+    n = path.shape[0] - 1
+    on_path_branches = 0
+    for i in range(n + 1):
+        if deg[path[i, 0], path[i, 1]] >= _JUNCTION_3:
+            on_path_branches += 1
+    turns = 0
+    straight = 0
+    for i in range(1, n):
+        ar, ac = path[i, 0] - path[i - 1, 0], path[i, 1] - path[i - 1, 1]
+        br, bc = path[i + 1, 0] - path[i, 0], path[i + 1, 1] - path[i, 1]
+        if ar != br or ac != bc:
+            turns += 1
+            sr, sc = path[i, 0] + ar, path[i, 1] + ac  # straight on: a wrong branch if open
+            if 0 <= sr < h and 0 <= sc < w and grid[sr, sc] == 0:
+                straight += 1
+    out[SOLUTION_LENGTH] = n
+    out[BRANCH_POINTS_ON_PATH] = on_path_branches
+    out[SOLUTION_TURNS] = turns
+    out[STRAIGHT_WRONG_BRANCHES] = straight
+    out[DETOUR_DEPTH] = _detour_depth(grid, path, np.empty(h * w, np.int64))
+
+
+@njit(cache=True)
+def measure(grid, sr, sc, gr, gc):
+    """Every parameter of DESIGN.md section 4 as float64 in slot order; NaN where undefined.
+
+    Path-based slots are NaN when the goal is unreachable from the start.
+    """
+    h, w = grid.shape
+    out = np.full(N_VALUES, np.nan)
+    dist, parent = bfs(grid, sr, sc)
+    deg = _degrees(grid)
+    cells = edges = dead = j3 = j4 = corridor = corridor_edges = 0
+    max_depth = 0
+    reached = reached_corridor = 0
+    for r in range(h):
+        for c in range(w):
+            k = deg[r, c]
+            if k < 0:
+                continue
+            cells += 1
+            edges += k
+            if k == _DEAD_END:
+                dead += 1
+            elif k == _CORRIDOR:
+                corridor += 1
+                if r + 1 < h and deg[r + 1, c] == _CORRIDOR:
+                    corridor_edges += 1
+                if c + 1 < w and deg[r, c + 1] == _CORRIDOR:
+                    corridor_edges += 1
+            elif k == _JUNCTION_3:
+                j3 += 1
+            elif k == _JUNCTION_4:
+                j4 += 1
+            if dist[r, c] >= 0:
+                reached += 1
+                if k == _CORRIDOR:
+                    reached_corridor += 1
+                if dist[r, c] > max_depth:
+                    max_depth = dist[r, c]
+    # Components: the start's, plus one flood per unreached passage cell left. A component whose
+    # cells all have degree 2 is a ring: a corridor run with no ends.
+    seen = dist >= 0
+    stack = np.empty(h * w, np.int64)
+    components = 1
+    rings = 1 if reached == reached_corridor else 0
+    for r in range(h):
+        for c in range(w):
+            if deg[r, c] >= 0 and not seen[r, c]:
+                components += 1
+                rings += _flood(deg, seen, r, c, stack)
+    edges //= 2
+    runs = corridor - corridor_edges + rings  # runs of a max-degree-2 graph: paths + rings
+    out[MAX_DEPTH] = max_depth
+    out[BRANCH_POINTS] = j3 + j4
+    out[PASSAGE_CELLS] = cells
+    out[DEAD_ENDS] = dead
+    out[DEAD_END_RATIO] = dead / cells
+    out[JUNCTIONS_3] = j3
+    out[JUNCTIONS_4] = j4
+    out[LOOPS] = edges - cells + components
+    out[CORRIDOR_MEAN] = corridor / runs if runs > 0 else 0.0
+    if dist[gr, gc] >= 0:
+        _path_values(grid, deg, path_to(parent, dist, gr, gc), out)
+    return out
+
+
+@njit(cache=True)
+def dfs_route(grid, sr, sc, gr, gc, order):
+    """The tutorial's recursive DFS, iteratively: cells (n + 1, 2) of the route it returns.
+
+    Tries neighbours in `order` (direction indices), never revisits a cell, and returns the
+    recursion stack when it reaches the goal; empty (0, 2) if the goal is unreachable.
+    """
+    h, w = grid.shape
+    visited = np.zeros((h, w), np.bool_)
+    stack = np.empty((h * w, 2), np.int64)
+    tried = np.zeros(h * w, np.int64)  # how many directions of `order` each stack entry tried
+    stack[0, 0], stack[0, 1] = sr, sc
+    top = 1
+    if sr == gr and sc == gc:
+        return stack[:1].copy()
+    visited[sr, sc] = True
+    while top > 0:
+        i = top - 1
+        if tried[i] == order.shape[0]:
+            top -= 1
+            continue
+        d = order[tried[i]]
+        tried[i] += 1
+        nr, nc = stack[i, 0] + _DR[d], stack[i, 1] + _DC[d]
+        if 0 <= nr < h and 0 <= nc < w and grid[nr, nc] == 0 and not visited[nr, nc]:
+            stack[top, 0], stack[top, 1] = nr, nc
+            tried[top] = 0
+            top += 1
+            if nr == gr and nc == gc:
+                return stack[:top].copy()
+            visited[nr, nc] = True
+    return np.empty((0, 2), np.int64)
