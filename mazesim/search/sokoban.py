@@ -1,0 +1,273 @@
+"""Sokoban levels (DESIGN.md section 10): XSB text, validation, the board model and replay.
+
+XSB: ``#`` wall, ``@`` player, ``+`` player on goal, ``$`` box, ``*`` box on goal, ``.`` goal,
+space, ``-`` or ``_`` floor. A file holds one or many levels separated by blank or ``;`` lines;
+a ``;`` line directly after a level (or, failing that, directly before it) is its title. Solutions
+are LURD strings: ``u d l r`` walk, ``U D L R`` push a box.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from mazesim import _kernels
+from mazesim.errors import LevelError
+from mazesim.maze import DELTAS, DOWN, LEFT, PASSAGE, RIGHT, UP, WALL, Cell
+
+__all__ = [
+    "Level",
+    "Board",
+    "LURD",
+    "SEED_ORDER",
+    "parse_levels",
+    "read_levels",
+    "format_level",
+    "replay",
+]
+
+LURD = {UP: "u", RIGHT: "r", DOWN: "d", LEFT: "l"}
+"""Walk letter of each direction; the push letter is its capital."""
+SEED_ORDER = (UP, DOWN, LEFT, RIGHT)
+"""Move order of the tutorial (source 001): up, down, left, right."""
+
+_WALL, _PLAYER, _PLAYER_GOAL, _BOX, _BOX_GOAL, _GOAL = "#", "@", "+", "$", "*", "."
+_FLOOR = {" ", "-", "_"}
+_ALLOWED = "# @ + $ * . space - _"
+_LEVEL_CHARS = set("#@+$*.") | _FLOOR
+_TO_SPACE = str.maketrans({ch: " " for ch in _FLOOR})
+_COMMENT = ";"
+_LETTER_DIR = {letter: d for d, letter in LURD.items()}
+
+
+@dataclass(frozen=True, eq=False)
+class Level:
+    """One Sokoban level as read: its rows (padded to a rectangle), boxes, goals, player and title.
+
+    `source` names where it came from (``file`` or ``file: level N``) for messages.
+    """
+
+    rows: tuple[str, ...]
+    player: Cell
+    boxes: frozenset[Cell]
+    goals: frozenset[Cell]
+    title: str | None = None
+    source: str = "<text>"
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return len(self.rows), len(self.rows[0])
+
+    def is_wall(self, cell: Cell) -> bool:
+        r, c = cell
+        h, w = self.shape
+        return not (0 <= r < h and 0 <= c < w) or self.rows[r][c] == _WALL
+
+    def board(self) -> Board:
+        """The solver's view: the player's region as numbered floor cells."""
+        return Board.of(self)
+
+    def text(self) -> str:
+        """The level as XSB text (floor as spaces, trailing spaces stripped)."""
+        return format_level(self, self.player, self.boxes)
+
+
+@dataclass(frozen=True, eq=False)
+class Board:
+    """Floor cells of the player's region numbered 0..n-1, with neighbour and goal tables.
+
+    ``cells`` (n, 2) row/col of each floor number; ``index`` (H, W) int32 floor number or -1;
+    ``nbr`` (n, 4) the neighbour in each direction of `DELTAS` or -1; ``goal`` (n,) bool.
+    Boxes outside the region never move; they are kept in ``fixed_boxes``.
+    """
+
+    cells: np.ndarray
+    index: np.ndarray
+    nbr: np.ndarray
+    goal: np.ndarray
+    player: int
+    boxes: tuple[int, ...]
+    fixed_boxes: frozenset[Cell]
+    fixed_goals: frozenset[Cell]
+
+    @classmethod
+    def of(cls, level: Level) -> Board:
+        h, w = level.shape
+        grid = np.array([[WALL if ch == _WALL else PASSAGE for ch in row] for row in level.rows],
+                        dtype=np.uint8)
+        dist, _ = _kernels.bfs(grid, *level.player)
+        index = np.full((h, w), -1, np.int32)
+        cells = np.argwhere(dist >= 0)
+        index[cells[:, 0], cells[:, 1]] = np.arange(len(cells), dtype=np.int32)
+        nbr = np.full((len(cells), 4), -1, np.int32)
+        for d, (dr, dc) in enumerate(DELTAS):
+            r, c = cells[:, 0] + dr, cells[:, 1] + dc
+            inside = (r >= 0) & (r < h) & (c >= 0) & (c < w)
+            nbr[inside, d] = index[r[inside], c[inside]]
+        region = {tuple(map(int, cell)) for cell in cells}
+        goal = np.array([tuple(map(int, cell)) in level.goals for cell in cells], dtype=bool)
+        boxes = tuple(sorted(int(index[b]) for b in level.boxes if b in region))
+        for array in (cells, index, nbr, goal):
+            array.flags.writeable = False
+        return cls(cells, index, nbr, goal, int(index[level.player]), boxes,
+                   frozenset(b for b in level.boxes if b not in region),
+                   frozenset(g for g in level.goals if g not in region))
+
+    @property
+    def size(self) -> int:
+        return len(self.cells)
+
+    def cell(self, i: int) -> Cell:
+        return int(self.cells[i, 0]), int(self.cells[i, 1])
+
+    def solvable_outside(self) -> bool:
+        """Whether the boxes the player can never reach already sit on the goals it can't reach."""
+        return self.fixed_boxes == self.fixed_goals
+
+
+def parse_levels(text: str, source: str = "<text>") -> list[Level]:
+    """Every level of an XSB text, validated; `source` names the file in messages."""
+    items: list[tuple[str, int, str]] = []           # (kind, line number, text)
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        stripped = line.strip()
+        if not stripped:
+            items.append(("blank", lineno, ""))
+        elif stripped.startswith(_COMMENT):
+            items.append(("comment", lineno, stripped[1:].strip()))
+        else:
+            for col, ch in enumerate(line.rstrip(), start=1):
+                if ch not in _LEVEL_CHARS:
+                    raise LevelError(f"{source}:{lineno}:{col}: unknown character {ch!r} "
+                                     f"(allowed: {_ALLOWED})")
+            items.append(("row", lineno, line.rstrip()))
+    levels, claimed, i = [], -1, 0
+    while i < len(items):
+        if items[i][0] != "row":
+            i += 1
+            continue
+        first = i
+        while i < len(items) and items[i][0] == "row":
+            i += 1
+        title = None
+        if i < len(items) and items[i][0] == "comment" and items[i][2]:
+            title, claimed = items[i][2], i
+        elif first > 0 and items[first - 1][0] == "comment" and first - 1 != claimed:
+            title = items[first - 1][2] or None
+        block = [(lineno, row) for _, lineno, row in items[first:i]]
+        levels.append(_build(block, title, source, len(levels) + 1))
+    if not levels:
+        raise LevelError(f"{source}: no level found")
+    return levels
+
+
+def read_levels(path: str | Path) -> list[Level]:
+    """Read an XSB level file (one or many levels); errors name the file, line and column."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise LevelError(f"{path}: cannot read level file ({err})") from None
+    return parse_levels(text, str(path))
+
+
+def _build(block: list[tuple[int, str]], title: str | None, source: str, number: int) -> Level:
+    where = f"{source}: level {number} (line {block[0][0]})"
+    width = max(len(row) for _, row in block)
+    rows = tuple(row.ljust(width) for _, row in block)
+    players, boxes, goals = [], set(), set()
+    for r, (lineno, row) in enumerate(block):
+        for c, ch in enumerate(row):
+            if ch in (_PLAYER, _PLAYER_GOAL):
+                players.append((r, c, lineno))
+            if ch in (_BOX, _BOX_GOAL):
+                boxes.add((r, c))
+            if ch in (_GOAL, _PLAYER_GOAL, _BOX_GOAL):
+                goals.add((r, c))
+    if not players:
+        raise LevelError(f"{where}: no player (@ or +)")
+    if len(players) > 1:
+        r, c, lineno = players[1]
+        raise LevelError(f"{source}:{lineno}:{c + 1}: second player in level {number} "
+                         f"(first at line {players[0][2]}, column {players[0][1] + 1})")
+    if not boxes:
+        raise LevelError(f"{where}: no boxes")
+    if len(boxes) != len(goals):
+        raise LevelError(f"{where}: {len(boxes)} boxes but {len(goals)} goals")
+    player = players[0][:2]
+    _check_closed(block, player, source, number)
+    rows = tuple(row.translate(_TO_SPACE) for row in rows)
+    return Level(rows, player, frozenset(boxes), frozenset(goals), title, f"{source}: level {number}")
+
+
+def _check_closed(block: list[tuple[int, str]], player: Cell, source: str, number: int) -> None:
+    """Raise unless the player's region (boxes ignored) stays inside the text of the level."""
+    h = len(block)
+    w = max(len(row) for _, row in block)
+    grid = np.zeros((h + 2, w + 2), np.uint8)          # outside the text: passage, one cell wide
+    for r, (_, row) in enumerate(block):
+        for c, ch in enumerate(row):
+            grid[r + 1, c + 1] = WALL if ch == _WALL else PASSAGE
+    inside = np.zeros_like(grid, dtype=bool)
+    for r, (_, row) in enumerate(block):
+        inside[r + 1, 1:len(row) + 1] = True
+    dist, parent = _kernels.bfs(grid, player[0] + 1, player[1] + 1)
+    leaks = np.argwhere((dist >= 0) & ~inside)
+    if len(leaks) == 0:
+        return
+    r, c = min(leaks.tolist(), key=lambda cell: dist[cell[0], cell[1]])
+    d = parent[r, c]
+    r, c = r - DELTAS[d, 0] - 1, c - DELTAS[d, 1] - 1       # the last cell inside the text
+    raise LevelError(f"{source}:{block[r][0]}:{c + 1}: level {number} is not closed: the "
+                     "player's region reaches the edge of the level here")
+
+
+def format_level(level: Level, player: Cell, boxes: frozenset[Cell] | set[Cell]) -> str:
+    """XSB text of `level` with the player and boxes at the given cells."""
+    lines = []
+    for r, row in enumerate(level.rows):
+        chars = []
+        for c, ch in enumerate(row):
+            if ch == _WALL:
+                chars.append(ch)
+                continue
+            goal = (r, c) in level.goals
+            if (r, c) in boxes:
+                chars.append(_BOX_GOAL if goal else _BOX)
+            elif (r, c) == player:
+                chars.append(_PLAYER_GOAL if goal else _PLAYER)
+            else:
+                chars.append(_GOAL if goal else " ")
+        lines.append("".join(chars).rstrip())
+    return "\n".join(lines) + "\n"
+
+
+def replay(level: Level, solution: str) -> bool:
+    """Play a LURD `solution`; True if it ends with every box on a goal, False if not solved.
+
+    Raises `LevelError` naming the move at the first illegal step: a walk or push into a wall or a
+    second box, a lower-case letter that would push or a capital that pushes nothing, or an unknown
+    letter.
+    """
+    player, boxes = level.player, set(level.boxes)
+    for i, letter in enumerate(solution, start=1):
+        d = _LETTER_DIR.get(letter.lower())
+        if d is None:
+            raise LevelError(f"move {i}: unknown letter {letter!r} (allowed: u d l r U D L R)")
+        dr, dc = DELTAS[d]
+        nxt = (player[0] + int(dr), player[1] + int(dc))
+        if level.is_wall(nxt):
+            raise LevelError(f"move {i} ({letter}): walks into a wall at {nxt}")
+        pushes = nxt in boxes
+        if pushes != letter.isupper():
+            what = "pushes a box" if pushes else "pushes nothing"
+            raise LevelError(f"move {i} ({letter}): {what} at {nxt} (push letters are capitals)")
+        if pushes:
+            ahead = (nxt[0] + int(dr), nxt[1] + int(dc))
+            if level.is_wall(ahead) or ahead in boxes:
+                raise LevelError(f"move {i} ({letter}): the box at {nxt} is blocked")
+            boxes.remove(nxt)
+            boxes.add(ahead)
+        player = nxt
+    return boxes == set(level.goals)

@@ -1,0 +1,68 @@
+"""Sokoban deadlocks: squares a box must never enter, and frozen boxes (DESIGN.md section 10).
+
+All functions take a `Board` (floor cells numbered by the player's region) and return arrays
+indexed by floor number.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mazesim.maze import DOWN, LEFT, RIGHT, UP, readonly
+from mazesim.search import _sokoban_kernels as _k
+from mazesim.search.sokoban import Board
+
+__all__ = ["PRUNES", "corner_squares", "push_distances", "dead_squares", "dead_mask",
+           "is_frozen"]
+
+PRUNES = ("none", "corners", "dead-squares", "full")
+"""Pruning levels: nothing; the tutorial's corners; squares from which no goal is reachable by
+pushes; those plus freeze deadlocks."""
+
+
+def corner_squares(board: Board) -> np.ndarray:
+    """The tutorial's dead corners (source 001): non-goal squares with a wall above or below and a
+    wall left or right."""
+    wall = board.nbr < 0
+    corner = (wall[:, UP] | wall[:, DOWN]) & (wall[:, LEFT] | wall[:, RIGHT]) & ~board.goal
+    return readonly(corner)
+
+
+def push_distances(board: Board) -> np.ndarray:
+    """Pushes a lone box needs from each square to each goal: (goals, squares), `INF` if never.
+
+    Computed by pulling a box back from each goal, so a square with no finite entry is dead.
+    """
+    goals = np.flatnonzero(board.goal).astype(np.int32)
+    return readonly(_k.push_distances(board.nbr, goals))
+
+
+def dead_squares(board: Board) -> np.ndarray:
+    """Squares from which no push sequence brings a lone box to any goal (reverse pulls)."""
+    dist = push_distances(board)
+    if dist.shape[0] == 0:
+        return readonly(np.ones(board.size, bool))
+    return readonly(dist.min(axis=0) >= _k.INF)
+
+
+def dead_mask(board: Board, prune: str) -> np.ndarray:
+    """The squares a push may not enter under pruning level `prune` (one of `PRUNES`)."""
+    if prune == "none":
+        return readonly(np.zeros(board.size, bool))
+    if prune == "corners":
+        return corner_squares(board)
+    return dead_squares(board)
+
+
+def is_frozen(board: Board, boxes: set[int] | frozenset[int], box: int,
+              dead: np.ndarray | None = None) -> bool:
+    """Whether `box` (one of `boxes`) is frozen with some box of its frozen group off a goal.
+
+    That state is a deadlock: a frozen box never moves again.
+    """
+    occupied = np.zeros(board.size, np.uint8)
+    occupied[list(boxes)] = 1
+    dead = dead_squares(board) if dead is None else dead
+    solid = np.zeros(board.size, np.uint8)
+    return bool(_k.frozen_off_goal(box, board.nbr, occupied, dead.astype(np.uint8),
+                                   board.goal.astype(np.uint8), solid))
