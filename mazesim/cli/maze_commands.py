@@ -1,3 +1,103 @@
-"""Commands: filled in by its issue."""
+"""Maze commands: generate, analyze, solve, render, generators (DESIGN.md sections 2 to 4)."""
 
-from mazesim.cli import main  # noqa: F401
+from __future__ import annotations
+
+import json
+
+import click
+
+from mazesim.analysis import DESCRIPTIONS, TUTORIAL_DFS_ORDER, dfs_path, parameters
+from mazesim.analysis import shortest_path
+from mazesim.cli import main
+from mazesim.cli._options import SIZE, parse_params
+from mazesim.errors import SearchError
+from mazesim.maze import format_maze, read_maze, write_maze
+from mazesim.render import DEFAULT_SCALE, maze_image, maze_text, save_image
+
+__all__ = ["generate", "analyze", "solve", "render", "generators"]
+
+_PLACEMENTS = ("corners", "random", "farthest")
+_MAZE_FILE = click.Path(dir_okay=False)  # read_maze reports a missing file in one line
+
+
+@main.command()
+@click.argument("algorithm")
+@click.option("--size", type=SIZE, default="31x31", show_default=True,
+              help="Grid size HxW (odd; 31x31 = 15 x 15 rooms, the study's size).")
+@click.option("--seed", type=int, required=True, help="Root seed: same seed, same maze.")
+@click.option("--braid", type=click.FloatRange(0, 1), default=0.0, show_default=True,
+              help="Share of dead ends opened into loops.")
+@click.option("--placement", type=click.Choice(_PLACEMENTS), default="corners",
+              show_default=True, help="Where S and G go.")
+@click.option("-p", "--param", "params", multiple=True, metavar="KEY=VALUE",
+              help="Generator option (repeatable).")
+@click.option("-o", "--output", type=click.Path(dir_okay=False),
+              help="Write here (JSON with metadata if it ends in .json) instead of stdout.")
+def generate(algorithm, size, seed, braid, placement, params, output):
+    """Generate a maze with ALGORITHM (see `mazesim generators`)."""
+    from mazesim.generators import generate as make
+
+    maze = make(algorithm, size, seed=seed, braid=braid, placement=placement,
+                **parse_params(params))
+    if output:
+        write_maze(maze, output)
+    else:
+        click.echo(format_maze(maze), nl=False)
+
+
+@main.command()
+@click.argument("maze_file", type=_MAZE_FILE)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def analyze(maze_file, as_json):
+    """Print the study's parameters of a maze file (null/- when the goal is unreachable)."""
+    values = parameters(read_maze(maze_file))
+    if as_json:
+        click.echo(json.dumps(values))
+        return
+    width = max(map(len, values))
+    for name, value in values.items():
+        shown = "-" if value is None else f"{value:.4g}" if isinstance(value, float) else value
+        click.echo(f"{name:<{width}}  {shown:>8}  {DESCRIPTIONS[name]}")
+
+
+@main.command()
+@click.argument("maze_file", type=_MAZE_FILE)
+@click.option("--method", type=click.Choice(["bfs", "dfs"]), default="bfs", show_default=True,
+              help="bfs: the canonical shortest route; dfs: the route a DFS returns.")
+@click.option("--order", help="DFS neighbour order [default: "
+              f"{','.join(TUTORIAL_DFS_ORDER)}, the tutorial's].")
+@click.option("--json", "as_json", is_flag=True, help='Print {"moves": N, "path": [[r, c], ...]}.')
+def solve(maze_file, method, order, as_json):
+    """Solve a maze file: print it with the route as `*` and the number of moves."""
+    maze = read_maze(maze_file)
+    if order and method != "dfs":
+        raise SearchError("--order applies only to --method dfs")
+    path = dfs_path(maze, order or TUTORIAL_DFS_ORDER) if method == "dfs" else shortest_path(maze)
+    if as_json:
+        click.echo(json.dumps({"moves": len(path) - 1, "path": path.tolist()}))
+    else:
+        click.echo(maze_text(maze, path=path) + f"moves: {len(path) - 1}")
+
+
+@main.command()
+@click.argument("maze_file", type=_MAZE_FILE)
+@click.option("-o", "--output", type=click.Path(dir_okay=False), required=True,
+              help="PNG file to write.")
+@click.option("--path", "with_path", is_flag=True, help="Draw the shortest route.")
+@click.option("--scale", type=click.IntRange(min=1), default=DEFAULT_SCALE, show_default=True,
+              help="Pixels per cell.")
+def render(maze_file, output, with_path, scale):
+    """Draw a maze file as a PNG (walls black, passages white, S green, G magenta)."""
+    maze = read_maze(maze_file)
+    path = shortest_path(maze) if with_path else None
+    save_image(maze_image(maze, path=path, scale=scale), output)
+
+
+@main.command()
+def generators():
+    """List the maze generators with one-line descriptions."""
+    from mazesim.generators import GENERATORS
+
+    width = max(map(len, GENERATORS))
+    for name, spec in GENERATORS.items():
+        click.echo(f"{name:<{width}}  {spec.description}")
