@@ -1,0 +1,88 @@
+"""Walking agents (DESIGN.md section 6): a registry of frozen dataclasses and `make_agent`.
+
+An agent's fields are exactly its config keys, with DESIGN's defaults; every agent has
+`goal_seeking` (default true; false for `weighted-walker`) and `max_steps` (default None: 50 x
+passage cells). What an agent can see is a `Vision` (`mazesim.agents.vision`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+from types import MappingProxyType
+from typing import Any, Mapping
+
+from mazesim.agents._base import MAX_STEPS_PER_PASSAGE, Agent, AgentBase, default_max_steps
+from mazesim.agents.human_models import FiniteMemory, StraightBiased, TurnBias
+from mazesim.agents.random_walk import RandomWalk
+from mazesim.agents.search_agents import BreadthFirst, DepthFirst
+from mazesim.agents.shortest import Shortest
+from mazesim.agents.tremaux import Tremaux
+from mazesim.agents.vision import FULL, STUDY_VISION, Vision, parse_vision, seen_cells
+from mazesim.agents.wall_followers import LeftHand, RightHand
+from mazesim.agents.weighted_walker import WeightedWalker
+from mazesim.errors import AgentError
+
+__all__ = [
+    "AGENTS",
+    "Agent",
+    "make_agent",
+    "agent_keys",
+    "Vision",
+    "parse_vision",
+    "seen_cells",
+    "FULL",
+    "STUDY_VISION",
+    "MAX_STEPS_PER_PASSAGE",
+    "default_max_steps",
+    "Shortest",
+    "BreadthFirst",
+    "DepthFirst",
+    "RightHand",
+    "LeftHand",
+    "Tremaux",
+    "RandomWalk",
+    "WeightedWalker",
+    "StraightBiased",
+    "TurnBias",
+    "FiniteMemory",
+]
+
+AGENTS: Mapping[str, type] = MappingProxyType({
+    cls.name: cls
+    for cls in (Shortest, BreadthFirst, DepthFirst, RightHand, LeftHand, Tremaux, RandomWalk,
+                WeightedWalker, StraightBiased, TurnBias, FiniteMemory)
+})
+
+
+def agent_keys(name: str) -> dict[str, Any]:
+    """The config keys of a registered agent and their defaults."""
+    cls = _lookup(name)
+    return {f.name: f.default for f in dataclasses.fields(cls)}
+
+
+def make_agent(name: str, **params: Any) -> AgentBase:
+    """The agent registered as `name` with the given config keys; AgentError for an unknown name
+    (with the closest name), an unknown key (listing the agent's keys) or a bad value.
+
+    Examples
+    --------
+    >>> make_agent("dfs", order=["down", "right", "up", "left"], goal_seeking=False).order
+    ('down', 'right', 'up', 'left')
+    """
+    cls = _lookup(name)
+    keys = agent_keys(name)
+    unknown = sorted(set(params) - set(keys))
+    if unknown:
+        raise AgentError(
+            f"{name}: unknown parameter {unknown[0]!r} (allowed: {', '.join(keys)})"
+        )
+    return cls(**params)
+
+
+def _lookup(name: str) -> type:
+    if name in AGENTS:
+        return AGENTS[name]
+    close = difflib.get_close_matches(str(name), list(AGENTS), n=1)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    raise AgentError(f"unknown agent {name!r} (known: {', '.join(AGENTS)}){hint}")

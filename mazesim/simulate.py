@@ -1,0 +1,254 @@
+"""Run an agent in a maze (DESIGN.md section 7): trajectories, choice records, batches of trials.
+
+Seeds: `simulate` takes an int or a `numpy.random.SeedSequence`; trial i of `simulate_many(...,
+seed)` is exactly `simulate(..., trial_seed(seed, i))`, so a batch can be split, resumed or run
+in any order with the same results.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from mazesim import _kernels as grid_kernels
+from mazesim.agents import _kernels as agent_kernels
+from mazesim.agents._base import AgentBase, KernelAgent
+from mazesim.agents.vision import Vision, parse_vision
+from mazesim.errors import AgentError
+from mazesim.maze import DIRECTIONS, Maze, readonly
+
+__all__ = [
+    "Choice",
+    "Trajectory",
+    "Batch",
+    "CHOICE_DTYPE",
+    "simulate",
+    "simulate_many",
+    "trial_seed",
+    "choices_of",
+    "mask_directions",
+    "check_walk",
+]
+
+Seed = int | np.random.SeedSequence
+NO_MARK = -1
+
+CHOICE_DTYPE = np.dtype([
+    ("trial", np.int64),
+    ("step", np.int64),
+    ("row", np.int32),
+    ("col", np.int32),
+    ("mark", np.int16),         # index into Batch.mark_names, NO_MARK (-1) for none
+    ("arrival", np.int8),       # direction of arrival, -1 at the start
+    ("open", np.uint8),         # bit d set: direction d open
+    ("unexplored", np.uint8),   # bit d set: neighbour in direction d not yet visited
+    ("chosen", np.int8),
+    ("first", np.bool_),
+])
+
+
+def mask_directions(mask: int) -> tuple[int, ...]:
+    """The directions whose bits are set in `mask`, in canonical order."""
+    return tuple(d for d in range(4) if mask >> d & 1)
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One departure from a branch point (a passage cell with >= 3 open neighbours)."""
+
+    step: int
+    cell: tuple[int, int]
+    mark: str | None
+    arrival: int                 # direction of arrival, -1 at the start
+    open: tuple[int, ...]
+    unexplored: tuple[int, ...]  # open neighbours not yet visited at that moment
+    chosen: int
+    first: bool                  # the first departure from this cell
+
+    @property
+    def direction(self) -> str:
+        """The chosen direction's name."""
+        return DIRECTIONS[self.chosen]
+
+
+@dataclass(frozen=True, eq=False)
+class Trajectory:
+    """One trial: `positions` (T+1, 2) read-only, from the start to the goal or the cap."""
+
+    positions: np.ndarray
+    reached: bool
+    capped: bool
+    choices: tuple[Choice, ...] = ()
+
+    def __post_init__(self) -> None:
+        positions = np.array(self.positions, dtype=np.int64).reshape(-1, 2)
+        object.__setattr__(self, "positions", readonly(positions))
+        object.__setattr__(self, "choices", tuple(self.choices))
+
+    @property
+    def moves(self) -> int:
+        return len(self.positions) - 1
+
+
+@dataclass(frozen=True, eq=False)
+class Batch:
+    """Trials of one (maze, agent, vision): per-trial arrays and all choice records.
+
+    `choices` is a structured array of `CHOICE_DTYPE` (columns trial, step, row, col, mark, arrival,
+    open, unexplored, chosen, first), `mark` indexing `mark_names`. `positions` holds each
+    trial's positions when `simulate_many(..., keep_positions=True)`, else is empty.
+    """
+
+    moves: np.ndarray
+    reached: np.ndarray
+    capped: np.ndarray
+    choices: np.ndarray
+    mark_names: tuple[str, ...] = ()
+    positions: tuple[np.ndarray, ...] = field(default=())
+
+    @property
+    def trials(self) -> int:
+        return len(self.moves)
+
+    def trajectory(self, i: int) -> Trajectory:
+        """Trial i as a Trajectory (needs `keep_positions=True`)."""
+        if not self.positions:
+            raise AgentError("this batch was simulated without keep_positions=True")
+        rows = self.choices[self.choices["trial"] == i]
+        return Trajectory(self.positions[i], bool(self.reached[i]), bool(self.capped[i]),
+                          tuple(_choice(row, self.mark_names) for row in rows))
+
+
+def trial_seed(seed: Seed, i: int) -> np.random.SeedSequence:
+    """The seed of trial i: `SeedSequence(entropy, spawn_key=parent.spawn_key + (i,))`."""
+    parent = _seed_sequence(seed)
+    return np.random.SeedSequence(parent.entropy, spawn_key=tuple(parent.spawn_key) + (int(i),),
+                                  pool_size=parent.pool_size)
+
+
+def simulate(maze: Maze, agent: AgentBase, vision: Vision | str | int,
+             seed: Seed) -> Trajectory:
+    """Run one trial of `agent` in `maze` with `vision`; AgentError if G is unreachable."""
+    vision, max_steps = _check(maze, agent, vision)
+    rng = np.random.default_rng(_seed_sequence(seed))
+    positions = agent.walk(maze, vision, rng, max_steps)
+    reached = tuple(positions[-1]) == maze.goal
+    return Trajectory(positions, reached, _capped(reached, len(positions) - 1, max_steps),
+                      choices_of(maze, positions))
+
+
+def simulate_many(maze: Maze, agent: AgentBase, vision: Vision | str | int, trials: int,
+                  seed: Seed, *, keep_positions: bool = False) -> Batch:
+    """Run `trials` trials; trial i uses `trial_seed(seed, i)` (see the module docstring)."""
+    if isinstance(trials, bool) or not isinstance(trials, (int, np.integer)) or trials < 0:
+        raise AgentError(f"trials: {trials!r} (allowed: an integer >= 0)")
+    vision, max_steps = _check(maze, agent, vision)
+    names, mark_grid = _mark_grid(maze)
+    moves = np.zeros(trials, np.int64)
+    reached = np.zeros(trials, np.bool_)
+    buffer = np.empty((max_steps + 1, 2), np.int64)
+    parts, kept = [], []
+    for i in range(trials):
+        rng = np.random.default_rng(trial_seed(seed, i))
+        if isinstance(agent, KernelAgent):
+            n = agent.walk_into(maze, vision, rng, max_steps, buffer)
+            pos = buffer[: n + 1]
+        else:
+            pos = agent.walk(maze, vision, rng, max_steps)
+            n = len(pos) - 1
+        moves[i] = n
+        reached[i] = pos[n, 0] == maze.goal[0] and pos[n, 1] == maze.goal[1]
+        parts.append(_choice_rows(maze, pos, n, i, mark_grid))
+        if keep_positions:
+            kept.append(readonly(pos.copy()))
+    capped = ~reached & (moves == max_steps)
+    choices = np.concatenate(parts) if parts else np.zeros(0, CHOICE_DTYPE)
+    return Batch(readonly(moves), readonly(reached), readonly(capped), readonly(choices),
+                 names, tuple(kept))
+
+
+def choices_of(maze: Maze, positions: np.ndarray) -> tuple[Choice, ...]:
+    """The choice records of a walk (DESIGN section 7); the same for agents and humans."""
+    pos = np.ascontiguousarray(positions, dtype=np.int64).reshape(-1, 2)
+    names, mark_grid = _mark_grid(maze)
+    rows = _choice_rows(maze, pos, len(pos) - 1, 0, mark_grid)
+    return tuple(_choice(row, names) for row in rows)
+
+
+def check_walk(maze: Maze, positions: Any) -> np.ndarray:
+    """Validate a walk (from the start, one step at a time over passages, stopping at the goal
+    at the latest); the positions as int64 (T+1, 2)."""
+    pos = np.asarray(positions)
+    if pos.ndim != 2 or pos.shape[1] != 2 or len(pos) == 0:
+        raise AgentError(f"positions: shape {pos.shape} (allowed: (T+1, 2))")
+    pos = pos.astype(np.int64)
+    if tuple(pos[0]) != maze.start:
+        raise AgentError(f"positions[0]: {tuple(pos[0])} is not the start {maze.start}")
+    steps = np.abs(np.diff(pos, axis=0)).sum(axis=1)
+    bad = np.flatnonzero(steps != 1)
+    if bad.size:
+        raise AgentError(f"positions[{bad[0] + 1}]: not one step from the cell before")
+    for i, cell in enumerate(map(tuple, pos)):
+        if not maze.is_passage(cell):
+            raise AgentError(f"positions[{i}]: {cell} is not a passage")
+        if cell == maze.goal and i < len(pos) - 1:
+            raise AgentError(f"positions[{i}]: the walk goes on after reaching the goal")
+    return pos
+
+
+def _check(maze: Maze, agent: AgentBase, vision: Any) -> tuple[Vision, int]:
+    if not isinstance(agent, AgentBase):
+        raise AgentError(f"agent: {agent!r} is not an agent (use make_agent)")
+    dist, _ = grid_kernels.bfs(maze.grid, *maze.start)
+    if dist[maze.goal] < 0:
+        raise AgentError(f"the goal {maze.goal} is unreachable from the start {maze.start}")
+    return parse_vision(vision), agent.resolved_max_steps(maze)
+
+
+def _capped(reached: bool, moves: int, max_steps: int) -> bool:
+    return not reached and moves == max_steps
+
+
+def _seed_sequence(seed: Seed) -> np.random.SeedSequence:
+    if isinstance(seed, np.random.SeedSequence):
+        return seed
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise AgentError(f"seed: {seed!r} (allowed: an integer >= 0 or a SeedSequence)")
+    return np.random.SeedSequence(int(seed))
+
+
+def _mark_grid(maze: Maze) -> tuple[tuple[str, ...], np.ndarray]:
+    names = tuple(maze.marks)
+    grid = np.full(maze.shape, NO_MARK, np.int16)
+    for i, name in enumerate(names):
+        grid[maze.marks[name]] = i
+    return names, grid
+
+
+def _choice_rows(maze: Maze, pos: np.ndarray, n: int, trial: int,
+                 mark_grid: np.ndarray) -> np.ndarray:
+    raw = agent_kernels.branch_choices(maze.grid, pos, n)
+    rows = np.empty(len(raw), CHOICE_DTYPE)
+    rows["trial"] = trial
+    for j, name in enumerate(("step", "row", "col", "arrival", "open", "unexplored", "chosen",
+                              "first")):
+        rows[name] = raw[:, j]
+    rows["mark"] = mark_grid[raw[:, 1], raw[:, 2]]
+    return rows
+
+
+def _choice(row: np.void, names: tuple[str, ...]) -> Choice:
+    return Choice(
+        step=int(row["step"]),
+        cell=(int(row["row"]), int(row["col"])),
+        mark=names[row["mark"]] if row["mark"] != NO_MARK else None,
+        arrival=int(row["arrival"]),
+        open=mask_directions(int(row["open"])),
+        unexplored=mask_directions(int(row["unexplored"])),
+        chosen=int(row["chosen"]),
+        first=bool(row["first"]),
+    )
+
+
