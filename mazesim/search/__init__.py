@@ -3,6 +3,13 @@
 from mazesim.search.generic import SearchResult, astar, bfs, dfs, dijkstra
 from mazesim.search.knight import knight_distance, knight_path
 from mazesim.search.moves import EIGHT, FOUR, KNIGHT, MOVE_SETS, grid_neighbours
+from mazesim.search.terrain import (
+    TerrainRoute,
+    cost_to_goal,
+    parse_costs,
+    read_costs,
+    terrain_route,
+)
 
 __all__ = [
     "SearchResult",
@@ -17,4 +24,9 @@ __all__ = [
     "grid_neighbours",
     "knight_distance",
     "knight_path",
+    "TerrainRoute",
+    "parse_costs",
+    "read_costs",
+    "cost_to_goal",
+    "terrain_route",
 ]

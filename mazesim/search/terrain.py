@@ -1,0 +1,180 @@
+"""Least-cost routes over terrain-cost grids: cost-to-goal table, then descent (source 002).
+
+A cost grid is a float (H, W) array of non-negative costs per cell, ``inf`` for impassable ones;
+moves go to the 4 neighbours. Two conventions (DESIGN.md section 10): ``enter`` pays for every cell
+a route enters (the start excluded), ``leave`` for every cell it leaves (the goal excluded: the
+source's table). The table is one Dijkstra from the goal; the route steps from the start to the
+cheapest neighbour, the first of equal ones in the order up, down, left, right, as the source does.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+
+from mazesim.errors import LevelError, SearchError
+from mazesim.maze import Cell, readonly
+from mazesim.search import _kernels
+
+__all__ = [
+    "CONVENTIONS",
+    "IMPASSABLE",
+    "TerrainRoute",
+    "parse_costs",
+    "read_costs",
+    "cost_to_goal",
+    "terrain_route",
+]
+
+CONVENTIONS = ("enter", "leave")
+IMPASSABLE = ("inf", "#")
+"""Tokens of an impassable cell (``inf`` in any case, ``infinity`` too)."""
+
+_FULL_TABLE = -1
+_TOKEN = re.compile(r"[^,\s]+")
+_EMPTY_FIELD = re.compile(r"(^|,)\s*(?=,|$)")
+
+
+class TerrainRoute(NamedTuple):
+    """A least-cost route: its total `cost` and its `route` of cells, start and goal included."""
+
+    cost: float
+    route: tuple[Cell, ...]
+
+
+def parse_costs(text: str, source: str = "<text>") -> np.ndarray:
+    """Read a cost grid from text: rows of numbers split by commas or whitespace.
+
+    Blank lines are skipped; ``inf`` or ``#`` marks an impassable cell. A negative, NaN or
+    non-numeric cost, an empty CSV field or a row of another length raises `LevelError` naming
+    ``source:line:col`` and the cell.
+
+    Examples
+    --------
+    >>> parse_costs("1 2 #\\n3,inf,0").tolist()
+    [[1.0, 2.0, inf], [3.0, inf, 0.0]]
+    """
+    rows: list[list[float]] = []
+    width = None
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        empty = _EMPTY_FIELD.search(line) if "," in line else None
+        if empty is not None:
+            col = empty.end() + 1
+            raise LevelError(f"{source}:{number}:{col}: cell ({len(rows)}, "
+                             f"{line[:empty.end()].count(',')}): empty field")
+        row = [_cost(match, source, number, (len(rows), i))
+               for i, match in enumerate(_TOKEN.finditer(line))]
+        if width is None:
+            width = len(row)
+        elif len(row) != width:
+            raise LevelError(f"{source}:{number}: row {len(rows)} has {len(row)} cells, "
+                             f"the first row has {width}")
+        rows.append(row)
+    if not rows:
+        raise LevelError(f"{source}: no cost rows")
+    return readonly(np.array(rows, dtype=np.float64))
+
+
+def read_costs(path: str | Path) -> np.ndarray:
+    """Read a cost grid file (CSV or whitespace-separated text); see `parse_costs`."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as err:
+        raise LevelError(f"{path}: cannot read ({err.strerror})") from None
+    except UnicodeDecodeError:
+        raise LevelError(f"{path}: not UTF-8 text") from None
+    return parse_costs(text, str(path))
+
+
+def cost_to_goal(costs: np.ndarray, goal: Cell, *, convention: str = "enter") -> np.ndarray:
+    """Least cost of a route from every cell to `goal`; ``inf`` where no route exists.
+
+    Examples
+    --------
+    >>> cost_to_goal(np.array([[1.0, 5.0, 1.0]]), (0, 2), convention="leave").tolist()
+    [[6.0, 5.0, 0.0]]
+    """
+    costs, leave = _check_costs(costs), _check_convention(convention)
+    gr, gc = _check_cell(costs, goal, "goal")
+    table, _ = _kernels.terrain_dijkstra(costs, gr, gc, leave, _FULL_TABLE)
+    return readonly(table)
+
+
+def terrain_route(costs: np.ndarray, start: Cell, goal: Cell, *,
+                  convention: str = "enter") -> TerrainRoute:
+    """A least-cost route from `start` to `goal` by descending the cost-to-goal table.
+
+    The table is computed only until `start` is settled (the descent needs no more). Among equal
+    neighbours the first in the order up, down, left, right is taken (source 002); among equally
+    cheap routes the descent never steps to a cell whose cheapest route has more moves than the
+    current cell's, so zero-cost cells cannot make it cycle. Raises `SearchError` when impassable
+    cells cut the start off from the goal.
+
+    Examples
+    --------
+    >>> grid = np.array([[1.0, 9.0, 1.0], [1.0, 1.0, 1.0]])
+    >>> terrain_route(grid, (0, 0), (0, 2), convention="enter")
+    TerrainRoute(cost=4.0, route=((0, 0), (1, 0), (1, 1), (1, 2), (0, 2)))
+    """
+    costs, leave = _check_costs(costs), _check_convention(convention)
+    sr, sc = _check_cell(costs, start, "start")
+    gr, gc = _check_cell(costs, goal, "goal")
+    width = costs.shape[1]
+    table, hops = _kernels.terrain_dijkstra(costs, gr, gc, leave, sr * width + sc)
+    if math.isinf(table[sr, sc]):
+        raise SearchError(f"no route from {(sr, sc)} to {(gr, gc)}: impassable cells cut them off")
+    cells = _kernels.terrain_descent(costs, table, hops, sr, sc, leave)
+    return TerrainRoute(float(table[sr, sc]), tuple((int(r), int(c)) for r, c in cells))
+
+
+def _cost(match: re.Match, source: str, line: int, cell: Cell) -> float:
+    token = match.group()
+    where = f"{source}:{line}:{match.start() + 1}: cell {cell}"
+    if token == "#":
+        return math.inf
+    try:
+        value = float(token)
+    except ValueError:
+        raise LevelError(f"{where}: {token!r} is not a cost "
+                         "(allowed: a number >= 0, inf or #)") from None
+    if not value >= 0:
+        raise LevelError(f"{where}: cost {token} (allowed: a number >= 0, inf or #)")
+    return value
+
+
+def _check_costs(costs) -> np.ndarray:
+    grid = np.ascontiguousarray(costs, dtype=np.float64)
+    if grid.ndim != 2 or grid.size == 0:
+        raise LevelError(f"costs must be a non-empty 2-D grid, got shape {grid.shape}")
+    if np.isnan(grid).any() or (grid < 0).any():
+        r, c = np.argwhere(np.isnan(grid) | (grid < 0))[0]
+        raise LevelError(f"costs: cell {(int(r), int(c))}: cost {grid[r, c]} "
+                         "(allowed: a number >= 0 or inf)")
+    return grid
+
+
+def _check_convention(convention: str) -> bool:
+    """True for ``leave``; raises `LevelError` for an unknown convention."""
+    if convention not in CONVENTIONS:
+        raise LevelError(f"convention: {convention!r} (allowed: {', '.join(CONVENTIONS)})")
+    return convention == "leave"
+
+
+def _check_cell(costs: np.ndarray, cell, name: str) -> Cell:
+    try:
+        r, c = (int(v) for v in cell)
+    except (TypeError, ValueError):
+        raise LevelError(f"{name}: {cell!r} is not a (row, col) cell") from None
+    h, w = costs.shape
+    if not (0 <= r < h and 0 <= c < w):
+        raise LevelError(f"{name}: cell {(r, c)} is outside the {h}x{w} grid")
+    if math.isinf(costs[r, c]):
+        raise SearchError(f"{name}: cell {(r, c)} is impassable")
+    return r, c
