@@ -51,7 +51,7 @@ GOAL_COLOUR: RGB = (200, 0, 160)
 MARK_COLOUR: RGB = (0, 170, 200)
 LABEL_COLOUR: RGB = (255, 255, 255)
 HEAT_COLOURS: tuple[RGB, ...] = ((255, 240, 170), (253, 141, 60), (189, 0, 38))
-"""Heat map ramp (yellow, orange, dark red) from one visit to the largest count."""
+"""Heat map ramp (yellow, orange, dark red), linear from one visit to the largest count."""
 
 _PATH_WIDTH_SHARE = 3  # the route line is a third of a cell wide
 _GAP = 10  # pixels between images in `side_by_side`
@@ -104,7 +104,9 @@ def maze_image(maze: Maze, *, path: Any = None, visited: Any = None, visits: Any
     if visits is not None:
         counts = _counts(maze, visits)
         hot = passage & (counts > 0)
-        pixels[hot] = _heat(counts[hot] / counts.max()) if hot.any() else PASSAGE_COLOUR
+        if hot.any():
+            high = counts[hot].max()
+            pixels[hot] = _heat((counts[hot] - 1) / max(high - 1, 1))
     for cell, colour in [(c, MARK_COLOUR) for c in maze.marks.values()] + [
             (maze.start, START_COLOUR), (maze.goal, GOAL_COLOUR)]:
         pixels[cell] = colour
@@ -162,7 +164,7 @@ def _draw_route(draw: ImageDraw.ImageDraw, cells: np.ndarray, scale: int) -> Non
 
 
 def _heat(share: np.ndarray) -> np.ndarray:
-    """Colours (n, 3) for shares in (0, 1] along `HEAT_COLOURS`, linear between stops."""
+    """Colours (n, 3) for shares in [0, 1] along `HEAT_COLOURS`, linear between stops."""
     stops = np.linspace(0.0, 1.0, len(HEAT_COLOURS))
     ramp = np.array(HEAT_COLOURS, float)
     return np.stack([np.interp(share, stops, ramp[:, k]) for k in range(3)], 1).round()
