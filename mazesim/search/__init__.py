@@ -3,6 +3,7 @@
 from mazesim.search.generic import SearchResult, astar, bfs, dfs, dijkstra
 from mazesim.search.knight import knight_distance, knight_path
 from mazesim.search.moves import EIGHT, FOUR, KNIGHT, MOVE_SETS, grid_neighbours
+from mazesim.search.pursuit import Chase, chase, chase_text, place_chasers
 from mazesim.search.terrain import (
     TerrainRoute,
     cost_to_goal,
@@ -29,4 +30,8 @@ __all__ = [
     "read_costs",
     "cost_to_goal",
     "terrain_route",
+    "Chase",
+    "chase",
+    "place_chasers",
+    "chase_text",
 ]

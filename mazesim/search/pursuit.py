@@ -1,0 +1,148 @@
+"""Pursuit: chasers descending one distance map from the player (source 000, closing section).
+
+Each step the player moves (or stands still), one BFS distance map is made from the player's cell
+and shared by all chasers, and every chaser steps to the neighbour whose distance is one smaller
+(the first such in the canonical order up, right, down, left). Chasers may share a cell; a chaser
+on the player's cell stays there while the player stands still; a chaser with no route to the
+player stays where it is.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from string import ascii_uppercase
+from typing import Sequence
+
+import numpy as np
+
+from mazesim import _kernels
+from mazesim.errors import SearchError
+from mazesim.maze import DELTAS, PASSAGE, Cell, Maze, readonly
+
+__all__ = ["PLAYER_CHAR", "CHASER_NAMES", "Chase", "chase", "place_chasers", "chase_text"]
+
+PLAYER_CHAR = "@"
+CHASER_NAMES = ascii_uppercase
+"""Chaser i is drawn as letter i (so pictures show at most 26 chasers)."""
+
+_UNREACHED = -1
+_PASSAGE_CHAR, _WALL_CHAR = ".", "#"
+
+
+@dataclass(frozen=True, eq=False)
+class Chase:
+    """Positions over time of one pursuit with T steps and K chasers.
+
+    Attributes
+    ----------
+    player : ndarray (T+1, 2)
+        The player's cell at each time, time 0 the initial one.
+    chasers : ndarray (T+1, K, 2)
+        Each chaser's cell at each time.
+    distances : ndarray (T+1, K)
+        BFS distance in moves from each chaser to the player at each time; -1 when no route.
+    """
+
+    player: np.ndarray
+    chasers: np.ndarray
+    distances: np.ndarray
+
+    @property
+    def steps(self) -> int:
+        return len(self.player) - 1
+
+    @property
+    def caught(self) -> np.ndarray:
+        """First time each chaser stood on the player's cell; -1 for never."""
+        on_player = self.distances == 0
+        return np.where(on_player.any(axis=0), on_player.argmax(axis=0), -1)
+
+
+def chase(maze: Maze, player: Cell, chasers: Sequence[Cell], steps: int,
+          rng: np.random.Generator | None = None) -> Chase:
+    """Run a pursuit for `steps` steps.
+
+    Parameters
+    ----------
+    player : (row, col)
+        The player's passage cell at time 0.
+    chasers : sequence of (row, col)
+        The chasers' passage cells at time 0.
+    rng : numpy.random.Generator, optional
+        Without it the player stands still; with it the player moves each step to a uniformly
+        chosen open neighbour (a random walk) before the chasers move.
+    """
+    if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or steps < 0:
+        raise SearchError(f"steps: {steps!r} (allowed: an integer >= 0)")
+    here = np.array(maze.passage_cell(player, "player"), np.int64)
+    them = np.array([maze.passage_cell(c, f"chaser {i + 1}") for i, c in enumerate(chasers)],
+                    np.int64).reshape(-1, 2)
+    grid = np.ascontiguousarray(maze.grid)
+    player_cells = np.empty((steps + 1, 2), np.int64)
+    chaser_cells = np.empty((steps + 1, len(them), 2), np.int64)
+    distances = np.empty((steps + 1, len(them)), np.int64)
+    dist = _distance_map(grid, here)
+    player_cells[0], chaser_cells[0] = here, them
+    distances[0] = dist[them[:, 0] + 1, them[:, 1] + 1]
+    for t in range(1, steps + 1):
+        if rng is not None:
+            moved = _wander(maze, here, rng)
+            if not np.array_equal(moved, here):
+                here, dist = moved, _distance_map(grid, moved)
+        them = _descend(dist, them)
+        player_cells[t], chaser_cells[t] = here, them
+        distances[t] = dist[them[:, 0] + 1, them[:, 1] + 1]
+    return Chase(readonly(player_cells), readonly(chaser_cells), readonly(distances))
+
+
+def place_chasers(maze: Maze, count: int, rng: np.random.Generator, *,
+                  avoid: Cell | None = None) -> tuple[Cell, ...]:
+    """`count` distinct passage cells drawn uniformly, `avoid` (e.g. the player) excluded."""
+    free = np.argwhere(maze.grid == PASSAGE)
+    if avoid is not None:
+        free = free[~np.all(free == np.asarray(avoid), axis=1)]
+    if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or count < 0:
+        raise SearchError(f"chasers: {count!r} (allowed: an integer >= 0)")
+    if count > len(free):
+        raise SearchError(f"chasers: {count} do not fit on the {len(free)} free passage cells")
+    picked = free[rng.choice(len(free), size=count, replace=False)]
+    return tuple((int(r), int(c)) for r, c in picked)
+
+
+def chase_text(maze: Maze, player: Cell, chasers: Sequence[Cell]) -> str:
+    """The maze as text with the chasers as letters (`CHASER_NAMES`) and the player as `@`.
+
+    The player is drawn over chasers on its cell; of chasers sharing a cell the first is shown.
+    """
+    if len(chasers) > len(CHASER_NAMES):
+        raise SearchError(f"chasers: {len(chasers)} cannot be drawn as text "
+                          f"(at most {len(CHASER_NAMES)})")
+    chars = np.where(maze.grid == PASSAGE, _PASSAGE_CHAR, _WALL_CHAR).astype("<U1")
+    for name, cell in reversed(list(zip(CHASER_NAMES, chasers))):
+        chars[tuple(cell)] = name
+    chars[tuple(player)] = PLAYER_CHAR
+    return "".join("".join(row) + "\n" for row in chars)
+
+
+def _distance_map(grid: np.ndarray, player: np.ndarray) -> np.ndarray:
+    """BFS distances from the player, padded by a ring of -1 so neighbours need no bound checks."""
+    dist, _ = _kernels.bfs(grid, player[0], player[1])
+    return np.pad(dist, 1, constant_values=_UNREACHED)
+
+
+def _descend(padded: np.ndarray, cells: np.ndarray) -> np.ndarray:
+    """One step of every chaser down the (padded) distance map; stays when at 0 or unreached."""
+    r, c = cells[:, 0] + 1, cells[:, 1] + 1
+    here = padded[r, c]
+    around = padded[r[:, None] + DELTAS[:, 0], c[:, None] + DELTAS[:, 1]]    # (K, 4)
+    closer = (around == here[:, None] - 1) & (here[:, None] > 0)
+    move = closer.any(axis=1)
+    direction = closer.argmax(axis=1)
+    return cells + np.where(move[:, None], DELTAS[direction], 0)
+
+
+def _wander(maze: Maze, cell: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    options = maze.open_directions((int(cell[0]), int(cell[1])))
+    if not options:
+        return cell
+    return cell + DELTAS[options[rng.integers(len(options))]]
