@@ -1,0 +1,290 @@
+"""Run an experiment: make the run directory, build the mazes, run the sweep, store, report.
+
+The sweep is the cartesian product mazes x agents x vision; one (maze, agent, vision) cell with all
+its trials is a work unit (`tasks.Unit`). Units are numbered in that order and trial ids follow
+them, so ids and seeds depend on coordinates only, never on order, workers or resume.
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from importlib import metadata
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import numpy as np
+import yaml
+
+from mazesim.errors import ConfigError
+from mazesim.experiment.config import Config, GeneratedMazes, MazeFile, resolved_config
+from mazesim.experiment.executors import execute
+from mazesim.experiment.seeds import maze_seed
+from mazesim.experiment.storage import MazeRecord, RunStore
+from mazesim.experiment.tasks import Chunk, Unit, UnitResult, run_chunk
+from mazesim.maze import Maze, format_maze
+
+__all__ = ["RunResult", "RunInterrupted", "run_experiment", "plan_units", "build_mazes",
+           "BATCH_TRIALS", "FLUSH_SECONDS", "CONFIG_FILE", "ENVIRONMENT_FILE"]
+
+BATCH_TRIALS = 50_000  # trials per database transaction at most (one unit may exceed it alone)
+FLUSH_SECONDS = 2.0    # ... or commit what is done after this long
+CONFIG_FILE = "config.yaml"
+ENVIRONMENT_FILE = "environment.json"
+_STATUS_RUNNING, _STATUS_COMPLETE = "running", "complete"
+_PACKAGES = ("mazesim", "numpy", "scipy", "numba", "click", "pyyaml", "matplotlib", "pillow")
+
+Progress = Callable[[int, int], None]  # (trials done, trials in total)
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """What a finished run did, with the timings the benchmark reports."""
+
+    run_dir: Path
+    mazes: int
+    units: int
+    trials: int
+    moves: int
+    resumed: bool
+    seconds: float
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+class RunInterrupted(Exception):
+    """Ctrl-C during a run: finished units are stored; `--resume` continues."""
+
+    def __init__(self, run_dir: Path, done: int, total: int) -> None:
+        super().__init__(f"interrupted after {done} of {total} units")
+        self.run_dir, self.done, self.total = run_dir, done, total
+
+
+def run_experiment(config: Config, *, output: str | Path | None = None, workers: int = 1,
+                   dask: Any = None, resume: bool = False, progress: Progress | None = None,
+                   report: bool = True) -> RunResult:
+    """Run `config` into `OUTPUT/<name>/<run-id>/` (a new run, or the latest unfinished one)."""
+    began = time.perf_counter()
+    base = Path(output if output is not None else config.output) / config.name
+    resolved = resolved_config(config)
+    run_dir = _resumable(base, resolved, config) if resume else _new_run_dir(base)
+    if not resume:
+        (run_dir / CONFIG_FILE).write_text(yaml.safe_dump(resolved, sort_keys=False),
+                                           encoding="utf-8")
+        (run_dir / ENVIRONMENT_FILE).write_text(json.dumps(environment(), indent=1) + "\n",
+                                                encoding="utf-8")
+    timings: dict[str, float] = {}
+    with RunStore(run_dir, create=True) as store:
+        if not resume:
+            store.set_meta(config=resolved, status=_STATUS_RUNNING, created=_now())
+        clock = time.perf_counter()
+        mazes = _stored_or_built_mazes(store, config)
+        timings["mazes"] = time.perf_counter() - clock
+        units = plan_units(config, len(mazes))
+        done = store.done_units()
+        pending = [u for u in units if u.unit_id not in done]
+        total = sum(u.trials for u in units)
+        trials_done = total - sum(u.trials for u in pending)
+        sweep = _Sweep(store, config, progress, trials_done, total)
+        chunks = _chunks(config.seed, mazes, pending)
+        clock = time.perf_counter()
+        try:
+            for results in execute(run_chunk, chunks, workers=workers, dask=dask):
+                sweep.add(results)
+            sweep.flush()
+        except KeyboardInterrupt:
+            sweep.flush()
+            raise RunInterrupted(run_dir, len(store.done_units()), len(units)) from None
+        timings.update(sweep=time.perf_counter() - clock, kernel=sweep.kernel,
+                       worker=sweep.worker, storage=sweep.storage)
+        store.set_meta(status=_STATUS_COMPLETE, finished=_now())
+        moves = store.query("SELECT COALESCE(SUM(moves), 0) FROM trials")[0][0]
+    if report:
+        from mazesim.experiment.report import build_report
+
+        clock = time.perf_counter()
+        build_report(run_dir)
+        timings["report"] = time.perf_counter() - clock
+    return RunResult(run_dir, len(mazes), len(units), total, int(moves), resume,
+                     time.perf_counter() - began, timings)
+
+
+def plan_units(config: Config, maze_count: int) -> list[Unit]:
+    """Every unit of the sweep in (maze, agent, vision) order with its first trial id."""
+    units, first = [], 0
+    for m in range(maze_count):
+        for a, agent in enumerate(config.agents):
+            for v, vision in enumerate(config.vision):
+                units.append(Unit(len(units), m, a, v, agent.type, dict(agent.params), vision,
+                                  agent.trials, first, config.trajectories))
+                first += agent.trials
+    return units
+
+
+def build_mazes(config: Config) -> list[MazeRecord]:
+    """Generate (or read) every maze of the config with its parameters, in config order."""
+    from mazesim.analysis import parameters
+    from mazesim.generators import generate
+
+    records: list[MazeRecord] = []
+    for b, block in enumerate(config.mazes):
+        if isinstance(block, MazeFile):
+            items = [(block.maze, str(block.file), None, None)]
+        else:
+            items = []
+            for i in range(block.count):
+                seed = maze_seed(config.seed, b, i)
+                maze = generate(block.generator, block.size, seed=seed, braid=block.braid,
+                                placement=block.placement, **dict(block.options))
+                items.append((maze, f"mazes[{b}]", block.generator, seed))
+        for maze, source, generator, seed in items:
+            params = parameters(maze, config.parameters)
+            records.append(MazeRecord(len(records), source, generator,
+                                      f"{maze.shape[0]}x{maze.shape[1]}", seed,
+                                      format_maze(maze), _jsonable(maze.meta), params))
+    return records
+
+
+def environment() -> dict[str, Any]:
+    """Versions of Python and the packages, the platform and the git commit (if any)."""
+    env: dict[str, Any] = {"python": platform.python_version(), "platform": platform.platform(),
+                           "executable": sys.executable}
+    for name in _PACKAGES:
+        try:
+            env[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            env[name] = None
+    env["git_commit"] = _git("rev-parse", "HEAD")
+    status = _git("status", "--porcelain", "--untracked-files=no")
+    env["git_dirty"] = None if status is None else bool(status)
+    return env
+
+
+class _Sweep:
+    """Buffers finished units and commits them in bounded transactions; reports progress."""
+
+    def __init__(self, store: RunStore, config: Config, progress: Progress | None,
+                 done: int, total: int) -> None:
+        self.store, self.config, self.progress = store, config, progress
+        self.done, self.total = done, total
+        self.agents = [a.label for a in config.agents]
+        self.visions = list(config.vision_labels)
+        self.buffer: list[UnitResult] = []
+        self.buffered = 0
+        self.last_flush = time.perf_counter()
+        self.kernel = self.worker = self.storage = 0.0
+        if progress:
+            progress(done, total)
+
+    def add(self, results: list[UnitResult]) -> None:
+        self.buffer += results
+        self.buffered += sum(r.unit.trials for r in results)
+        if (self.buffered >= BATCH_TRIALS
+                or time.perf_counter() - self.last_flush >= FLUSH_SECONDS):
+            self.flush()
+
+    def flush(self) -> None:
+        if not self.buffer:
+            return
+        clock = time.perf_counter()
+        self.store.add_results(self.buffer, self.config.seed, self.agents, self.visions)
+        self.storage += time.perf_counter() - clock
+        self.kernel += sum(r.kernel_seconds for r in self.buffer)
+        self.worker += sum(r.seconds - r.kernel_seconds for r in self.buffer)
+        self.done += self.buffered
+        self.buffer, self.buffered = [], 0
+        self.last_flush = time.perf_counter()
+        if self.progress:
+            self.progress(self.done, self.total)
+
+
+def _stored_or_built_mazes(store: RunStore, config: Config) -> list[Maze]:
+    from mazesim.maze import parse_maze
+
+    records = store.mazes()
+    if len(records) != config.maze_count:
+        records = build_mazes(config)
+        store.add_mazes(records)
+    return [parse_maze(r.text, f"maze {r.maze_id}") for r in records]
+
+
+def _chunks(root: int, mazes: list[Maze], units: list[Unit]) -> Iterator[Chunk]:
+    by_maze: dict[int, list[Unit]] = {}
+    for unit in units:
+        by_maze.setdefault(unit.maze_id, []).append(unit)
+    for maze_id, group in by_maze.items():
+        maze = mazes[maze_id]
+        yield Chunk(root, np.array(maze.grid), maze.start, maze.goal,
+                    tuple(sorted(maze.marks.items())), tuple(group))
+
+
+def _new_run_dir(base: Path) -> Path:
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    try:
+        base.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise ConfigError(f"output: cannot create {base} ({err.strerror})") from None
+    for n in range(1, 1000):
+        run_dir = base / (stamp if n == 1 else f"{stamp}-{n}")
+        try:
+            run_dir.mkdir()
+            return run_dir
+        except FileExistsError:
+            continue
+    raise ConfigError(f"output: no free run directory name under {base}")
+
+
+def _resumable(base: Path, resolved: dict[str, Any], config: Config) -> Path:
+    runs = sorted(p for p in base.glob("*") if (p / "results.sqlite").is_file()) \
+        if base.is_dir() else []
+    for run_dir in reversed(runs):
+        with RunStore(run_dir) as store:
+            status, stored = store.meta("status"), store.meta("config")
+        if status == _STATUS_COMPLETE:
+            continue
+        difference = _first_difference(stored, resolved)
+        if difference is not None:
+            raise ConfigError(f"{config.source}: --resume: the config differs from the one "
+                              f"stored in {run_dir} at {difference}; run without --resume")
+        return run_dir
+    raise ConfigError(f"{config.source}: --resume: no unfinished run of {config.name!r} "
+                      f"under {base.parent}")
+
+
+def _first_difference(a: Any, b: Any, path: str = "") -> str | None:
+    if isinstance(a, dict) and isinstance(b, dict):
+        for key in list(a) + [k for k in b if k not in a]:
+            found = _first_difference(a.get(key), b.get(key), f"{path}.{key}" if path else key)
+            if found:
+                return found
+        return None
+    if isinstance(a, list) and isinstance(b, list):
+        if len(a) != len(b):
+            return f"{path} (length {len(a)} vs {len(b)})"
+        for i, (x, y) in enumerate(zip(a, b)):
+            found = _first_difference(x, y, f"{path}[{i}]")
+            if found:
+                return found
+        return None
+    return None if a == b else (f"{path} ({a!r} stored, {b!r} now)")
+
+
+def _jsonable(meta: Any) -> dict[str, Any]:
+    return json.loads(json.dumps(dict(meta), default=str))
+
+
+def _git(*args: str) -> str | None:
+    try:
+        out = subprocess.run(["git", *args], cwd=Path(__file__).parent, capture_output=True,
+                             text=True, timeout=5)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() if out.returncode == 0 else None
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
