@@ -9,26 +9,25 @@ import click
 from mazesim.analysis import DESCRIPTIONS, TUTORIAL_DFS_ORDER, dfs_path, parameters
 from mazesim.analysis import shortest_path
 from mazesim.cli import main
-from mazesim.cli._options import SIZE, parse_params
+from mazesim.cli._options import parse_params
 from mazesim.errors import SearchError
 from mazesim.maze import format_maze, read_maze, write_maze
 from mazesim.render import DEFAULT_SCALE, maze_image, maze_text, save_image
 
 __all__ = ["generate", "analyze", "solve", "render", "generators"]
 
-_PLACEMENTS = ("corners", "random", "farthest")
 _MAZE_FILE = click.Path(dir_okay=False)  # read_maze reports a missing file in one line
 
 
 @main.command()
 @click.argument("algorithm")
-@click.option("--size", type=SIZE, default="31x31", show_default=True,
+@click.option("--size", default="31x31", metavar="HxW", show_default=True,
               help="Grid size HxW (odd; 31x31 = 15 x 15 rooms, the study's size).")
 @click.option("--seed", type=int, required=True, help="Root seed: same seed, same maze.")
-@click.option("--braid", type=click.FloatRange(0, 1), default=0.0, show_default=True,
+@click.option("--braid", type=float, default=0.0, show_default=True,
               help="Share of dead ends opened into loops.")
-@click.option("--placement", type=click.Choice(_PLACEMENTS), default="corners",
-              show_default=True, help="Where S and G go.")
+@click.option("--placement", default="corners", show_default=True,
+              metavar="corners|random|farthest", help="Where S and G go.")
 @click.option("-p", "--param", "params", multiple=True, metavar="KEY=VALUE",
               help="Generator option (repeatable).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False),
