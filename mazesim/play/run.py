@@ -24,12 +24,13 @@ import yaml
 from mazesim.errors import ConfigError
 from mazesim.experiment.tasks import direction_name
 from mazesim.maze import DIRECTIONS, format_maze
+from mazesim.simulate import Trajectory, check_walk, choices_of
 from mazesim.play.recorder import PlayError, Recorder
 from mazesim.play.server import DEFAULT_HOST, DEFAULT_PORT, PlayServer, make_server
 from mazesim.play.session import PlayMaze, Session, load_session
 from mazesim.play.store import MoveRow, PlayStore
 
-__all__ = ["HUMAN", "SESSION_FILE", "open_run", "open_server", "maze_number", "branch_choices"]
+__all__ = ["HUMAN", "SESSION_FILE", "open_run", "open_server", "maze_number", "trajectory"]
 
 HUMAN = "human"
 SESSION_FILE = "session.yaml"
@@ -57,9 +58,15 @@ def open_run(session: Session) -> Recorder:
     if config_path.exists() and config_path.read_text(encoding="utf-8") != config_text:
         raise ConfigError(f"{run_dir}: holds a different session ({SESSION_FILE} differs); "
                           f"choose another output or remove the directory")
+    records = _maze_records(session)
     with RunStore(run_dir, create=True) as runs:
+        stored = {m.maze_id: m.text for m in runs.mazes()}
+        changed = [r.meta["name"] for r in records if stored.get(r.maze_id, r.text) != r.text]
+        if changed:
+            raise ConfigError(f"{run_dir}: holds a different session (maze {changed[0]} "
+                              f"differs); choose another output or remove the directory")
         runs.set_meta(name=session.name, kind=KIND, config=dict(session.config))
-        runs.add_mazes(_maze_records(session))
+        runs.add_mazes(records)
     config_path.write_text(config_text, encoding="utf-8")
     store = PlayStore(run_dir)
     store.connection.executescript(_CHOICES_SCHEMA)
@@ -82,13 +89,11 @@ def maze_number(session: Session, maze: PlayMaze) -> int:
     return next(i for i, m in enumerate(session.mazes) if m.id == maze.id)
 
 
-def branch_choices(maze: PlayMaze, positions: np.ndarray) -> np.ndarray:
-    """Int64 (m, 8) choice records of a walk (step, row, col, arrival, open mask, unexplored mask,
-    chosen, first): the agents' own derivation, so human and agent records agree in form."""
-    from mazesim.agents import _kernels as agent_kernels
-
-    pos = np.ascontiguousarray(positions, dtype=np.int64).reshape(-1, 2)
-    return agent_kernels.branch_choices(maze.maze.grid, pos, len(pos) - 1)
+def trajectory(maze: PlayMaze, positions: list | np.ndarray) -> Trajectory:
+    """A finished walk as the agents' `Trajectory`, choices derived by `simulate.choices_of`."""
+    pos = check_walk(maze.maze, positions)
+    reached = tuple(pos[-1]) == maze.maze.goal
+    return Trajectory(pos, reached, False, choices_of(maze.maze, pos))
 
 
 class _TrialWriter:
@@ -96,6 +101,7 @@ class _TrialWriter:
 
     def __init__(self, session: Session) -> None:
         self.session = session
+        self.run_dir = session.output
 
     def __call__(self, db: sqlite3.Connection, participant: str, maze: PlayMaze,
                  positions: list, moves: list[MoveRow]) -> None:
@@ -106,18 +112,17 @@ class _TrialWriter:
         trial_id = db.execute("SELECT COALESCE(MAX(trial_id) + 1, 0) FROM trials").fetchone()[0]
         db.execute("INSERT INTO trials VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                    (trial_id, maze_id, HUMAN, vision, number, participant, len(moves), 1, 0))
-        names = {cell: name for name, cell in maze.maze.marks.items()}
-        for step, r, c, arrival, open_mask, unexplored, chosen, first in branch_choices(
-                maze, np.array(positions)).tolist():
-            mark = names.get((r, c), "")
-            arrived, chose = direction_name(arrival), direction_name(chosen)
+        walk = trajectory(maze, positions)
+        _save_positions(self.run_dir, db, trial_id, walk.positions)
+        for ch in walk.choices:
+            mark, arrived, chose = ch.mark or "", direction_name(ch.arrival), ch.direction
             db.execute("INSERT INTO play_choices VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                       (participant, maze_id, step, r, c, mark, arrived, _names(open_mask),
-                        _names(unexplored), chose, first))
+                       (participant, maze_id, ch.step, *ch.cell, mark, arrived,
+                        _names(ch.open), _names(ch.unexplored), chose, int(ch.first)))
             if mark:
                 db.execute("INSERT INTO choices VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                           (trial_id, step, maze_id, HUMAN, vision, number, mark, r, c, arrived,
-                            chose, first))
+                           (trial_id, ch.step, maze_id, HUMAN, vision, number, mark, *ch.cell,
+                            arrived, chose, int(ch.first)))
 
 
 def _maze_records(session: Session) -> list:
@@ -138,5 +143,18 @@ def _maze_records(session: Session) -> list:
     return records
 
 
-def _names(mask: int) -> str:
-    return json.dumps([DIRECTIONS[d] for d in range(len(DIRECTIONS)) if mask >> d & 1])
+def _names(directions: tuple[int, ...]) -> str:
+    return json.dumps([DIRECTIONS[d] for d in directions])
+
+
+def _save_positions(run_dir: Path, db: sqlite3.Connection, trial_id: int,
+                    positions: np.ndarray) -> None:
+    """One `.npz` per human trial, registered in `samples` like the experiment's samples."""
+    from mazesim.experiment.storage import TRAJECTORIES
+
+    name = f"{TRAJECTORIES}/{HUMAN}-{trial_id:09d}.npz"
+    (run_dir / TRAJECTORIES).mkdir(exist_ok=True)
+    tmp = run_dir / (name + ".part.npz")
+    np.savez_compressed(tmp, **{f"t{trial_id}": positions.astype(np.int16)})
+    tmp.replace(run_dir / name)
+    db.execute("INSERT OR REPLACE INTO samples VALUES (?, ?)", (trial_id, name))

@@ -1,0 +1,114 @@
+"""Fixtures of the play tests: small mazes, sessions in a temporary run directory, a live server."""
+
+from __future__ import annotations
+
+import json
+import threading
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mazesim.play.run import open_run
+from mazesim.play.server import make_server
+from mazesim.play.session import parse_session
+
+# The tutorial maze (7x13) with mark A on the branch point (5, 3); S (1, 1), G (1, 11).
+TUTORIAL = """\
+#############
+#S....#....G#
+#.###.#.###.#
+#...#...#...#
+###.#####.###
+#..A........#
+#############
+"""
+# A corridor: three moves right reach G.
+CORRIDOR = """\
+######
+#S..G#
+######
+"""
+
+
+class Client:
+    """JSON POSTs to a running play server; returns (status, decoded body, raw body)."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url.rstrip("/")
+
+    def post(self, path: str, body: Any) -> tuple[int, dict, bytes]:
+        data = body if isinstance(body, bytes) else json.dumps(body).encode()
+        request = urllib.request.Request(self.url + path, data,
+                                         {"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(request, timeout=10) as response:
+                raw = response.read()
+                return response.status, json.loads(raw), raw
+        except urllib.error.HTTPError as err:
+            raw = err.read()
+            return err.code, json.loads(raw), raw
+
+    def get(self, path: str) -> tuple[int, bytes, dict]:
+        try:
+            with urllib.request.urlopen(self.url + path, timeout=10) as response:
+                return response.status, response.read(), dict(response.headers)
+        except urllib.error.HTTPError as err:
+            return err.code, err.read(), dict(err.headers)
+
+    def join(self, participant: str) -> dict:
+        return self.post("/api/join", {"participant": participant})[1]["state"]
+
+    def start(self, participant: str, maze: str) -> dict:
+        return self.post("/api/start", {"participant": participant, "maze": maze})[1]["state"]
+
+    def move(self, participant: str, maze: str, seq: int, direction: str) -> tuple[int, dict]:
+        status, body, _ = self.post("/api/move", {"participant": participant, "maze": maze,
+                                                   "seq": seq, "direction": direction})
+        return status, body
+
+
+@pytest.fixture
+def write_maze_file(tmp_path: Path):
+    def write(name: str, text: str) -> str:
+        path = tmp_path / name
+        path.write_text(text, encoding="utf-8")
+        return str(path)
+    return write
+
+
+@pytest.fixture
+def session_factory(tmp_path: Path, write_maze_file):
+    """session_factory(mazes=[(text, vision), ...], practice=[...], order=...) -> Session."""
+    def make(mazes, practice=(), order="fixed", output="run", seed=0):
+        def entries(items, prefix):
+            return [{"file": write_maze_file(f"{prefix}{i}.txt", text), "vision": vision,
+                     "name": f"{prefix}{i}"} for i, (text, vision) in enumerate(items)]
+        data = {"name": "test", "seed": seed, "order": order,
+                "output": str(tmp_path / output),
+                "mazes": entries(mazes, "m"), "practice": entries(practice, "p")}
+        return parse_session(data, source="test.yaml", base_dir=tmp_path)
+    return make
+
+
+@pytest.fixture
+def serve():
+    """serve(session) -> (Client, Recorder): a live server on an ephemeral loopback port."""
+    started = []
+
+    def start(session):
+        recorder = open_run(session)
+        server = make_server(recorder, "127.0.0.1", 0)
+        thread = threading.Thread(target=server.serve_forever, daemon=True)
+        thread.start()
+        started.append((server, thread, recorder))
+        return Client(server.url), recorder
+
+    yield start
+    for server, thread, recorder in started:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+        recorder.store.close()
