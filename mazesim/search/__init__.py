@@ -1,4 +1,4 @@
-"""Search problems (DESIGN.md section 10): generic search, grid move sets and the puzzles on them."""
+"""Search problems (DESIGN.md section 10): generic search, move sets and the puzzles on them."""
 
 from mazesim.search.generic import SearchResult, astar, bfs, dfs, dijkstra
 from mazesim.search.knight import knight_distance, knight_path

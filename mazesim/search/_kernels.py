@@ -24,7 +24,7 @@ def _before(d1, h1, d2, h2):
 
 @njit(cache=True)
 def _sift_up(hd, hh, hn, pos, i, d, nh, node):
-    """Place entry (d, nh, node) at heap slot `i` or above (keys kept inline: fewer cache misses)."""
+    """Place entry (d, nh, node) at heap slot `i` or above (keys inline: fewer cache misses)."""
     while i > 0:
         up = (i - 1) >> 1
         if not _before(d, nh, hd[up], hh[up]):

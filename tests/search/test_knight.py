@@ -15,7 +15,7 @@ LARGEST_RANDOM_BOARD = 50
 
 
 def _all_pairs(n):
-    """Knight distances between all squares of an n x n board (scipy's BFS): independent reference."""
+    """Knight distances between all squares of an n x n board by scipy: independent reference."""
     rows, cols = [], []
     for r in range(n):
         for c in range(n):
