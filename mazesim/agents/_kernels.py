@@ -234,7 +234,7 @@ def explore(kind, probs, om, nv, nlast, r, c, t, arrival, ip, fp, order, counts,
             mask[d] = 1 if (om[d] != 0 and d != back) else 0
         if mask.sum() == 0:
             mask[back] = 1                  # dead end
-        elif back >= 0 and marks[r, c, back] == 1 and _fresh(marks, r, c, om, back) == 0:
+        elif back >= 0 and marks[r, c, back] == 1 and _marked(marks, r, c, om, back) > 0:
             mask[:] = 0                     # an old place reached by a new passage: turn back
             mask[back] = 1
         else:
@@ -281,7 +281,7 @@ def explore(kind, probs, om, nv, nlast, r, c, t, arrival, ip, fp, order, counts,
 
 
 @njit(cache=True)
-def _fresh(marks, r, c, om, back):
+def _marked(marks, r, c, om, back):
     """How many open passages of (r, c) other than `back` carry marks (0: a new place)."""
     n = 0
     for d in range(4):

@@ -1,0 +1,197 @@
+"""Measures of walks: movement counts and efficiency, exploration, excursions, branch choices,
+and the likelihood of a walk's junction choices under a stochastic agent (for model fitting).
+
+Everything here takes positions or `Trajectory`/`Batch` objects from `mazesim.simulate`; human
+trials recorded with the same positions are measured the same way.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, Mapping
+
+import numpy as np
+
+from mazesim import _kernels as grid_kernels
+from mazesim.agents._base import AgentBase, KernelAgent
+from mazesim.agents._kernels import BRANCH_DEGREE
+from mazesim.agents.vision import Vision, parse_vision
+from mazesim.errors import AgentError
+from mazesim.maze import DELTAS, DIRECTIONS, PASSAGE, Maze
+from mazesim.simulate import NO_MARK, Batch, Trajectory, check_walk
+
+__all__ = [
+    "TrajectoryMetrics",
+    "LogLikelihood",
+    "trajectory_metrics",
+    "final_route",
+    "visit_counts",
+    "excursion_depths",
+    "first_choice_counts",
+    "batch_summary",
+    "choice_log_likelihood",
+]
+
+DEAD_END_DEGREE = 1
+
+
+@dataclass(frozen=True)
+class TrajectoryMetrics:
+    """Measures of one walk (see `trajectory_metrics`)."""
+
+    moves: int
+    reached: bool
+    capped: bool
+    efficiency: float            # solution length / moves (1.0 for a shortest walk)
+    distinct_cells: int          # cells visited, the start included
+    revisits: int                # moves into a cell visited before
+    dead_ends_entered: int       # moves into a dead end (one open neighbour) other than G
+    deepest_excursion: int       # largest distance from the solution path reached
+    first_choices: Mapping[str, str]   # mark -> direction of the first departure from it
+
+
+@dataclass(frozen=True)
+class LogLikelihood:
+    """Natural-log likelihood of a walk under an agent: of the departures from branch points
+    (`junctions`, over `n_junctions` of them) and of every move (`total`); -inf if a move is
+    impossible for the agent."""
+
+    junctions: float
+    total: float
+    n_junctions: int
+
+
+def final_route(positions: Any) -> np.ndarray:
+    """The walk with its backtracking removed (loop erasure): cells (n+1, 2) from the start.
+
+    Each return to an earlier cell cuts the walk back to that cell, so what remains is a
+    simple path; for a DFS walk, the route the search reports.
+    """
+    route: list[tuple[int, int]] = []
+    index: dict[tuple[int, int], int] = {}
+    for cell in map(tuple, np.asarray(positions).reshape(-1, 2).tolist()):
+        if cell in index:
+            for dropped in route[index[cell] + 1:]:
+                del index[dropped]
+            del route[index[cell] + 1:]
+        else:
+            index[cell] = len(route)
+            route.append(cell)
+    return np.array(route, np.int64).reshape(-1, 2)
+
+
+def visit_counts(maze: Maze, positions: Any) -> np.ndarray:
+    """Int (H, W): how often each cell was occupied (the start counts once)."""
+    pos = np.asarray(positions, dtype=np.int64).reshape(-1, 2)
+    counts = np.zeros(maze.shape, np.int64)
+    np.add.at(counts, (pos[:, 0], pos[:, 1]), 1)
+    return counts
+
+
+def excursion_depths(maze: Maze) -> np.ndarray:
+    """Int (H, W): BFS distance from the canonical solution path (-1 for walls, unreachable)."""
+    dist, parent = grid_kernels.bfs(maze.grid, *maze.start)
+    path = grid_kernels.path_to(parent, dist, *maze.goal)
+    depth = np.full(maze.shape, -1, np.int64)
+    queue = deque()
+    for r, c in path.tolist():
+        depth[r, c] = 0
+        queue.append((r, c))
+    h, w = maze.shape
+    while queue:
+        r, c = queue.popleft()
+        for dr, dc in DELTAS.tolist():
+            y, x = r + dr, c + dc
+            if 0 <= y < h and 0 <= x < w and maze.grid[y, x] == PASSAGE and depth[y, x] < 0:
+                depth[y, x] = depth[r, c] + 1
+                queue.append((y, x))
+    return depth
+
+
+def trajectory_metrics(maze: Maze, trajectory: Trajectory) -> TrajectoryMetrics:
+    """The measures of one walk in `maze` (DESIGN section 7 records, the issue's metrics)."""
+    pos = trajectory.positions
+    dist, _ = grid_kernels.bfs(maze.grid, *maze.start)
+    solution = int(dist[maze.goal])
+    moves = trajectory.moves
+    seen = np.zeros(maze.shape, bool)
+    seen[maze.start] = True
+    revisits = 0
+    for r, c in pos[1:].tolist():
+        revisits += bool(seen[r, c])
+        seen[r, c] = True
+    passage = maze.grid == PASSAGE
+    padded = np.pad(passage, 1).astype(np.int64)
+    degree = padded[:-2, 1:-1] + padded[2:, 1:-1] + padded[1:-1, :-2] + padded[1:-1, 2:]
+    dead = passage & (degree == DEAD_END_DEGREE)
+    dead[maze.goal] = False
+    depths = excursion_depths(maze)
+    first = {c.mark: c.direction for c in trajectory.choices if c.mark is not None and c.first}
+    return TrajectoryMetrics(
+        moves=moves,
+        reached=trajectory.reached,
+        capped=trajectory.capped,
+        efficiency=solution / moves if moves else 1.0,
+        distinct_cells=int(seen.sum()),
+        revisits=revisits,
+        dead_ends_entered=int(dead[pos[1:, 0], pos[1:, 1]].sum()),
+        deepest_excursion=int(depths[pos[:, 0], pos[:, 1]].max()),
+        first_choices=MappingProxyType(first),
+    )
+
+
+def first_choice_counts(batch: Batch) -> dict[str, dict[str, int]]:
+    """For each mark of the maze: how many trials left it first in each direction.
+
+    Every direction is listed (0 if never chosen); a mark never departed from counts nothing.
+    """
+    rows = batch.choices[batch.choices["first"] & (batch.choices["mark"] != NO_MARK)]
+    counts = {}
+    for i, name in enumerate(batch.mark_names):
+        chosen = rows["chosen"][rows["mark"] == i]
+        tally = np.bincount(chosen.astype(np.int64), minlength=len(DIRECTIONS))
+        counts[name] = {d: int(n) for d, n in zip(DIRECTIONS, tally)}
+    return counts
+
+
+def batch_summary(batch: Batch) -> dict[str, float | int]:
+    """Trials, mean, median, min and max moves, reach rate and capped count of a batch."""
+    moves = batch.moves
+    empty = len(moves) == 0
+    return {
+        "trials": int(len(moves)),
+        "mean_moves": float(moves.mean()) if not empty else float("nan"),
+        "median_moves": float(np.median(moves)) if not empty else float("nan"),
+        "min_moves": int(moves.min()) if not empty else 0,
+        "max_moves": int(moves.max()) if not empty else 0,
+        "reach_rate": float(batch.reached.mean()) if not empty else float("nan"),
+        "capped": int(batch.capped.sum()),
+    }
+
+
+def choice_log_likelihood(trajectory: Trajectory | Any, maze: Maze, agent: AgentBase,
+                          vision: Vision | str | int = 0) -> LogLikelihood:
+    """The log-likelihood of a walk's branch-point choices under `agent` with `vision`.
+
+    The walk (a Trajectory or positions, e.g. a human trial) is replayed through the agent's own
+    rule, perception and state, and the log-probability of each observed move is summed: over
+    the departures from branch points (`junctions`, the basis for fitting models such as
+    `weighted-walker`, `random-walk`, `straight-biased`, `turn-bias` to human choices) and over
+    all moves (`total`; corridor moves of most agents are certain). A move the agent would never
+    make gives -inf.
+    """
+    if not isinstance(agent, KernelAgent):
+        raise AgentError(f"{getattr(agent, 'name', agent)!r}: no likelihood for this agent "
+                         f"(allowed: agents with a walking rule, not shortest)")
+    positions = trajectory.positions if isinstance(trajectory, Trajectory) else trajectory
+    pos = check_walk(maze, positions)
+    total, junctions = agent.log_likelihood(maze, parse_vision(vision), pos)
+    n = len(_branch_steps(maze, pos))
+    return LogLikelihood(junctions=junctions, total=total, n_junctions=n)
+
+
+def _branch_steps(maze: Maze, pos: np.ndarray) -> list[int]:
+    return [t for t, cell in enumerate(map(tuple, pos[:-1].tolist()))
+            if len(maze.open_directions(cell)) >= BRANCH_DEGREE]

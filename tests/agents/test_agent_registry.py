@@ -1,0 +1,79 @@
+"""The agent registry and make_agent: names, keys, defaults, errors."""
+
+import dataclasses
+
+import pytest
+
+from mazesim.agents import AGENTS, MAX_STEPS_PER_PASSAGE, agent_keys, default_max_steps, make_agent
+from mazesim.errors import AgentError
+from mazesim.maze import parse_maze
+
+REGISTERED = ("shortest", "bfs", "dfs", "right-hand", "left-hand", "tremaux", "random-walk",
+              "weighted-walker", "straight-biased", "turn-bias", "finite-memory")
+
+
+def test_registered_names():
+    assert tuple(AGENTS) == REGISTERED
+
+
+@pytest.mark.parametrize("name", REGISTERED)
+def test_every_agent_is_a_frozen_dataclass_with_the_common_keys(name):
+    agent = make_agent(name)
+    assert dataclasses.is_dataclass(agent)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        agent.max_steps = 3
+    keys = agent_keys(name)
+    assert keys["max_steps"] is None
+    assert keys["goal_seeking"] is (name != "weighted-walker")
+    assert agent.params() == keys
+
+
+def test_documented_defaults():
+    assert agent_keys("weighted-walker") == {"goal_seeking": False, "max_steps": None,
+                                             "initial_count": 1, "count_backtrack": True}
+    assert agent_keys("finite-memory")["memory"] == 7
+    assert agent_keys("dfs")["order"] == "random"
+    assert set(agent_keys("turn-bias")) >= {"p_straight", "p_reverse", "p_alternate"}
+    assert "p_straight" in agent_keys("straight-biased")
+
+
+def test_default_max_steps_is_50_per_passage_cell():
+    maze = parse_maze("#####\n#S.G#\n#####")
+    assert MAX_STEPS_PER_PASSAGE == 50
+    assert default_max_steps(maze) == 150
+    assert make_agent("dfs").resolved_max_steps(maze) == 150
+    assert make_agent("dfs", max_steps=7).resolved_max_steps(maze) == 7
+
+
+def test_unknown_name_suggests_the_closest():
+    with pytest.raises(AgentError, match="unknown agent 'weighted-walk'.*did you mean "
+                                         "'weighted-walker'"):
+        make_agent("weighted-walk")
+
+
+def test_unknown_key_lists_the_agents_keys():
+    with pytest.raises(AgentError, match="dfs: unknown parameter 'depth' \\(allowed: "
+                                         "goal_seeking, max_steps, order\\)"):
+        make_agent("dfs", depth=3)
+
+
+@pytest.mark.parametrize("name, params, where", [
+    ("dfs", {"order": ["down", "down", "up", "left"]}, "dfs: order"),
+    ("dfs", {"order": "sideways"}, "dfs: order"),
+    ("weighted-walker", {"initial_count": 0}, "weighted-walker: initial_count: 0"),
+    ("weighted-walker", {"count_backtrack": "yes"}, "weighted-walker: count_backtrack"),
+    ("turn-bias", {"p_reverse": 1.5}, "turn-bias: p_reverse: 1.5"),
+    ("straight-biased", {"p_straight": True}, "straight-biased: p_straight"),
+    ("finite-memory", {"memory": -1}, "finite-memory: memory: -1"),
+    ("random-walk", {"max_steps": 2.5}, "random-walk: max_steps: 2.5"),
+    ("bfs", {"goal_seeking": 1}, "bfs: goal_seeking: 1"),
+])
+def test_bad_values_name_agent_and_key(name, params, where):
+    with pytest.raises(AgentError, match=where):
+        make_agent(name, **params)
+
+
+def test_dfs_order_from_text_or_list():
+    expected = ("down", "right", "up", "left")
+    assert make_agent("dfs", order="down,right,up,left").order == expected
+    assert make_agent("dfs", order=list(expected)).order == expected
