@@ -1,3 +1,42 @@
-"""Commands: filled in by its issue."""
+"""The `sokoban` command: solve one level of an XSB file (DESIGN.md section 10)."""
 
-from mazesim.cli import main  # noqa: F401
+from __future__ import annotations
+
+import json
+
+import click
+
+from mazesim.cli import main
+from mazesim.search.sokoban import read_level
+from mazesim.search.sokoban_solver import METHODS, PRUNES, SokobanResult, solve
+
+
+@main.command()
+@click.argument("level_file", type=click.Path(exists=True, dir_okay=False))
+@click.option("--level", "number", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Level number in the file (1-based).")
+@click.option("--method", type=click.Choice(METHODS), default="astar", show_default=True,
+              help="bfs: move-optimal; astar: push-based A* (push-optimal unless it times out).")
+@click.option("--prune", type=click.Choice(PRUNES), default=None,
+              help="Deadlock pruning (default: dead-squares for bfs, full for astar).")
+@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="Seconds before giving up (default: none).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def sokoban(level_file: str, number: int, method: str, prune: str | None,
+            time_limit: float | None, as_json: bool) -> None:
+    """Solve a Sokoban level: moves, pushes, the LURD solution, states explored and time."""
+    level = read_level(level_file, number)
+    result = solve(level, method=method, prune=prune, time_limit=time_limit)
+    click.echo(json.dumps(result.to_dict()) if as_json else _text(level.source, result))
+
+
+def _text(source: str, result: SokobanResult) -> str:
+    cost = f"{result.states:,} states explored, {result.seconds:.3f} s"
+    if result.timed_out:
+        return f"{source}: not solved within the time limit ({cost})"
+    if not result.solved:
+        return f"{source}: no solution: the level is unsolvable ({cost})"
+    kind = {"bfs": "move-optimal", "astar": "push-optimal"}[result.method] if result.optimal \
+        else "not proven optimal"
+    return (f"{source}: solved ({kind})\nmoves: {result.moves}\npushes: {result.pushes}\n"
+            f"solution: {result.solution}\nstates: {cost}")

@@ -71,39 +71,51 @@ def push_distances(nbr, goals):
 
 
 @njit(cache=True)
-def _axis_blocked(b, axis, nbr, box, dead, solid, goal, group):
+def _axis_blocked(b, axis, nbr, dead, member):
     a, c = nbr[b, axis], nbr[b, axis + _HALF]
-    if a < 0 or c < 0 or solid[a] or solid[c]:
-        return True
-    if dead[a] and dead[c]:
-        return True
-    solid[b] = 1
-    blocked = (box[a] != 0 and _frozen(a, nbr, box, dead, solid, goal, group)) or (
-        box[c] != 0 and _frozen(c, nbr, box, dead, solid, goal, group))
-    solid[b] = 0
-    return blocked
+    return a < 0 or c < 0 or member[a] != 0 or member[c] != 0 or (dead[a] != 0 and dead[c] != 0)
 
 
 @njit(cache=True)
-def _frozen(b, nbr, box, dead, solid, goal, group):
-    if _axis_blocked(b, 0, nbr, box, dead, solid, goal, group) and _axis_blocked(
-            b, 1, nbr, box, dead, solid, goal, group):
-        if goal[b] == 0:
-            group[0] = 1
-        return True
-    return False
+def frozen_off_goal(t, nbr, box, dead, goal, member):
+    """Whether the boxes around `t` hold a frozen group with a box off a goal (a deadlock).
 
-
-@njit(cache=True)
-def frozen_off_goal(b, nbr, box, dead, goal, solid):
-    """Whether the box at `b` is frozen (can move on neither axis) with a frozen box off a goal.
-
-    The freeze test of the Sokoban wiki: an axis is blocked by a wall, by dead squares on both sides
-    or by a frozen neighbour box, the box itself counted as a wall meanwhile. `solid` is a zeroed
-    scratch array of the board size and is zeroed again on return.
+    A group is frozen when every box in it is blocked on both axes, an axis being blocked by a wall,
+    by dead squares on both sides or by a box of the group: no box of it can move first. The group
+    is the largest such set among the boxes connected to `t` (found by peeling off boxes that are
+    free on an axis; no recursion, which numba's cache cannot hold). `member` is a zeroed scratch
+    array of the board size, zeroed again on return.
     """
-    group = np.zeros(1, np.int32)
-    return _frozen(b, nbr, box, dead, solid, goal, group) and group[0] == 1
+    n = nbr.shape[0]
+    group = np.empty(n, np.int32)
+    group[0] = t
+    member[t] = 1
+    size, head = 1, 0
+    while head < size:
+        c = group[head]
+        head += 1
+        for d in range(_NDIR):
+            m = nbr[c, d]
+            if m >= 0 and box[m] != 0 and member[m] == 0:
+                member[m] = 1
+                group[size] = m
+                size += 1
+    changed = True
+    while changed:
+        changed = False
+        for i in range(size):
+            c = group[i]
+            if member[c] != 0 and not (_axis_blocked(c, 0, nbr, dead, member)
+                                       and _axis_blocked(c, 1, nbr, dead, member)):
+                member[c] = 0
+                changed = True
+    deadlock = False
+    for i in range(size):
+        c = group[i]
+        if member[c] != 0 and goal[c] == 0:
+            deadlock = True
+        member[c] = 0
+    return deadlock
 
 
 @njit(cache=True)

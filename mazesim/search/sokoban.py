@@ -24,6 +24,7 @@ __all__ = [
     "SEED_ORDER",
     "parse_levels",
     "read_levels",
+    "read_level",
     "format_level",
     "replay",
 ]
@@ -170,6 +171,15 @@ def read_levels(path: str | Path) -> list[Level]:
     except (OSError, UnicodeDecodeError) as err:
         raise LevelError(f"{path}: cannot read level file ({err})") from None
     return parse_levels(text, str(path))
+
+
+def read_level(path: str | Path, number: int = 1) -> Level:
+    """Level `number` (1-based) of an XSB file."""
+    levels = read_levels(path)
+    if not 1 <= number <= len(levels):
+        raise LevelError(f"{path}: no level {number} (the file has {len(levels)}: 1 to "
+                         f"{len(levels)})")
+    return levels[number - 1]
 
 
 def _build(block: list[tuple[int, str]], title: str | None, source: str, number: int) -> Level:

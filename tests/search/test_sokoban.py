@@ -1,0 +1,115 @@
+"""Sokoban levels: XSB parsing, validation errors with their place, the board, replay."""
+
+from pathlib import Path
+
+import pytest
+
+from mazesim.errors import LevelError
+from mazesim.search.sokoban import format_level, parse_levels, read_level, read_levels, replay
+
+DATA = Path(__file__).parents[1] / "data"
+TUTORIAL = DATA / "sokoban_tutorial_9x6.txt"
+MICROBAN = Path(__file__).parents[3] / "shared" / "levels" / "microban.txt"
+
+TWO_LEVELS = """\
+; a collection
+; with a header
+
+; First
+####
+#@$.#
+####
+
+#####
+#+*-#
+#_$ #
+ ####
+; Second
+"""
+
+
+def test_tutorial_level():
+    (level,) = read_levels(TUTORIAL)
+    assert level.player == (3, 6)
+    assert sorted(level.boxes) == [(2, 2), (2, 6)]        # the tutorial's printed sets
+    assert sorted(level.goals) == [(4, 2), (4, 5)]
+    assert level.shape == (6, 9)
+    assert level.title.startswith("The 9x6 example level")
+    assert level.text() == TUTORIAL.read_text().split("\n", 1)[1]
+
+
+def test_many_levels_titles_floor_and_ragged_rows():
+    first, second = parse_levels(TWO_LEVELS, "two.txt")
+    assert first.title == "First"                          # a ; line directly before
+    assert second.title == "Second"                        # a ; line directly after
+    assert first.shape == (3, 5) and first.rows[0] == "#### "
+    assert second.player == (1, 1) and second.goals == {(1, 1), (1, 2)}
+    assert second.boxes == {(1, 2), (2, 2)}
+    assert second.source == "two.txt: level 2"
+    assert format_level(second, second.player, second.boxes) == "#####\n#+* #\n# $ #\n ####\n"
+
+
+@pytest.mark.parametrize("text, match", [
+    ("####\n#@$.#\n#%###\n", r"bad.txt:3:2: unknown character '%'"),
+    ("#####\n#@$ #\n#####\n", r"bad.txt: level 1 \(line 1\): 1 boxes but 0 goals"),
+    ("#####\n# $.#\n#####\n", r"bad.txt: level 1 \(line 1\): no player"),
+    ("######\n#@$.@#\n######\n", r"bad.txt:2:5: second player in level 1"),
+    ("#####\n#@ .#\n#####\n", r"bad.txt: level 1 \(line 1\): no boxes"),
+    ("; t\n#####\n#@$. \n#####\n", r"bad.txt:3:4: level 1 is not closed"),
+    ("#####\n#@$.#\n## ##\n", r"bad.txt:3:3: level 1 is not closed"),
+    ("###\n#@$.#\n#####\n", r"bad.txt:2:4: level 1 is not closed"),   # ragged: above the row end
+    ("; only a comment\n", r"bad.txt: no level found"),
+])
+def test_validation_errors_name_the_place(text, match):
+    with pytest.raises(LevelError, match=match):
+        parse_levels(text, "bad.txt")
+
+
+def test_error_names_the_level_number_in_a_collection():
+    text = TWO_LEVELS + "\n######\n#@$$.#\n######\n"
+    with pytest.raises(LevelError, match=r"level 3 \(line 15\): 2 boxes but 1 goals"):
+        parse_levels(text, "set.txt")
+
+
+def test_a_gap_outside_the_players_region_is_fine():
+    # Microban 24's shape: the top row has a gap that the player's region never reaches
+    (level,) = parse_levels("# #####\n  #   #\n###$$@#\n#   ###\n#     #\n# . . #\n#######\n")
+    assert level.board().size == 19
+
+
+def test_read_level_number_and_missing_file(tmp_path):
+    path = tmp_path / "two.txt"
+    path.write_text(TWO_LEVELS)
+    assert read_level(path, 2).title == "Second"
+    with pytest.raises(LevelError, match=r"two.txt: no level 3 \(the file has 2: 1 to 2\)"):
+        read_level(path, 3)
+    with pytest.raises(LevelError, match="cannot read level file"):
+        read_levels(tmp_path / "missing.txt")
+
+
+def test_replay_accepts_the_tutorial_solution_and_rejects_bad_ones():
+    (level,) = read_levels(TUTORIAL)
+    assert replay(level, "ruLulDDullulDD") is True
+    assert replay(level, "ruLulDD") is False                  # legal, not solved
+    with pytest.raises(LevelError, match=r"move 2 \(r\): walks into a wall"):
+        replay(level, "rr")
+    with pytest.raises(LevelError, match=r"move 3 \(l\): pushes a box"):
+        replay(level, "rul")
+    with pytest.raises(LevelError, match=r"move 1 \(R\): pushes nothing"):
+        replay(level, "R")
+    with pytest.raises(LevelError, match=r"move 2: unknown letter 'x'"):
+        replay(level, "rx")
+
+
+def test_replay_rejects_a_blocked_push():
+    (level,) = parse_levels("######\n#@$$.#\n#   .#\n######\n")
+    with pytest.raises(LevelError, match=r"move 1 \(R\): the box at \(1, 2\) is blocked"):
+        replay(level, "R")
+
+
+@pytest.mark.skipif(not MICROBAN.exists(), reason="../shared/levels/microban.txt not present")
+def test_microban_reads_all_155_levels():
+    levels = read_levels(MICROBAN)
+    assert len(levels) == 155
+    assert [lv.title for lv in levels[:3]] == ["1", "2", "3"]
+    assert all(len(lv.boxes) == len(lv.goals) for lv in levels)

@@ -1,0 +1,132 @@
+"""Sokoban solvers: the tutorial's exact figures (source 001), deadlocks, push-optimal A*."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mazesim.errors import SearchError
+from mazesim.maze import DELTAS
+from mazesim.search import generic
+from mazesim.search.sokoban import parse_levels, read_levels, replay
+from mazesim.search.sokoban_deadlocks import corner_squares, dead_squares, is_frozen
+from mazesim.search.sokoban_solver import solve
+
+DATA = Path(__file__).parents[1] / "data"
+TUTORIAL = read_levels(DATA / "sokoban_tutorial_9x6.txt")[0]
+MICROBAN = Path(__file__).parents[3] / "shared" / "levels" / "microban.txt"
+needs_microban = pytest.mark.skipif(not MICROBAN.exists(),
+                                    reason="../shared/levels/microban.txt not present")
+
+
+@pytest.mark.parametrize("prune, states", [("none", 1490), ("corners", 907)])
+def test_tutorial_bfs_figures(prune, states):
+    result = solve(TUTORIAL, method="bfs", prune=prune)
+    assert (result.moves, result.states) == (14, states)       # source 001, exactly
+    assert result.solved and result.optimal and replay(TUTORIAL, result.solution)
+
+
+def test_stronger_pruning_keeps_the_move_count_and_sees_fewer_states():
+    counts = [solve(TUTORIAL, method="bfs", prune=p) for p in ("corners", "dead-squares", "full")]
+    assert [r.moves for r in counts] == [14, 14, 14]
+    assert counts[0].states > counts[1].states >= counts[2].states
+
+
+def test_tutorial_corners_and_dead_squares():
+    board = TUTORIAL.board()
+    cells = lambda mask: {board.cell(i) for i in np.flatnonzero(mask)}  # noqa: E731
+    assert cells(corner_squares(board)) == {(1, 1), (1, 3), (1, 5), (1, 7), (3, 7), (4, 1),
+                                            (4, 6)}
+    # row 1 under the top wall, columns 1 and 7 down to the non-goal corners
+    assert cells(dead_squares(board)) == {(1, 1), (1, 2), (1, 3), (1, 5), (1, 6), (1, 7), (2, 1),
+                                          (2, 7), (3, 1), (3, 7), (4, 1), (4, 6)}
+
+
+def test_freeze_deadlocks():
+    (level,) = parse_levels("#######\n#@    #\n# $$  #\n# $$ .#\n#  ...#\n#######\n")
+    board = level.board()
+    idx = lambda r, c: int(board.index[r, c])  # noqa: E731
+    block = {idx(2, 2), idx(2, 3), idx(3, 2), idx(3, 3)}
+    assert is_frozen(board, block, idx(2, 3))                    # a 2x2 block, even in the open
+    assert not is_frozen(board, block - {idx(3, 3)}, idx(2, 3))  # three boxes can still move
+    assert not is_frozen(board, {idx(2, 2), idx(2, 3)}, idx(2, 3))
+    (walled,) = parse_levels("######\n#@$$ #\n# $$ #\n#  ..#\n#  ..#\n######\n")
+    wboard = walled.board()
+    wblock = {int(wboard.index[r, c]) for r, c in [(1, 2), (1, 3), (2, 2), (2, 3)]}
+    pair = {int(wboard.index[1, 2]), int(wboard.index[1, 3])}     # two boxes along the top wall
+    assert is_frozen(wboard, pair, int(wboard.index[1, 3]))
+    assert not is_frozen(wboard, {int(wboard.index[2, 3])}, int(wboard.index[2, 3]))
+
+
+def _push_optimal(level) -> int:
+    """Independent oracle: BFS over pushes on the generic layer, player as its smallest cell."""
+    def region(player, boxes):
+        seen, todo = {player}, [player]
+        while todo:
+            r, c = todo.pop()
+            for dr, dc in DELTAS.tolist():
+                nxt = (r + dr, c + dc)
+                if nxt not in seen and not level.is_wall(nxt) and nxt not in boxes:
+                    seen.add(nxt)
+                    todo.append(nxt)
+        return seen
+
+    def pushes(state):
+        player, boxes = state
+        reach = region(player, boxes)
+        for r, c in boxes:
+            for dr, dc in DELTAS.tolist():
+                ahead = (r + dr, c + dc)
+                if (r - dr, c - dc) in reach and not level.is_wall(ahead) and ahead not in boxes:
+                    moved = (boxes - {(r, c)}) | {ahead}
+                    yield min(region((r, c), moved)), moved
+
+    start = (min(region(level.player, level.boxes)), frozenset(level.boxes))
+    return generic.bfs(start, pushes, lambda s: s[1] == level.goals).moves
+
+
+def test_astar_is_push_optimal_on_the_tutorial():
+    result = solve(TUTORIAL, method="astar")
+    assert result.solved and result.optimal and replay(TUTORIAL, result.solution)
+    assert result.pushes == _push_optimal(TUTORIAL) == 5
+
+
+@needs_microban
+@pytest.mark.parametrize("number", [1, 2, 3, 8, 9, 10, 11, 12, 14, 15, 19, 20, 21, 23, 24])
+def test_astar_push_optimal_on_small_microban_levels(number):
+    level = read_levels(MICROBAN)[number - 1]
+    result = solve(level, method="astar", time_limit=20)
+    assert result.solved and result.optimal and replay(level, result.solution)
+    assert result.pushes == _push_optimal(level)
+    assert result.moves == len(result.solution) >= result.pushes
+
+
+@needs_microban
+def test_microban_push_counts():
+    levels = read_levels(MICROBAN)
+    # the oracle's figures, for levels where it is slow (Microban 1 is 8: its known optimum)
+    assert [solve(levels[n - 1]).pushes for n in (1, 5, 7, 16)] == [8, 6, 6, 39]
+
+
+@needs_microban
+def test_a_time_limit_stops_the_search():
+    level = read_levels(MICROBAN)[152]                    # Microban 153: minutes for A*
+    result = solve(level, method="astar", time_limit=0.2)
+    assert not result.solved and result.timed_out and result.solution == ""
+    assert result.states > 0
+
+
+@pytest.mark.parametrize("method", ["bfs", "astar"])
+def test_an_unsolvable_level_is_reported_not_timed_out(method):
+    (level,) = parse_levels("######\n#@  $#\n#.   #\n######\n")     # the box sits in a corner
+    result = solve(level, method=method, prune="none")
+    assert not result.solved and not result.timed_out and not result.optimal
+
+
+def test_bad_options():
+    with pytest.raises(SearchError, match="unknown method 'dfs'"):
+        solve(TUTORIAL, method="dfs")
+    with pytest.raises(SearchError, match="unknown pruning 'all'"):
+        solve(TUTORIAL, prune="all")
+    with pytest.raises(SearchError, match="time limit must be > 0"):
+        solve(TUTORIAL, time_limit=0)
