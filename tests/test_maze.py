@@ -1,4 +1,4 @@
-"""Tests of mazesim.maze: the model, exact text round-trip, JSON with metadata, every format error."""
+"""Tests of mazesim.maze: the model, exact text round-trip, JSON metadata, every format error."""
 
 import json
 
