@@ -184,13 +184,14 @@ def check_walk(maze: Maze, positions: Any) -> np.ndarray:
     if pos.ndim != 2 or pos.shape[1] != 2 or len(pos) == 0:
         raise AgentError(f"positions: shape {pos.shape} (allowed: (T+1, 2))")
     pos = pos.astype(np.int64)
-    if tuple(pos[0]) != maze.start:
-        raise AgentError(f"positions[0]: {tuple(pos[0])} is not the start {maze.start}")
+    cells = [tuple(cell) for cell in pos.tolist()]
+    if cells[0] != maze.start:
+        raise AgentError(f"positions[0]: {cells[0]} is not the start {maze.start}")
     steps = np.abs(np.diff(pos, axis=0)).sum(axis=1)
     bad = np.flatnonzero(steps != 1)
     if bad.size:
         raise AgentError(f"positions[{bad[0] + 1}]: not one step from the cell before")
-    for i, cell in enumerate(map(tuple, pos)):
+    for i, cell in enumerate(cells):
         if not maze.is_passage(cell):
             raise AgentError(f"positions[{i}]: {cell} is not a passage")
         if cell == maze.goal and i < len(pos) - 1:

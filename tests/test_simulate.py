@@ -1,0 +1,162 @@
+"""simulate / simulate_many: legal walks, reached and capped, choice records, seeds."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mazesim.agents import AGENTS, Vision, make_agent
+from mazesim.errors import AgentError
+from mazesim.generators import generate
+from mazesim.maze import Maze, parse_maze, read_maze
+from mazesim.simulate import (CHOICE_DTYPE, Choice, Trajectory, check_walk, choices_of,
+                              simulate, simulate_many, trial_seed)
+
+TUTORIAL = read_maze(Path(__file__).parent / "data" / "tutorial_7x13.txt")
+# four moves up to A, then up (a dead end) or right (to G): up with probability 5/6
+T_MAZE = parse_maze("#####\n#.#G#\n#.#.#\n#A..#\n#.###\n#.###\n#.###\n#S###\n#####")
+VISIONS = [Vision(), Vision(0), Vision(2), Vision(1, occlusion=True), Vision(2, memory=False)]
+
+
+@st.composite
+def mazes(draw):
+    h, w = draw(st.integers(2, 7)) * 2 + 1, draw(st.integers(2, 7)) * 2 + 1
+    return generate(draw(st.sampled_from(["digging", "prim", "wilson", "sidewinder"])), (h, w),
+                    seed=draw(st.integers(0, 999)), braid=draw(st.sampled_from([0.0, 0.5])),
+                    placement=draw(st.sampled_from(["corners", "random"])))
+
+
+@settings(max_examples=80)
+@given(maze=mazes(), name=st.sampled_from(list(AGENTS)), vision=st.sampled_from(VISIONS),
+       seed=st.integers(0, 2**32), goal_seeking=st.booleans(),
+       cap=st.sampled_from([None, 0, 1, 17]))
+def test_walks_are_legal_and_end_right(maze, name, vision, seed, goal_seeking, cap):
+    agent = make_agent(name, goal_seeking=goal_seeking, max_steps=cap)
+    walk = simulate(maze, agent, vision, seed)
+    pos = walk.positions
+    assert pos.shape == (walk.moves + 1, 2) and not pos.flags.writeable
+    assert np.array_equal(check_walk(maze, pos), pos)      # from S, one step, passages only
+    cap = agent.resolved_max_steps(maze)
+    assert walk.moves <= cap
+    assert walk.reached == (tuple(pos[-1]) == maze.goal)
+    assert walk.capped == (not walk.reached)
+    if walk.capped:
+        assert walk.moves == cap
+    goal_visits = [i for i, p in enumerate(pos.tolist()) if tuple(p) == maze.goal]
+    assert goal_visits in ([], [walk.moves])               # the walk ends at its first G
+
+
+def test_capped_at_max_steps_exactly():
+    agent = make_agent("random-walk", goal_seeking=False, max_steps=25)
+    big = generate("digging", 31, seed=1)
+    walks = [simulate(big, agent, 0, seed) for seed in range(10)]
+    assert all(w.capped and not w.reached and w.moves == 25 for w in walks)
+    batch = simulate_many(big, agent, 0, 10, seed=0)
+    assert batch.capped.all() and (batch.moves == 25).all() and not batch.reached.any()
+
+
+def test_start_on_goal_is_reached_at_once():
+    maze = Maze(TUTORIAL.grid, TUTORIAL.start, TUTORIAL.start)
+    walk = simulate(maze, make_agent("dfs"), 0, 1)
+    assert walk.moves == 0 and walk.reached and not walk.capped and walk.choices == ()
+
+
+def test_choice_records_of_the_tutorial_dfs():
+    agent = make_agent("dfs", order="down,right,up,left", goal_seeking=False)
+    walk = simulate(TUTORIAL, agent, 0, seed=0)
+    assert walk.choices == (
+        Choice(6, (5, 3), None, 2, (0, 1, 3), (1, 3), 1, True),
+        Choice(12, (5, 9), None, 1, (0, 1, 3), (0, 1), 1, True),
+        Choice(16, (5, 9), None, 3, (0, 1, 3), (0,), 0, False),
+    )
+    assert walk.choices[2].direction == "up"
+    assert choices_of(TUTORIAL, walk.positions) == walk.choices
+
+
+def test_choice_mark_names():
+    maze = parse_maze("#######\n#S.A..#\n###.#.#\n###.#G#\n#######")
+    walk = simulate(maze, make_agent("dfs", order="down,right,up,left"), 0, 0)
+    assert [(c.mark, c.first, c.direction) for c in walk.choices] == [
+        ("A", True, "down"), ("A", False, "right")]
+
+
+def test_same_seed_same_walk_and_seed_sequences():
+    agent = make_agent("weighted-walker")
+    maze = generate("stick-knocking", 21, seed=3)
+    a, b = simulate(maze, agent, 2, 11), simulate(maze, agent, 2, 11)
+    assert np.array_equal(a.positions, b.positions) and a.choices == b.choices
+    c = simulate(maze, agent, 2, np.random.SeedSequence(11))
+    assert np.array_equal(a.positions, c.positions)
+    assert not np.array_equal(a.positions, simulate(maze, agent, 2, 12).positions)
+
+
+@pytest.mark.parametrize("seed", [7, np.random.SeedSequence(5, spawn_key=(3, 1, 2))])
+@pytest.mark.parametrize("name", ["weighted-walker", "dfs", "tremaux", "shortest", "bfs"])
+def test_batch_trial_i_is_simulate_with_trial_seed(seed, name):
+    maze = generate("wilson", 15, seed=2, braid=0.3)
+    agent = make_agent(name)
+    batch = simulate_many(maze, agent, 2, 6, seed, keep_positions=True)
+    assert batch.choices.dtype == CHOICE_DTYPE
+    for i in range(6):
+        walk = simulate(maze, agent, 2, trial_seed(seed, i))
+        assert np.array_equal(batch.positions[i], walk.positions)
+        assert batch.moves[i] == walk.moves and batch.reached[i] == walk.reached
+        again = batch.trajectory(i)
+        assert again.choices == walk.choices and again.capped == walk.capped
+
+
+def test_trial_seed_spawn_key():
+    parent = np.random.SeedSequence(99, spawn_key=(1, 2))
+    child = trial_seed(parent, 5)
+    assert child.entropy == 99 and child.spawn_key == (1, 2, 5)
+    assert trial_seed(99, 5).spawn_key == (5,)
+    assert np.array_equal(child.generate_state(4), parent.spawn(6)[5].generate_state(4))
+
+
+def test_trials_are_independent():
+    """First choices at a 5/6 junction: consecutive trials are uncorrelated."""
+    batch = simulate_many(T_MAZE, make_agent("weighted-walker"), 0, 4000, seed=1)
+    first = batch.choices[batch.choices["first"] & (batch.choices["mark"] == 0)]
+    up = (first["chosen"] == 0).astype(float)
+    r = np.corrcoef(up[:-1], up[1:])[0, 1]
+    assert abs(r) < 4.5 / np.sqrt(len(up))
+    assert abs(up.mean() - 5 / 6) < 4.5 * np.sqrt(5 / 36 / len(up))
+
+
+def test_batch_without_positions_has_no_trajectories():
+    batch = simulate_many(TUTORIAL, make_agent("random-walk"), 0, 3, seed=0)
+    assert batch.trials == 3 and batch.positions == ()
+    with pytest.raises(AgentError, match="keep_positions"):
+        batch.trajectory(0)
+    assert simulate_many(TUTORIAL, make_agent("random-walk"), 0, 0, seed=0).choices.size == 0
+
+
+@pytest.mark.parametrize("call, where", [
+    (lambda: simulate(TUTORIAL, make_agent("dfs"), -1, 0), "vision: -1"),
+    (lambda: simulate(TUTORIAL, make_agent("dfs"), 0, -3), "seed: -3"),
+    (lambda: simulate(TUTORIAL, "dfs", 0, 0), "agent: 'dfs' is not an agent"),
+    (lambda: simulate_many(TUTORIAL, make_agent("dfs"), 0, -1, 0), "trials: -1"),
+    (lambda: simulate(parse_maze("#####\n#S#G#\n#####"), make_agent("dfs"), 0, 0),
+     "goal \\(1, 3\\) is unreachable"),
+])
+def test_bad_input(call, where):
+    with pytest.raises(AgentError, match=where):
+        call()
+
+
+def test_check_walk_names_the_bad_step():
+    with pytest.raises(AgentError, match="positions\\[2\\]: not one step"):
+        check_walk(TUTORIAL, [(1, 1), (1, 2), (1, 4)])
+    with pytest.raises(AgentError, match="positions\\[0\\]"):
+        check_walk(TUTORIAL, [(1, 2), (1, 1)])
+    with pytest.raises(AgentError, match="positions\\[1\\]: \\(0, 1\\) is not a passage"):
+        check_walk(TUTORIAL, [(1, 1), (0, 1)])
+
+
+def test_trajectory_is_read_only():
+    walk = Trajectory(np.array([[1, 1], [1, 2]]), False, False)
+    assert walk.moves == 1
+    with pytest.raises(ValueError):
+        walk.positions[0, 0] = 5
