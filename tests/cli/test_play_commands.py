@@ -1,0 +1,78 @@
+"""`mazesim play`: one-line errors, and a real server process that prints its loopback address."""
+
+from __future__ import annotations
+
+import json
+import re
+import socket
+import subprocess
+import sys
+import urllib.request
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from mazesim.cli import main
+
+CORRIDOR = "######\n#S..G#\n######\n"
+
+
+def _config(tmp_path: Path, **extra) -> Path:
+    (tmp_path / "c.txt").write_text(CORRIDOR, encoding="utf-8")
+    lines = ["name: cli", f"output: {tmp_path / 'run'}", "mazes:", "  - {file: c.txt, vision: 1}"]
+    lines += [f"{k}: {v}" for k, v in extra.items()]
+    path = tmp_path / "play.yaml"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_bad_config_is_one_error_line(tmp_path):
+    config = _config(tmp_path, order="sometimes")
+    result = CliRunner().invoke(main, ["play", str(config)])
+    assert result.exit_code == 2
+    assert result.output.strip().splitlines() == [
+        f"Error: {config}: order: 'sometimes' (allowed: fixed, shuffled)"]
+
+
+def test_missing_config_and_bad_port_are_usage_errors(tmp_path):
+    runner = CliRunner()
+    result = runner.invoke(main, ["play", str(tmp_path / "none.yaml")])
+    assert result.exit_code == 2 and "does not exist" in result.output
+    result = runner.invoke(main, ["play", str(_config(tmp_path)), "--port", "70000"])
+    assert result.exit_code == 2 and "--port" in result.output
+
+
+def test_busy_port_is_one_error_line(tmp_path):
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        result = CliRunner().invoke(main, ["play", str(_config(tmp_path)), "--port", str(port)])
+    assert result.exit_code == 2
+    assert re.fullmatch(rf"Error: --host 127.0.0.1 --port {port}: cannot listen \(.+\)\n",
+                        result.output)
+
+
+def test_play_serves_on_loopback_and_prints_the_address(tmp_path):
+    config = _config(tmp_path)
+    process = subprocess.Popen([sys.executable, "-m", "mazesim", "play", str(config),
+                                "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, cwd=tmp_path)
+    try:
+        line = process.stdout.readline()
+        url = re.search(r"open (http://127\.0\.0\.1:\d+/) in a browser", line)
+        assert url, (line, process.stderr.read() if process.poll() is not None else "")
+        with urllib.request.urlopen(url.group(1), timeout=10) as response:
+            assert response.status == 200 and b"Maze study" in response.read()
+        request = urllib.request.Request(url.group(1) + "api/join",
+                                         json.dumps({"participant": "cli-1"}).encode(),
+                                         {"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=10) as response:
+            state = json.loads(response.read())["state"]
+        assert state["phase"] == "ready" and state["maze"] == {"id": "maze-1", "practice": False,
+                                                               "vision": 1}
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+    assert (tmp_path / "run" / "results.sqlite").is_file()
+    assert (tmp_path / "run" / "session.yaml").is_file()
