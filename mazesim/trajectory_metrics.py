@@ -32,6 +32,7 @@ __all__ = [
     "first_choice_counts",
     "batch_summary",
     "choice_log_likelihood",
+    "batch_report",
 ]
 
 DEAD_END_DEGREE = 1
@@ -195,3 +196,12 @@ def choice_log_likelihood(trajectory: Trajectory | Any, maze: Maze, agent: Agent
 def _branch_steps(maze: Maze, pos: np.ndarray) -> list[int]:
     return [t for t, cell in enumerate(map(tuple, pos[:-1].tolist()))
             if len(maze.open_directions(cell)) >= BRANCH_DEGREE]
+
+
+def batch_report(batch: Batch) -> dict[str, Any]:
+    """One JSON-ready object: per-trial moves, reached and capped; the summary; first choices
+    at each mark (`{"A": {"up": 61, "right": 39, ...}}`)."""
+    trials = [{"trial": i, "moves": int(m), "reached": bool(r), "capped": bool(c)}
+              for i, (m, r, c) in enumerate(zip(batch.moves, batch.reached, batch.capped))]
+    return {"trials": trials, "summary": batch_summary(batch),
+            "first_choices": first_choice_counts(batch)}

@@ -18,7 +18,9 @@ __all__ = ["StraightBiased", "TurnBias", "FiniteMemory"]
 
 @dataclass(frozen=True, kw_only=True)
 class StraightBiased(KernelAgent):
-    """At a branch point keep the direction of arrival with probability `p_straight` (if open),
+    """Keeps its direction at branch points with probability `p_straight`.
+
+    At a branch point keep the direction of arrival with probability `p_straight` (if open),
     otherwise pick uniformly among the other open directions except back. Where straight on is
     closed, uniform over the open directions except back; corridors are followed; dead ends
     reversed. At the start, uniform over the open directions.
@@ -43,8 +45,9 @@ class StraightBiased(KernelAgent):
 
 @dataclass(frozen=True, kw_only=True)
 class TurnBias(KernelAgent):
-    """Local turning biases after Rosenberg et al. (2021, eLife 10:e66175, "Mice in a labyrinth").
+    """Local turning biases at branch points: straight on, reversal, alternation of turns.
 
+    After Rosenberg et al. (2021, eLife 10:e66175, "Mice in a labyrinth").
     Their mice walk a binary-tree maze whose every junction is a T; their four biases are the
     probabilities of going forward rather than reversing, of alternating the previous turn, and
     two for arrivals from a branch. Adapted to grid branch points (3 or 4 open neighbours; straight
@@ -81,8 +84,9 @@ class TurnBias(KernelAgent):
 
 @dataclass(frozen=True, kw_only=True)
 class FiniteMemory(KernelAgent):
-    """A random walker that avoids the cells it occupied in its last `memory` moves: uniform over
-    open neighbours not visited within that horizon; if there are none, over those visited
+    """A random walker that avoids the cells of its last `memory` moves.
+
+    Uniform over open neighbours not visited within that horizon; if there are none, over those visited
     longest ago. Human studies put such a horizon at 6 to 8 steps.
 
     Parameters

@@ -19,9 +19,12 @@ TUTORIAL_ORDER = ("down", "right", "up", "left")     # the tutorial's DFS (sourc
 
 @dataclass(frozen=True, kw_only=True)
 class BreadthFirst(KernelAgent):
-    """Visits the known, not yet visited passages in order of their distance from the start
-    (ties: row-major), walking between them along shortest known paths: the subject who searched
-    around the start first. With limited vision it only targets cells it has seen."""
+    """Visits the cells nearest the start first: the study's breadth-first subject.
+
+    Targets the known, not yet visited passage nearest the start (BFS distance over known
+    passages; ties row-major) and walks there along a shortest known path. With limited vision it
+    only targets cells it has seen.
+    """
 
     name = "bfs"
     kind = _kernels.BFS_AGENT
@@ -29,8 +32,10 @@ class BreadthFirst(KernelAgent):
 
 @dataclass(frozen=True, kw_only=True)
 class DepthFirst(KernelAgent):
-    """Steps into an unvisited open neighbour whenever one exists, else steps back the way it first
-    entered the cell (a depth-first search walked on foot).
+    """Goes deeper while an unvisited neighbour exists, backtracks when stuck.
+
+    Steps into an unvisited open neighbour whenever one exists, else steps back the way it first
+    entered the cell: a depth-first search walked on foot.
 
     Parameters
     ----------

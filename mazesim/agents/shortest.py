@@ -17,8 +17,11 @@ __all__ = ["Shortest"]
 
 @dataclass(frozen=True, kw_only=True)
 class Shortest(AgentBase):
-    """Walks the canonical BFS shortest path from start to goal (DESIGN section 4), truncated at
-    `max_steps`. `goal_seeking` has no effect."""
+    """Walks the shortest path, ignoring vision: the lower bound of the movement count.
+
+    The canonical BFS path of DESIGN section 4, truncated at `max_steps`; `goal_seeking` has no
+    effect.
+    """
 
     name = "shortest"
 

@@ -12,7 +12,9 @@ __all__ = ["Tremaux"]
 
 @dataclass(frozen=True, kw_only=True)
 class Tremaux(KernelAgent):
-    """Tremaux's rule on the cell graph: every passage between two cells gets a mark each time it
+    """Tremaux's algorithm: marks passages, never walks one twice the same way.
+
+    Works on the cell graph: every passage between two cells gets a mark each time it
     is walked. At a new place take an unmarked passage (uniformly at random); at an old place
     reached by a new passage turn back; otherwise take a passage with the fewest marks, never
     one with two. Each passage is walked at most once in each direction."""

@@ -32,7 +32,7 @@ class WallFollower(KernelAgent):
 
 @dataclass(frozen=True, kw_only=True)
 class RightHand(WallFollower):
-    """Right-hand rule (see WallFollower)."""
+    """Wall follower with the right hand on the wall (see WallFollower)."""
 
     name = "right-hand"
     hand = _RIGHT
@@ -40,7 +40,7 @@ class RightHand(WallFollower):
 
 @dataclass(frozen=True, kw_only=True)
 class LeftHand(WallFollower):
-    """Left-hand rule (see WallFollower)."""
+    """Wall follower with the left hand on the wall (see WallFollower)."""
 
     name = "left-hand"
     hand = _LEFT

@@ -14,7 +14,7 @@ __all__ = ["WeightedWalker"]
 
 @dataclass(frozen=True, kw_only=True)
 class WeightedWalker(KernelAgent):
-    """The study's walker exactly as DESIGN section 6 states it.
+    """The study's direction-weighted walker (appendix A), as DESIGN section 6 states it.
 
     Cells are unexplored, passed once or passed twice or more; the start is passed once. With w
     unexplored open neighbours: w = 0 step back to a neighbour passed once (if none, to the

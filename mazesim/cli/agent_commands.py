@@ -1,3 +1,90 @@
-"""Commands: filled in by its issue."""
+"""Agent commands: simulate, agents (DESIGN.md sections 5 to 7)."""
 
-from mazesim.cli import main  # noqa: F401
+from __future__ import annotations
+
+import json
+
+import click
+
+from mazesim.cli import main
+from mazesim.cli._options import VISION, parse_params
+
+__all__ = ["simulate", "agents"]
+
+
+@main.command()
+@click.argument("maze_file", type=click.Path(dir_okay=False))
+@click.option("--agent", "agent_name", required=True, help="Agent name (see `mazesim agents`).")
+@click.option("--vision", type=VISION, default="full", show_default=True,
+              help="full, or K for a (2K+1)x(2K+1) window (the study: 2).")
+@click.option("--occlusion", is_flag=True, help="Walls block sight inside the window.")
+@click.option("--no-memory", "forget", is_flag=True, help="Forget cells out of view.")
+@click.option("--trials", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Root seed; trial i uses SeedSequence(seed, spawn_key=(i,)).")
+@click.option("-p", "--param", "params", multiple=True, metavar="KEY=VALUE",
+              help="Agent parameter (repeatable; lists comma-separated).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False),
+              help="Picture: the walk (one trial) or a visit heat map (several).")
+def simulate(maze_file, agent_name, vision, occlusion, forget, trials, seed, params, as_json,
+             output):
+    """Run an agent on MAZE_FILE and summarise the movement counts and choices at marks."""
+    from mazesim.agents import Vision, make_agent, parse_vision
+    from mazesim.maze import read_maze
+    from mazesim.simulate import simulate_many
+    from mazesim.trajectory_metrics import batch_report
+
+    maze = read_maze(maze_file)
+    agent = make_agent(agent_name, **parse_params(params))
+    view = Vision(parse_vision(vision).k, occlusion=occlusion, memory=not forget)
+    batch = simulate_many(maze, agent, view, trials, seed, keep_positions=bool(output))
+    report = batch_report(batch)
+    click.echo(json.dumps(report) if as_json else _summary_text(agent_name, view, report))
+    if output:
+        _save_picture(maze, batch, output)
+
+
+@main.command()
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def agents(as_json):
+    """List the agents and their parameters with defaults."""
+    from mazesim.agents import AGENTS, agent_keys
+
+    listing = {name: agent_keys(name) for name in AGENTS}
+    if as_json:
+        click.echo(json.dumps(listing))
+        return
+    for name, keys in listing.items():
+        summary = (AGENTS[name].__doc__ or "").strip().splitlines()[0]
+        click.echo(f"{name:<16} {summary}")
+        click.echo(" " * 17 + ", ".join(f"{k}={_yaml(v)}" for k, v in keys.items()))
+
+
+def _yaml(value) -> str:
+    if isinstance(value, bool):
+        return str(value).lower()
+    return "null" if value is None else str(value)
+
+
+def _summary_text(agent_name, vision, report) -> str:
+    s = report["summary"]
+    lines = [
+        f"agent {agent_name}, vision {vision}, {s['trials']} trial(s)",
+        f"moves: mean {s['mean_moves']:.1f}, median {s['median_moves']:g}, "
+        f"min {s['min_moves']}, max {s['max_moves']}",
+        f"reached: {s['reach_rate']:.1%} ({s['capped']} capped)",
+    ]
+    for mark, counts in report["first_choices"].items():
+        shown = ", ".join(f"{d} {n}" for d, n in counts.items() if n)
+        lines.append(f"first choice at {mark}: {shown or 'never reached'}")
+    return "\n".join(lines)
+
+
+def _save_picture(maze, batch, output) -> None:
+    from mazesim.render import save_image
+    from mazesim.trajectory_pictures import heat_map_image, trajectory_image
+
+    image = (trajectory_image(maze, batch.positions[0]) if batch.trials == 1
+             else heat_map_image(maze, batch.positions))
+    save_image(image, output)

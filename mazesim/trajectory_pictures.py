@@ -1,0 +1,55 @@
+"""Pictures of walks in the study's style (walls black, never visited white, visited grey, start
+and goal marked), visit heat maps, and several agents side by side on one maze.
+
+Drawing itself is `mazesim.render`'s; this module turns trajectories into its inputs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import numpy as np
+from PIL import Image
+
+from mazesim.agents._base import AgentBase
+from mazesim.agents.vision import Vision
+from mazesim.maze import Maze
+from mazesim.render import DEFAULT_SCALE, maze_image, side_by_side
+from mazesim.simulate import Trajectory, simulate_many
+from mazesim.trajectory_metrics import visit_counts
+
+__all__ = ["trajectory_image", "heat_map_image", "comparison_image"]
+
+
+def _positions(walk: Trajectory | Any) -> np.ndarray:
+    return walk.positions if isinstance(walk, Trajectory) else np.asarray(walk, np.int64)
+
+
+def trajectory_image(maze: Maze, walk: Trajectory | Any, *, scale: int = DEFAULT_SCALE
+                     ) -> Image.Image:
+    """One walk as the study draws it (figures 2 and 6): every visited passage grey."""
+    return maze_image(maze, visited=_positions(walk).reshape(-1, 2), scale=scale)
+
+
+def heat_map_image(maze: Maze, walks: Iterable[Trajectory | Any], *,
+                   scale: int = DEFAULT_SCALE) -> Image.Image:
+    """Visits summed over `walks`, as a heat map."""
+    counts = np.zeros(maze.shape, np.int64)
+    for walk in walks:
+        counts += visit_counts(maze, _positions(walk))
+    return maze_image(maze, visits=counts, scale=scale)
+
+
+def comparison_image(maze: Maze, agents: Mapping[str, AgentBase], vision: Vision | str | int,
+                     seed: int | np.random.SeedSequence, *, trials: int = 1,
+                     scale: int = DEFAULT_SCALE) -> Image.Image:
+    """Each labelled agent on `maze`, side by side: the walk of trial 0 when `trials` is 1,
+    else the heat map of all trials; each label shows the mean movement count."""
+    images, labels = [], []
+    for label, agent in agents.items():
+        batch = simulate_many(maze, agent, vision, trials, seed, keep_positions=True)
+        images.append(trajectory_image(maze, batch.positions[0], scale=scale) if trials == 1
+                      else heat_map_image(maze, batch.positions, scale=scale))
+        labels.append(f"{label}: {batch.moves.mean():.0f} moves")
+    return side_by_side(images, labels)

@@ -1,0 +1,88 @@
+"""`mazesim simulate` and `mazesim agents`."""
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+from PIL import Image
+
+from mazesim.cli import main
+
+DATA = Path(__file__).parent.parent / "data"
+TUTORIAL = str(DATA / "tutorial_7x13.txt")
+T_MAZE = "#####\n#.#G#\n#.#.#\n#A..#\n#.###\n#.###\n#.###\n#S###\n#####\n"
+
+
+def _run(*args):
+    return CliRunner().invoke(main, list(args))
+
+
+def test_simulate_tutorial_dfs_json():
+    result = _run("simulate", TUTORIAL, "--agent", "dfs", "--vision", "0",
+                  "--param", "order=down,right,up,left", "--param", "goal_seeking=false",
+                  "--json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert report["trials"] == [{"trial": 0, "moves": 22, "reached": True, "capped": False}]
+    assert report["summary"]["mean_moves"] == 22.0 and report["first_choices"] == {}
+
+
+def test_simulate_first_choices_at_a_mark(tmp_path):
+    maze = tmp_path / "t.txt"
+    maze.write_text(T_MAZE)
+    result = _run("simulate", str(maze), "--agent", "weighted-walker", "--vision", "2",
+                  "--trials", "600", "--seed", "3", "--json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    counts = report["first_choices"]["A"]
+    assert len(report["trials"]) == 600 and counts["up"] + counts["right"] == 600
+    assert abs(counts["up"] - 500) < 4.5 * (600 * 5 / 36) ** 0.5
+    text = _run("simulate", str(maze), "--agent", "weighted-walker", "--vision", "2",
+                "--trials", "600", "--seed", "3")
+    assert text.exit_code == 0
+    assert f"first choice at A: up {counts['up']}, right {counts['right']}" in text.output
+    assert "reached: 100.0% (0 capped)" in text.output
+
+
+def test_simulate_text_summary_and_picture(tmp_path):
+    out = tmp_path / "walk.png"
+    result = _run("simulate", TUTORIAL, "--agent", "shortest", "--trials", "3", "-o", str(out))
+    assert result.exit_code == 0, result.output
+    assert "moves: mean 14.0, median 14, min 14, max 14" in result.output
+    image = Image.open(out)
+    assert image.size == (130, 70)
+    one = tmp_path / "one.png"
+    assert _run("simulate", TUTORIAL, "--agent", "dfs", "-o", str(one)).exit_code == 0
+    assert Image.open(one).getpixel((15, 15)) == (0, 160, 60)        # the start
+
+
+def test_simulate_same_seed_same_result():
+    args = ("simulate", TUTORIAL, "--agent", "random-walk", "--vision", "1", "--trials", "5",
+            "--seed", "8", "--json")
+    assert _run(*args).output == _run(*args).output
+
+
+def test_simulate_bad_input_is_one_error_line():
+    cases = [
+        (("--agent", "weighted-walke"), "Error: unknown agent 'weighted-walke'"),
+        (("--agent", "dfs", "--param", "depth=3"), "Error: dfs: unknown parameter 'depth'"),
+        (("--agent", "turn-bias", "--param", "p_reverse=2"), "Error: turn-bias: p_reverse: 2 (allowed"),
+    ]
+    for extra, message in cases:
+        result = _run("simulate", TUTORIAL, *extra)
+        assert result.exit_code == 2
+        assert result.output.strip().splitlines()[-1].startswith(message), result.output
+    bad_vision = _run("simulate", TUTORIAL, "--agent", "dfs", "--vision", "-2")
+    assert bad_vision.exit_code == 2 and "allowed: full or an integer >= 0" in bad_vision.output
+    missing = _run("simulate", "no-such-maze.txt", "--agent", "dfs")
+    assert missing.exit_code == 2 and "no-such-maze.txt: no such file" in missing.output
+
+
+def test_agents_lists_every_agent_with_defaults():
+    result = _run("agents")
+    assert result.exit_code == 0
+    assert "weighted-walker" in result.output
+    assert "goal_seeking=false, max_steps=null, initial_count=1, count_backtrack=true" in \
+        result.output
+    listing = json.loads(_run("agents", "--json").output)
+    assert len(listing) == 11 and listing["finite-memory"]["memory"] == 7
