@@ -17,11 +17,13 @@ from __future__ import annotations
 import json
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import yaml
 
 from mazesim.errors import ConfigError
+from mazesim.experiment.runner import ENVIRONMENT_FILE, environment
 from mazesim.experiment.tasks import direction_name
 from mazesim.maze import DIRECTIONS, format_maze
 from mazesim.simulate import Trajectory, check_walk, choices_of
@@ -30,7 +32,8 @@ from mazesim.play.server import DEFAULT_HOST, DEFAULT_PORT, PlayServer, make_ser
 from mazesim.play.session import PlayMaze, Session, load_session
 from mazesim.play.store import MoveRow, PlayStore
 
-__all__ = ["HUMAN", "SESSION_FILE", "open_run", "open_server", "maze_number", "trajectory"]
+__all__ = ["HUMAN", "SESSION_FILE", "open_run", "open_server", "report_config", "maze_number",
+           "trajectory"]
 
 HUMAN = "human"
 SESSION_FILE = "session.yaml"
@@ -65,9 +68,14 @@ def open_run(session: Session) -> Recorder:
         if changed:
             raise ConfigError(f"{run_dir}: holds a different session (maze {changed[0]} "
                               f"differs); choose another output or remove the directory")
-        runs.set_meta(name=session.name, kind=KIND, config=dict(session.config))
+        runs.set_meta(name=session.name, kind=KIND, config=report_config(session),
+                      session=dict(session.config),
+                      **{f"practice:{m.id}": format_maze(m.maze) for m in session.practice})
         runs.add_mazes(records)
     config_path.write_text(config_text, encoding="utf-8")
+    environment_path = run_dir / ENVIRONMENT_FILE
+    if not environment_path.exists():
+        environment_path.write_text(json.dumps(environment(), indent=1) + "\n", encoding="utf-8")
     store = PlayStore(run_dir)
     store.connection.executescript(_CHOICES_SCHEMA)
     return Recorder(session, store, _TrialWriter(session))
@@ -82,6 +90,33 @@ def open_server(config: str | Path, host: str = DEFAULT_HOST, port: int = DEFAUL
     except OSError as err:
         recorder.store.close()
         raise PlayError(f"--host {host} --port {port}: cannot listen ({err.strerror})") from None
+
+
+def report_config(session: Session) -> dict[str, Any]:
+    """The session in the experiment's resolved-config shape (agent `human`), so that
+    `mazesim.experiment.report` reads a play run like a simulated one: Table 1 with humans as the
+    movement source, choices at every mark of the mazes."""
+    from mazesim.analysis import PARAMETERS
+    from mazesim.experiment.config import CORRELATION_METHODS, DEFAULT_CORRELATION_PARAMETERS
+
+    visions = list(dict.fromkeys(m.vision for m in session.mazes))
+    marks = list(dict.fromkeys(name for m in session.mazes for name in sorted(m.maze.marks)))
+    return {
+        "name": session.name,
+        "description": f"Human trials recorded by `mazesim play` (session {session.name}).",
+        "seed": session.seed,
+        "mazes": [dict(m.source) for m in session.mazes],
+        "agents": [{"type": HUMAN, "label": HUMAN, "trials": 0}],
+        "vision": visions,
+        "parameters": list(PARAMETERS),
+        "analysis": {
+            "correlations": {"methods": list(CORRELATION_METHODS),
+                             "parameters": list(DEFAULT_CORRELATION_PARAMETERS)},
+            "branch_choices": [{"mark": mark, "human": {}} for mark in marks],
+        },
+        "output": str(session.output),
+        "trajectories": 0,
+    }
 
 
 def maze_number(session: Session, maze: PlayMaze) -> int:

@@ -2,8 +2,9 @@
 
 Every write is one transaction (`with connection:`), so a crash loses at most the move in flight.
 Raw moves keep both clocks: `server_ms` (epoch milliseconds when the server accepted the move) and
-`client_ms` (the page's `performance.now()` at the key press, when sent), because response times
-matter to researchers.
+`client_ms` (epoch milliseconds of the key press by the page's monotonic clock,
+`performance.timeOrigin + performance.now()`, fractional), because response times matter to
+researchers.
 """
 
 from __future__ import annotations

@@ -112,7 +112,7 @@ function mark(ctx, cell, px, color, letter) {
 
 function press(direction) {
   if (!state || state.phase !== "playing" || queue.length >= MAX_QUEUE) return;
-  queue.push({ direction, t: performance.now() });
+  queue.push({ direction, t: performance.timeOrigin + performance.now() });
   pump();
 }
 
