@@ -61,40 +61,115 @@ def _flood(deg, seen, sr, sc, stack):
 
 
 @njit(cache=True)
-def _detour_depth(grid, path, queue):
-    """DESIGN 4 `detour_depth`: per path cell, BFS with the other path cells removed; the max."""
+def _off_path_bfs(off, h, w, sources, n_sources, stamp, run, dist, queue):
+    """BFS over off-path passages (`off`, flat) from several sources; returns the eccentricity.
+
+    Cells reached get `stamp` = `run` and their distance in `dist` (flat arrays reused by runs).
+    """
+    for k in range(n_sources):
+        stamp[sources[k]] = run
+        dist[sources[k]] = 0
+        queue[k] = sources[k]
+    head, tail = 0, n_sources
+    while head < tail:
+        i = queue[head]
+        head += 1
+        r, c = i // w, i % w
+        for d in range(4):
+            nr, nc = r + _DR[d], c + _DC[d]
+            j = nr * w + nc
+            if 0 <= nr < h and 0 <= nc < w and off[j] and stamp[j] != run:
+                stamp[j] = run
+                dist[j] = dist[i] + 1
+                queue[tail] = j
+                tail += 1
+    return dist[queue[tail - 1]]
+
+
+@njit(cache=True)
+def _detour_depth(grid, path, forest):
+    """DESIGN 4 `detour_depth` for any maze, loops included.
+
+    With the path cells removed the other passages fall into components. From path cell p the
+    cells it reaches are its neighbouring components, entered through its neighbours there, so
+    the value is 1 + the largest multi-source eccentricity over the (p, component) pairs (0 when
+    no path cell has an off-path neighbour). Pairs are grouped by component and measured by BFS,
+    largest upper bound first; after a BFS from a single cell u, a pair entering at s is bounded
+    by dist(s, u) + ecc(u) and skipped once that cannot beat the best so far. A perfect maze has
+    one pair per component, entered through one edge: with `forest` (no loops in the maze) one
+    BFS from all path cells at once gives every distance, O(cells).
+    """
     h, w = grid.shape
-    on_path = np.zeros((h, w), np.bool_)
+    n = h * w
+    off = grid.ravel() == 0
+    cells = np.empty(path.shape[0], np.int64)
     for i in range(path.shape[0]):
-        on_path[path[i, 0], path[i, 1]] = True
-    stamp = np.full((h, w), -1, np.int64)  # index of the path cell whose BFS last saw the cell
-    dist = np.zeros((h, w), np.int32)
-    best = 0
+        cells[i] = path[i, 0] * w + path[i, 1]
+        off[cells[i]] = False
+    queue = np.empty(n, np.int64)
+    stamp = np.full(n, -1, np.int64)  # components first (run = component id), BFS runs after
+    dist = np.zeros(n, np.int32)
+    if forest:
+        return _off_path_bfs(off, h, w, cells, cells.shape[0], stamp, 0, dist, queue)
+    n_comp = 0
+    for i in range(n):
+        if off[i] and stamp[i] < 0:
+            sources = np.array([i])
+            _off_path_bfs(off, h, w, sources, 1, stamp, n_comp, dist, queue)
+            n_comp += 1
+    comp = stamp.copy()
+    # (path cell, component) pairs with the path cell's neighbours in that component
+    n_max = 4 * path.shape[0]
+    pair_comp = np.empty(n_max, np.int64)
+    pair_src = np.empty((n_max, 4), np.int64)
+    pair_n = np.zeros(n_max, np.int64)
+    n_pairs = 0
     for i in range(path.shape[0]):
-        pr, pc = path[i, 0], path[i, 1]
-        stamp[pr, pc] = i
-        dist[pr, pc] = 0
-        queue[0] = pr * w + pc
-        head, tail = 0, 1
-        while head < tail:
-            r, c = queue[head] // w, queue[head] % w
-            head += 1
-            nd = dist[r, c] + 1
-            for d in range(4):
-                nr, nc = r + _DR[d], c + _DC[d]
-                if (0 <= nr < h and 0 <= nc < w and grid[nr, nc] == 0 and not on_path[nr, nc]
-                        and stamp[nr, nc] != i):
-                    stamp[nr, nc] = i
-                    dist[nr, nc] = nd
-                    if nd > best:
-                        best = nd
-                    queue[tail] = nr * w + nc
-                    tail += 1
+        first = n_pairs
+        for d in range(4):
+            nr, nc = path[i, 0] + _DR[d], path[i, 1] + _DC[d]
+            j = nr * w + nc
+            if not (0 <= nr < h and 0 <= nc < w and off[j]):
+                continue
+            k = first
+            while k < n_pairs and pair_comp[k] != comp[j]:
+                k += 1
+            if k == n_pairs:
+                pair_comp[k] = comp[j]
+                n_pairs += 1
+            pair_src[k, pair_n[k]] = j
+            pair_n[k] += 1
+    order = np.argsort(pair_comp[:n_pairs], kind="mergesort")
+    bound = np.empty(n_pairs, np.int64)
+    best, run, a = 0, n_comp, 0
+    while a < n_pairs:
+        b = a
+        while b < n_pairs and pair_comp[order[b]] == pair_comp[order[a]]:
+            bound[order[b]] = n  # no bound yet (a distance is < n)
+            b += 1
+        while True:
+            top, pick = -1, -1
+            for t in range(a, b):
+                if bound[order[t]] > top:
+                    top, pick = bound[order[t]], order[t]
+            if pick < 0 or 1 + top <= best:
+                break
+            ecc = _off_path_bfs(off, h, w, pair_src[pick], pair_n[pick], stamp, run, dist, queue)
+            run += 1
+            best = max(best, 1 + ecc)
+            bound[pick] = -1  # measured
+            if pair_n[pick] == 1:
+                for t in range(a, b):
+                    k = order[t]
+                    for m in range(pair_n[k]):
+                        if bound[k] >= 0:
+                            bound[k] = min(bound[k], dist[pair_src[k, m]] + ecc)
+        a = b
     return best
 
 
 @njit(cache=True)
-def _path_values(grid, deg, path, out):
+def _path_values(grid, deg, path, forest, out):
     """Fill the path-based slots of `out` from the canonical path (n + 1, 2)."""
     h, w = grid.shape
     n = path.shape[0] - 1
@@ -116,7 +191,7 @@ def _path_values(grid, deg, path, out):
     out[BRANCH_POINTS_ON_PATH] = on_path_branches
     out[SOLUTION_TURNS] = turns
     out[STRAIGHT_WRONG_BRANCHES] = straight
-    out[DETOUR_DEPTH] = _detour_depth(grid, path, np.empty(h * w, np.int64))
+    out[DETOUR_DEPTH] = _detour_depth(grid, path, forest)
 
 
 @njit(cache=True)
@@ -180,7 +255,7 @@ def measure(grid, sr, sc, gr, gc):
     out[LOOPS] = edges - cells + components
     out[CORRIDOR_MEAN] = corridor / runs if runs > 0 else 0.0
     if dist[gr, gc] >= 0:
-        _path_values(grid, deg, path_to(parent, dist, gr, gc), out)
+        _path_values(grid, deg, path_to(parent, dist, gr, gc), out[LOOPS] == 0, out)
     return out
 
 

@@ -331,3 +331,13 @@ def test_routes_are_walkable(maze):
         assert np.all(maze.grid[route[:, 0], route[:, 1]] == 0)
         assert len({tuple(cell) for cell in route.tolist()}) == len(route)
     assert len(shortest_path(maze)) - 1 == dist[maze.goal]
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_braided_mazes_match_the_reference(seed):
+    # large off-path components touching the path in many places: the pruned detour search
+    from mazesim.generators import generate
+
+    maze = generate("kruskal", (15, 21), seed=seed, braid=(0.3, 1.0)[seed % 2],
+                    placement=("random", "farthest")[seed // 6])
+    assert parameters(maze) == pytest.approx(_reference(maze))
