@@ -15,10 +15,10 @@ __all__ = ["N_VALUES", "measure", "dfs_route"]
 _DR = np.array(DELTAS[:, 0])
 _DC = np.array(DELTAS[:, 1])
 
+N_VALUES = 14
 (SOLUTION_LENGTH, MAX_DEPTH, BRANCH_POINTS, BRANCH_POINTS_ON_PATH, DETOUR_DEPTH, PASSAGE_CELLS,
  DEAD_ENDS, DEAD_END_RATIO, JUNCTIONS_3, JUNCTIONS_4, LOOPS, SOLUTION_TURNS,
- STRAIGHT_WRONG_BRANCHES, CORRIDOR_MEAN) = range(14)
-N_VALUES = 14
+ STRAIGHT_WRONG_BRANCHES, CORRIDOR_MEAN) = range(N_VALUES)
 _DEAD_END, _CORRIDOR, _JUNCTION_3, _JUNCTION_4 = 1, 2, 3, 4
 
 
@@ -40,31 +40,11 @@ def _degrees(grid):
 
 
 @njit(cache=True)
-def _flood(deg, seen, sr, sc, stack):
-    """Mark the component of (sr, sc) in `seen`; return whether it is a ring (all degree 2)."""
-    h, w = deg.shape
-    seen[sr, sc] = True
-    stack[0] = sr * w + sc
-    top = 1
-    ring = True
-    while top > 0:
-        top -= 1
-        r, c = stack[top] // w, stack[top] % w
-        ring = ring and deg[r, c] == _CORRIDOR
-        for d in range(4):
-            nr, nc = r + _DR[d], c + _DC[d]
-            if 0 <= nr < h and 0 <= nc < w and deg[nr, nc] >= 0 and not seen[nr, nc]:
-                seen[nr, nc] = True
-                stack[top] = nr * w + nc
-                top += 1
-    return ring
+def _bfs_within(open_, h, w, sources, n_sources, stamp, run, dist, queue):
+    """BFS over the cells where `open_` (flat) from several sources; returns how many it reached.
 
-
-@njit(cache=True)
-def _off_path_bfs(off, h, w, sources, n_sources, stamp, run, dist, queue):
-    """BFS over off-path passages (`off`, flat) from several sources; returns the eccentricity.
-
-    Cells reached get `stamp` = `run` and their distance in `dist` (flat arrays reused by runs).
+    Cells reached get `stamp` = `run` (cells already stamped `run` count as seen) and their
+    distance in `dist`; `queue[:reached]` lists them in BFS order, so the last is the farthest.
     """
     for k in range(n_sources):
         stamp[sources[k]] = run
@@ -78,12 +58,12 @@ def _off_path_bfs(off, h, w, sources, n_sources, stamp, run, dist, queue):
         for d in range(4):
             nr, nc = r + _DR[d], c + _DC[d]
             j = nr * w + nc
-            if 0 <= nr < h and 0 <= nc < w and off[j] and stamp[j] != run:
+            if 0 <= nr < h and 0 <= nc < w and open_[j] and stamp[j] != run:
                 stamp[j] = run
                 dist[j] = dist[i] + 1
                 queue[tail] = j
                 tail += 1
-    return dist[queue[tail - 1]]
+    return tail
 
 
 @njit(cache=True)
@@ -110,12 +90,13 @@ def _detour_depth(grid, path, forest):
     stamp = np.full(n, -1, np.int64)  # components first (run = component id), BFS runs after
     dist = np.zeros(n, np.int32)
     if forest:
-        return _off_path_bfs(off, h, w, cells, cells.shape[0], stamp, 0, dist, queue)
+        reached = _bfs_within(off, h, w, cells, cells.shape[0], stamp, 0, dist, queue)
+        return dist[queue[reached - 1]]
     n_comp = 0
     for i in range(n):
         if off[i] and stamp[i] < 0:
             sources = np.array([i])
-            _off_path_bfs(off, h, w, sources, 1, stamp, n_comp, dist, queue)
+            _bfs_within(off, h, w, sources, 1, stamp, n_comp, dist, queue)
             n_comp += 1
     comp = stamp.copy()
     # (path cell, component) pairs with the path cell's neighbours in that component
@@ -154,7 +135,8 @@ def _detour_depth(grid, path, forest):
                     top, pick = bound[order[t]], order[t]
             if pick < 0 or 1 + top <= best:
                 break
-            ecc = _off_path_bfs(off, h, w, pair_src[pick], pair_n[pick], stamp, run, dist, queue)
+            reached = _bfs_within(off, h, w, pair_src[pick], pair_n[pick], stamp, run, dist, queue)
+            ecc = dist[queue[reached - 1]]
             run += 1
             best = max(best, 1 + ecc)
             bound[pick] = -1  # measured
@@ -232,17 +214,20 @@ def measure(grid, sr, sc, gr, gc):
                     reached_corridor += 1
                 if dist[r, c] > max_depth:
                     max_depth = dist[r, c]
-    # Components: the start's, plus one flood per unreached passage cell left. A component whose
-    # cells all have degree 2 is a ring: a corridor run with no ends.
-    seen = dist >= 0
-    stack = np.empty(h * w, np.int64)
+    # Components: the start's, plus one more per flood from a passage cell not yet seen. A
+    # component whose cells all have degree 2 is a ring: a corridor run with no ends.
+    flat_deg = deg.ravel()
+    passage = flat_deg >= 0
+    seen = np.where(dist.ravel() >= 0, 0, -1)  # stamp 0 = seen
+    queue = np.empty(h * w, np.int64)
+    steps = np.empty(h * w, np.int32)
     components = 1
     rings = 1 if reached == reached_corridor else 0
-    for r in range(h):
-        for c in range(w):
-            if deg[r, c] >= 0 and not seen[r, c]:
-                components += 1
-                rings += _flood(deg, seen, r, c, stack)
+    for i in range(h * w):
+        if passage[i] and seen[i] < 0:
+            components += 1
+            size = _bfs_within(passage, h, w, np.array([i]), 1, seen, 0, steps, queue)
+            rings += np.all(flat_deg[queue[:size]] == _CORRIDOR)
     edges //= 2
     runs = corridor - corridor_edges + rings  # runs of a max-degree-2 graph: paths + rings
     out[MAX_DEPTH] = max_depth

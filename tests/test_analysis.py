@@ -341,3 +341,11 @@ def test_braided_mazes_match_the_reference(seed):
     maze = generate("kruskal", (15, 21), seed=seed, braid=(0.3, 1.0)[seed % 2],
                     placement=("random", "farthest")[seed // 6])
     assert parameters(maze) == pytest.approx(_reference(maze))
+
+
+def test_kernel_slots_follow_parameters():
+    from mazesim import _analysis_kernels
+
+    assert len(PARAMETERS) == _analysis_kernels.N_VALUES
+    assert [getattr(_analysis_kernels, name.upper()) for name in PARAMETERS] == list(
+        range(len(PARAMETERS)))
