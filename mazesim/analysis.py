@@ -32,8 +32,7 @@ DESCRIPTIONS = MappingProxyType({
     "max_depth": "largest BFS distance from S to any reachable cell (最大深さ)",
     "branch_points": "passage cells with 3 or 4 passage neighbours, whole maze (分岐点の数)",
     "branch_points_on_path": "branch points on the canonical solution path, S and G included",
-    "detour_depth": "deepest BFS distance from a path cell with the other path cells removed "
-                    "(外れ深さ)",
+    "detour_depth": "deepest BFS distance from a path cell, other path cells removed (外れ深さ)",
     "passage_cells": "number of passage cells",
     "dead_ends": "passage cells with exactly one passage neighbour",
     "dead_end_ratio": "dead_ends / passage_cells",
@@ -41,10 +40,8 @@ DESCRIPTIONS = MappingProxyType({
     "junctions_4": "passage cells with 4 passage neighbours",
     "loops": "independent cycles: edges - cells + connected components",
     "solution_turns": "direction changes along the solution path",
-    "straight_wrong_branches": "path cells (S, G excluded) where the path turns while the cell "
-                               "straight ahead is open: a wrong branch in the arrival direction",
-    "corridor_mean": "mean number of cells in a maximal run of corridor cells (2 passage "
-                     "neighbours); 0.0 when there is none",
+    "straight_wrong_branches": "turns of the path (S, G excluded) where straight ahead is open",
+    "corridor_mean": "mean cells per maximal run of corridor cells (2 passage neighbours)",
 })
 """One line per parameter: its definition (README and `mazesim analyze` show these)."""
 
@@ -125,7 +122,16 @@ def parameters(maze: Maze, names: Iterable[str] | None = None) -> dict[str, int 
 
     All are computed together in one compiled pass (one BFS from the start, one canonical path);
     `names` only selects which to return, in `PARAMETERS` order. Counts are ints, ratios floats;
-    the `PATH_PARAMETERS` are None when the goal is unreachable.
+    the `PATH_PARAMETERS` are None when the goal is unreachable. Details beyond DESIGN:
+
+    - degrees count passage neighbours (4-neighbour); a dead end has 1, a corridor cell 2, a
+      branch point 3 or 4; `loops` and all counts cover the whole grid, every component.
+    - `branch_points_on_path` counts S and G too when they are branch points.
+    - `straight_wrong_branches`: path cells strictly between S and G where the path turns while
+      the neighbour straight ahead (in the arrival direction) is a passage, i.e. a wrong branch.
+    - `corridor_mean`: corridor cells / maximal runs of corridor cells (connected through
+      corridor cells; a closed ring is one run); 0.0 when there are no corridor cells.
+    - `dead_end_ratio` = dead_ends / passage_cells.
 
     Examples
     --------

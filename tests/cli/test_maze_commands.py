@@ -156,6 +156,8 @@ def test_generate_json_keeps_metadata(runner, tmp_path):
     maze = read_maze(out)
     assert maze.meta["generator"] == "eller" and maze.meta["seed"] == 3
     assert maze.meta["options"] == {"join": 0.9} and maze.meta["braid"] == 0.5
+    analyzed = runner.invoke(main, ["analyze", str(out), "--json"])  # JSON mazes read too
+    assert json.loads(analyzed.stdout)["passage_cells"] == int((maze.grid == 0).sum())
     text_out = tmp_path / "m.txt"
     runner.invoke(main, ["generate", "prim", "--seed", "1", "-o", str(text_out)])
     assert read_maze(text_out).shape == (31, 31)  # the study's size by default
