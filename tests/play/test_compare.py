@@ -1,0 +1,130 @@
+"""Human runs in the experiment report and beside a simulated run (`compare_runs`)."""
+
+from __future__ import annotations
+
+import csv
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from mazesim.errors import ConfigError
+from mazesim.experiment.config import config_from_dict
+from mazesim.experiment.runner import run_experiment
+from mazesim.experiment.storage import RunStore
+from mazesim.play.compare import compare_runs, format_comparison
+from mazesim.play.report import build_play_report, is_play_run, participant_rows
+
+from tests.play.conftest import CORRIDOR, TUTORIAL
+from tests.play.test_browser import WINDOW_MAZE
+
+# Through the bottom of the tutorial maze: two branch points, A (5, 3) and (5, 9), each with
+# three open directions; `DETOUR` first turns left at A into the dead end.
+BOTTOM = ["down", "down", "right", "right", "down", "down"] + ["right"] * 6 + \
+    ["up", "up", "right", "right", "up", "up"]
+DETOUR = BOTTOM[:6] + ["left", "left", "right", "right"] + BOTTOM[6:]
+WINDOW_WALK = ["right", "right", "left", "left"] + ["down"] * 4 + ["right"] * 6 + ["up", "up"] + \
+    ["left", "left", "up", "up"] + ["right"] * 4 + ["down"] * 8
+MAZES = [TUTORIAL, WINDOW_MAZE, CORRIDOR]
+WALKS = {"p1": [BOTTOM, WINDOW_WALK, ["right"] * 3],
+         "p2": [DETOUR, ["right", "left"] * 2 + WINDOW_WALK, ["right", "left", "right", "right",
+                                                                "right"]]}
+
+
+@pytest.fixture
+def human_run(session_factory):
+    from mazesim.play.run import open_run
+
+    session = session_factory([(text, 0) for text in MAZES], output="human")
+    recorder = open_run(session)
+    for participant, walks in WALKS.items():
+        recorder.join(participant)
+        for i, walk in enumerate(walks):
+            recorder.start(participant, f"m{i}")
+            for seq, direction in enumerate(walk, 1):
+                assert recorder.move(participant, f"m{i}", seq, direction)[0] == "accepted"
+    assert recorder.join("p2")["phase"] == "done"
+    recorder.store.close()
+    return session.output
+
+
+@pytest.fixture
+def sim_run(tmp_path, human_run):
+    names = []
+    for i, text in enumerate(MAZES):
+        (tmp_path / f"s{i}.txt").write_text(text, encoding="utf-8")
+        names.append({"file": f"s{i}.txt"})
+    config = config_from_dict({
+        "name": "sim", "seed": 3, "mazes": names, "vision": [0],
+        "agents": [{"type": "random-walk", "trials": 20}, {"type": "weighted-walker", "trials": 20},
+                   {"type": "shortest", "trials": 1}],
+    }, source="sim.yaml", base=tmp_path)
+    return run_experiment(config, output=tmp_path / "sims", report=False).run_dir
+
+
+def test_play_report_adds_participants_to_the_experiment_report(human_run):
+    assert is_play_run(human_run)
+    rows = participant_rows(human_run)
+    assert [(r.participant, r.maze, r.moves, r.reached) for r in rows] == [
+        (p, f"m{i}", len(w), True) for p, walks in WALKS.items() for i, w in enumerate(walks)]
+    p2 = rows[3]
+    assert p2.choices == "A:left" and rows[0].choices == "A:right"
+    assert p2.efficiency == pytest.approx(14 / len(DETOUR))      # tutorial: 14 moves
+    assert p2.seconds >= 0 and p2.first_move_seconds >= 0
+    report = build_play_report(human_run)
+    text = report.path.read_text(encoding="utf-8")
+    assert "| human | 0 | 6 |" in text                       # 6 human trials at vision 0
+    assert "## Participants" in text and "| p2 | m0 | 0 | 22 | yes | 0.636 |" in text
+    with open(human_run / "participants.csv", encoding="utf-8") as handle:
+        table = list(csv.DictReader(handle))
+    assert [row["moves"] for row in table] == [str(r.moves) for r in rows]
+    with open(human_run / "trials.csv", encoding="utf-8") as handle:
+        trials = list(csv.DictReader(handle))
+    assert {(t["agent"], t["seed"]) for t in trials} == {("human", "p1"), ("human", "p2")}
+
+
+def test_compare_with_a_simulated_run(human_run, sim_run):
+    result = compare_runs(human_run, sim_run)
+    assert result.matched == {0: 0, 1: 1, 2: 2}
+    like = {x.agent: x for x in result.likelihoods}
+    assert set(like) == {"random-walk", "weighted-walker"}        # shortest: no walking rule
+    walk = like["random-walk"]
+    assert walk.trials == 6
+    # on the tutorial maze each branch decision of a uniform walker has probability 1/3
+    assert walk.bits_per_decision <= math.log2(3) + 1e-9
+    assert walk.decisions >= 4 and math.isfinite(walk.log_likelihood)
+    best = result.best_agent("0")
+    assert best.per_decision == max(x.per_decision for x in result.likelihoods)
+    (test_a,) = [t for t in result.choices if t.agent == "weighted-walker" and t.mark == "A"]
+    human = {d.direction: d.human for d in test_a.directions if d.human is not None}
+    assert human == {"right": 1, "left": 1} and test_a.human_n == 2
+    with RunStore(sim_run) as sim:
+        counts = dict(sim.query("SELECT direction, COUNT(*) FROM choices WHERE agent = ? AND "
+                                "first = 1 AND mark = 'A' GROUP BY direction",
+                                ("weighted-walker",)))
+    assert {d.direction: d.count for d in test_a.directions if d.count} == counts
+    table = np.array([[counts.get(d, 0) for d in ("up", "right", "left") if counts.get(d, 0)
+                       or d in human], [human.get(d, 0) for d in ("up", "right", "left")
+                                        if counts.get(d, 0) or d in human]])
+    assert test_a.fisher_p == pytest.approx(stats.fisher_exact(table).pvalue)
+    (corr,) = [c for c in result.correlations if c.agent == "random-walk"
+               and c.method == "pearson"]
+    with RunStore(sim_run) as sim:
+        sim_mean = [m for (m,) in sim.query("SELECT AVG(moves) FROM trials WHERE agent = "
+                                            "'random-walk' GROUP BY maze_id ORDER BY maze_id")]
+    human_mean = [np.mean([len(w[i]) for w in WALKS.values()]) for i in range(3)]
+    assert corr.n == 3 and corr.r == pytest.approx(stats.pearsonr(human_mean, sim_mean)[0])
+    text = format_comparison(result)
+    assert "Best predictor of people, vision 0: **" in text and "| 0 | random-walk |" in text
+
+
+def test_compare_refuses_runs_that_do_not_fit(human_run, sim_run, session_factory):
+    with pytest.raises(ConfigError, match="not a play run"):
+        compare_runs(sim_run, human_run)
+    from mazesim.play.run import open_run
+
+    other = session_factory([("#####\n#S.G#\n#####\n", "full")], output="other")
+    open_run(other).store.close()
+    with pytest.raises(ConfigError, match="shares no maze"):
+        compare_runs(other.output, sim_run)
