@@ -12,6 +12,8 @@ pair of every board up to 12 x 12 and on random pairs up to 50 x 50.
 
 from __future__ import annotations
 
+from numbers import Integral
+
 from mazesim.errors import LevelError, SearchError
 from mazesim.maze import Cell
 from mazesim.search.generic import SearchResult, bfs
@@ -44,6 +46,7 @@ def knight_distance(n: int, a: Cell, b: Cell) -> int:
     666666666
     """
     a, b = _check(n, a, "from"), _check(n, b, "to")
+    n = int(n)
     if n <= SMALL_BOARD:
         return _bfs(n, a, b).moves
     dr, dc = abs(a[0] - b[0]), abs(a[1] - b[1])
@@ -90,7 +93,7 @@ def _bfs(n: int, a: Cell, b: Cell) -> SearchResult:
 
 
 def _check(n: int, cell, name: str) -> Cell:
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+    if isinstance(n, bool) or not isinstance(n, Integral) or n < 1:
         raise LevelError(f"board size: {n!r} (allowed: an integer >= 1)")
     try:
         r, c = (int(v) for v in cell)

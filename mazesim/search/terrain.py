@@ -59,26 +59,31 @@ def parse_costs(text: str, source: str = "<text>") -> np.ndarray:
     [[1.0, 2.0, inf], [3.0, inf, 0.0]]
     """
     rows: list[list[float]] = []
-    width = None
+    numbers: list[int] = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         empty = _EMPTY_FIELD.search(line) if "," in line else None
         if empty is not None:
-            col = empty.end() + 1
-            raise LevelError(f"{source}:{number}:{col}: cell ({len(rows)}, "
+            raise LevelError(f"{source}:{number}:{empty.end() + 1}: cell ({len(rows)}, "
                              f"{line[:empty.end()].count(',')}): empty field")
-        row = [_cost(match, source, number, (len(rows), i))
-               for i, match in enumerate(_TOKEN.finditer(line))]
-        if width is None:
-            width = len(row)
-        elif len(row) != width:
+        try:
+            row = [math.inf if t == "#" else float(t) for t in _TOKEN.findall(line)]
+        except ValueError:
+            row = _checked_row(line, source, number, len(rows))   # raises, naming the cell
+        if rows and len(row) != len(rows[0]):
             raise LevelError(f"{source}:{number}: row {len(rows)} has {len(row)} cells, "
-                             f"the first row has {width}")
+                             f"the first row has {len(rows[0])}")
         rows.append(row)
+        numbers.append(number)
     if not rows:
         raise LevelError(f"{source}: no cost rows")
-    return readonly(np.array(rows, dtype=np.float64))
+    costs = np.array(rows, dtype=np.float64)
+    bad = np.argwhere(~(costs >= 0))                     # negative or NaN
+    if len(bad):
+        r = int(bad[0, 0])
+        _checked_row(text.splitlines()[numbers[r] - 1], source, numbers[r], r)
+    return readonly(costs)
 
 
 def read_costs(path: str | Path) -> np.ndarray:
@@ -132,6 +137,12 @@ def terrain_route(costs: np.ndarray, start: Cell, goal: Cell, *,
         raise SearchError(f"no route from {(sr, sc)} to {(gr, gc)}: impassable cells cut them off")
     cells = _kernels.terrain_descent(costs, table, hops, sr, sc, leave)
     return TerrainRoute(float(table[sr, sc]), tuple((int(r), int(c)) for r, c in cells))
+
+
+def _checked_row(line: str, source: str, number: int, row: int) -> list[float]:
+    """The costs of one line, token by token: the slow path that names a bad cell."""
+    return [_cost(match, source, number, (row, i))
+            for i, match in enumerate(_TOKEN.finditer(line))]
 
 
 def _cost(match: re.Match, source: str, line: int, cell: Cell) -> float:
