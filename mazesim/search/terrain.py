@@ -3,8 +3,11 @@
 A cost grid is a float (H, W) array of non-negative costs per cell, ``inf`` for impassable ones;
 moves go to the 4 neighbours. Two conventions (DESIGN.md section 10): ``enter`` pays for every cell
 a route enters (the start excluded), ``leave`` for every cell it leaves (the goal excluded: the
-source's table). The table is one Dijkstra from the goal; the route steps from the start to the
-cheapest neighbour, the first of equal ones in the order up, down, left, right, as the source does.
+source's table). The table is one Dijkstra from the goal (the source relaxes recursively; the
+numbers are the same). The route descends from the start: each step goes to the neighbour with the
+least step cost plus table value, the first of equal ones in the order up, down, left, right. With
+``leave`` the step cost is the current cell's, so this is the neighbour with the smallest table
+value, exactly the source's rule; with ``enter`` it is the neighbour's own cost.
 """
 
 from __future__ import annotations
