@@ -83,6 +83,9 @@ def test_terrain_text(runner, tmp_path):
     ]
     result = runner.invoke(main, ["terrain", str(costs), "--from", "0,0", "--to", "0,2", "--json"])
     assert "table" not in json.loads(result.stdout)
+    result = runner.invoke(main, ["terrain", str(costs), "--from", "0,0", "--to", "0,2", "--json",
+                                  "--table"])
+    assert json.loads(result.stdout)["table"] == [[5.5, None, 0], [4.5, 2, 1]]   # None: no route
 
 
 def test_terrain_errors(runner, tmp_path):
