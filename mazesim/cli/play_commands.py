@@ -1,4 +1,4 @@
-"""Commands of the human-trial recorder: `play` (serve a session's page), `compare` (humans vs agents)."""
+"""Commands of the human-trial recorder: `play` (serve a session's page) and `compare`."""
 
 from __future__ import annotations
 

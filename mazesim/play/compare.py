@@ -75,6 +75,8 @@ def compare_runs(human_run: str | Path, sim_run: str | Path) -> Comparison:
     with RunStore(human_run) as human, RunStore(sim_run) as sim:
         if human.meta("kind") != "play":
             raise ConfigError(f"{human_run}: not a play run (record one with `mazesim play`)")
+        if sim.meta("kind") == "play":
+            raise ConfigError(f"{sim_run}: a play run, not a simulated run (`mazesim run`)")
         sim_texts = {m.text: m.maze_id for m in sim.mazes()}
         mazes = {m.maze_id: m for m in human.mazes() if m.text in sim_texts}
         matched = {i: sim_texts[m.text] for i, m in mazes.items()}

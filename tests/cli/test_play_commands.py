@@ -76,3 +76,22 @@ def test_play_serves_on_loopback_and_prints_the_address(tmp_path):
         process.wait(timeout=10)
     assert (tmp_path / "run" / "results.sqlite").is_file()
     assert (tmp_path / "run" / "session.yaml").is_file()
+
+
+def test_compare_errors_are_one_line(tmp_path):
+    from mazesim.experiment.storage import RunStore
+    from mazesim.play.run import open_run
+    from mazesim.play.session import load_session
+
+    (tmp_path / "sim").mkdir()
+    RunStore(tmp_path / "sim", create=True).close()
+    open_run(load_session(_config(tmp_path))).store.close()
+    runner = CliRunner()
+    result = runner.invoke(main, ["compare", str(tmp_path / "sim"), str(tmp_path / "run")])
+    assert result.exit_code == 2
+    assert result.output == f"Error: {tmp_path / 'sim'}: not a play run (record one with " \
+                            "`mazesim play`)\n"
+    result = runner.invoke(main, ["compare", str(tmp_path / "run"), str(tmp_path / "run")])
+    assert result.exit_code == 2 and "a play run, not a simulated run" in result.output
+    result = runner.invoke(main, ["compare", str(tmp_path / "run"), str(tmp_path / "none")])
+    assert result.exit_code == 2 and "does not exist" in result.output
