@@ -81,6 +81,13 @@ class Maze:
         object.__setattr__(self, "start", self._check_cell(self.start, "start"))
         object.__setattr__(self, "goal", self._check_cell(self.goal, "goal"))
         marks = {str(k): self._check_cell(v, f"mark {k}") for k, v in dict(self.marks).items()}
+        taken = {self.start: "S", self.goal: "G"}
+        for name, cell in marks.items():
+            if len(name) != 1 or not "A" <= name <= "Z" or name in "SG":
+                raise MazeFormatError(f"mark {name!r}: names are single capitals other than S and G")
+            if cell in taken:
+                raise MazeFormatError(f"mark {name}: {cell} already holds {taken[cell]}")
+            taken[cell] = name
         object.__setattr__(self, "marks", MappingProxyType(marks))
         object.__setattr__(self, "meta", MappingProxyType(dict(self.meta)))
 
@@ -247,6 +254,10 @@ def write_maze(maze: Maze, path: str | Path) -> None:
     """Write `maze` as JSON when the name ends in `.json`, as text otherwise."""
     path = Path(path)
     if path.suffix.lower() == ".json":
-        path.write_text(json.dumps(maze_to_json(maze), indent=1) + "\n", encoding="utf-8")
+        text = json.dumps(maze_to_json(maze), indent=1) + "\n"
     else:
-        path.write_text(format_maze(maze), encoding="utf-8")
+        text = format_maze(maze)
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as err:
+        raise MazeFormatError(f"{path}: cannot write ({err.strerror})") from None

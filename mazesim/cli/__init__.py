@@ -21,6 +21,9 @@ class _Group(click.Group):
             return super().invoke(ctx)
         except MazesimError as err:
             raise _BadInput(str(err)) from None
+        except click.UsageError as err:  # one line, not click's usage block
+            where = err.ctx.command_path if err.ctx else ctx.command_path
+            raise _BadInput(f"{where}: {err.format_message()}") from None
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
