@@ -9,7 +9,8 @@ import time
 import numpy as np
 from numba import njit, objmode
 
-__all__ = ["reach", "push_distances", "frozen_off_goal", "matching_cost", "push_search", "INF"]
+__all__ = ["reach", "push_distances", "frozen_off_goal", "matching_cost", "now", "heap_push",
+           "heap_pop", "heap_item", "grow", "find_slot", "rehash", "INF"]
 
 INF = 1 << 20
 """Distance of a box that can never reach a goal; a matching at or above it is impossible."""
@@ -44,11 +45,12 @@ def reach(nbr, occupied, start, mark, stamp):
 
 
 @njit(cache=True)
-def push_distances(nbr, goals):
+def push_distances(nbr, goals, outward=False):
     """Pushes needed to bring a lone box from each cell to each goal; (len(goals), n), INF if never.
 
     A push moves a box from p to p's neighbour in direction d and needs the player's cell on the
-    other side of p to be floor; other boxes are ignored (so the distance is a lower bound).
+    other side of p to be floor; other boxes are ignored (so the distance is a lower bound). With
+    `outward`, the pushes from each of `goals` to each cell instead (the pulls back to it).
     """
     n = nbr.shape[0]
     dist = np.full((len(goals), n), INF, np.int32)
@@ -62,8 +64,13 @@ def push_distances(nbr, goals):
             head += 1
             for d in range(_NDIR):
                 back = (d + _HALF) % _NDIR
-                p = nbr[x, back]                      # the box came from p, pushed in direction d
-                if p >= 0 and nbr[p, back] >= 0 and dist[k, p] == INF:
+                if outward:                           # push the box from x to p
+                    p = nbr[x, d]
+                    player = nbr[x, back]
+                else:                                 # the box came from p, pushed in direction d
+                    p = nbr[x, back]
+                    player = nbr[p, back] if p >= 0 else -1
+                if p >= 0 and player >= 0 and dist[k, p] == INF:
                     dist[k, p] = dist[k, x] + 1
                     queue[tail] = p
                     tail += 1
@@ -168,20 +175,20 @@ def matching_cost(cost):
 
 
 @njit(cache=True)
-def _now():
+def now():
     with objmode(t="float64"):
         t = time.perf_counter()
     return t
 
 
 @njit(cache=True)
-def _item(priority, h, node):
+def heap_item(priority, h, node):
     """Heap entry: priority, then the smaller h (capped to its 12 bits), then the node number."""
     return (priority << 43) | (min(h, _TIE_CAP) << 31) | node
 
 
 @njit(cache=True)
-def _heap_push(heap, size, item):
+def heap_push(heap, size, item):
     if size == len(heap):
         bigger = np.empty(2 * len(heap), np.int64)
         bigger[:size] = heap
@@ -198,7 +205,7 @@ def _heap_push(heap, size, item):
 
 
 @njit(cache=True)
-def _heap_pop(heap, size):
+def heap_pop(heap, size):
     top = heap[0]
     size -= 1
     heap[0] = heap[size]
@@ -218,14 +225,14 @@ def _heap_pop(heap, size):
 
 
 @njit(cache=True)
-def _grow(array, rows):
+def grow(array, rows):
     bigger = np.empty((rows,) + array.shape[1:], array.dtype)
     bigger[:len(array)] = array
     return bigger
 
 
 @njit(cache=True)
-def _find(table, keys, pool, players, key, boxes, player):
+def find_slot(table, keys, pool, players, key, boxes, player):
     """Slot of the state (boxes, player) in the open-addressing `table`: its node or -1 there."""
     mask = len(table) - 1
     slot = key & mask
@@ -238,7 +245,7 @@ def _find(table, keys, pool, players, key, boxes, player):
 
 
 @njit(cache=True)
-def _rehash(table_size, keys, count):
+def rehash(table_size, keys, count):
     table = np.full(table_size, -1, np.int32)
     mask = table_size - 1
     for node in range(count):
@@ -247,149 +254,3 @@ def _rehash(table_size, keys, count):
             slot = (slot + 1) & mask
         table[slot] = node
     return table
-
-
-@njit(cache=True)
-def push_search(nbr, goal, dead, dist, start_boxes, start_player, zbox, zplayer,
-                weight_g, weight_h, freeze, time_limit, max_nodes):
-    """Best-first search over pushes: A* with ``weight_g = weight_h = 1``, greedy with 0 and 1.
-
-    States are (sorted boxes, smallest cell of the player's region); the priority is
-    ``weight_g * pushes + weight_h * h`` with h the minimum-cost matching of boxes to goals on
-    `dist`, ties to the smaller h. Returns (status 1 solved / 0 no solution / -1 time or node
-    limit, pushes as (from cell, direction) rows, states seen, states expanded).
-    """
-    t0 = _now()
-    n, k = nbr.shape[0], len(start_boxes)
-    cap = 1 << 12
-    pool = np.empty((cap, k), np.int16)
-    players = np.empty(cap, np.int32)
-    parent = np.empty(cap, np.int32)
-    gcost = np.empty(cap, np.int32)
-    hcost = np.empty(cap, np.int32)
-    moved = np.empty((cap, 2), np.int16)
-    keys = np.empty(cap, np.int64)
-    closed = np.zeros(cap, np.uint8)
-    table = np.full(2 * cap, -1, np.int32)
-    heap = np.empty(cap, np.int64)
-    occ = np.zeros(n, np.uint8)
-    mark = np.zeros(n, np.int32)
-    mark2 = np.zeros(n, np.int32)
-    solid = np.zeros(n, np.uint8)
-    boxes = np.empty(k, np.int16)
-    cost = np.empty((k, k), np.int64)
-    goals = np.nonzero(goal)[0]
-    stamp, stamp2 = 0, 0
-
-    boxes[:] = np.sort(start_boxes)
-    for b in boxes:
-        occ[b] = 1
-    stamp += 1
-    canon = reach(nbr, occ, start_player, mark, stamp)
-    key = zplayer[canon]
-    for b in boxes:
-        key ^= zbox[b]
-        occ[b] = 0
-    for r in range(k):
-        for c in range(k):
-            cost[r, c] = dist[c, boxes[r]]
-    h = matching_cost(cost)
-    found = -1
-    count, size, expanded = 1, 0, 0
-    pool[0] = boxes
-    players[0], parent[0], gcost[0], hcost[0], keys[0] = canon, -1, 0, h, key
-    table[_find(table, keys, pool, players, key, boxes, canon)] = 0
-    if h == 0:
-        found = 0
-    elif h < INF:
-        heap = _heap_push(heap, size, _item(np.int64(weight_h * h), h, 0))
-        size += 1
-    status = 0
-    while size > 0 and found < 0:
-        item = _heap_pop(heap, size)
-        size -= 1
-        i = item & ((1 << 31) - 1)
-        if closed[i]:
-            continue
-        closed[i] = 1
-        expanded += 1
-        if expanded & 1023 == 0 and _now() - t0 > time_limit:
-            status = -1
-            break
-        for b in pool[i]:
-            occ[b] = 1
-        stamp += 1
-        reach(nbr, occ, players[i], mark, stamp)
-        for j in range(k):
-            b = pool[i, j]
-            for d in range(_NDIR):
-                p, t = nbr[b, (d + _HALF) % _NDIR], nbr[b, d]
-                if p < 0 or mark[p] != stamp or t < 0 or occ[t] or dead[t]:
-                    continue
-                occ[b], occ[t] = 0, 1
-                if freeze and frozen_off_goal(t, nbr, occ, dead, goal, solid):
-                    occ[b], occ[t] = 1, 0
-                    continue
-                boxes[:] = pool[i]
-                boxes[j] = t
-                boxes.sort()
-                stamp2 += 1
-                canon = reach(nbr, occ, b, mark2, stamp2)
-                key = keys[i] ^ zbox[b] ^ zbox[t] ^ zplayer[players[i]] ^ zplayer[canon]
-                occ[b], occ[t] = 1, 0
-                slot = _find(table, keys, pool, players, key, boxes, canon)
-                g = gcost[i] + 1
-                node = table[slot]
-                if node >= 0:
-                    if not closed[node] and g < gcost[node]:
-                        gcost[node], parent[node] = g, i
-                        moved[node, 0], moved[node, 1] = b, d
-                        hn = np.int64(hcost[node])
-                        prio = np.int64(weight_g * g + weight_h * hn)
-                        heap = _heap_push(heap, size, _item(prio, hn, node))
-                        size += 1
-                    continue
-                for r in range(k):
-                    for c in range(k):
-                        cost[r, c] = dist[c, boxes[r]]
-                h = matching_cost(cost)
-                if h >= INF:
-                    continue
-                if count == cap:
-                    if cap >= max_nodes:
-                        status = -1
-                        break
-                    cap *= 2
-                    pool, players, parent = _grow(pool, cap), _grow(players, cap), _grow(parent, cap)
-                    gcost, hcost, moved = _grow(gcost, cap), _grow(hcost, cap), _grow(moved, cap)
-                    keys, closed = _grow(keys, cap), _grow(closed, cap)
-                    closed[count:] = 0
-                    table = _rehash(2 * cap, keys, count)
-                    slot = _find(table, keys, pool, players, key, boxes, canon)
-                node = count
-                count += 1
-                pool[node], players[node], keys[node] = boxes, canon, key
-                parent[node], gcost[node], hcost[node] = i, g, h
-                moved[node, 0], moved[node, 1] = b, d
-                table[slot] = node
-                if h == 0:
-                    found = node
-                    break
-                prio = np.int64(weight_g * g + weight_h * h)
-                heap = _heap_push(heap, size, _item(prio, h, node))
-                size += 1
-            if found >= 0 or status < 0:
-                break
-        for b in pool[i]:
-            occ[b] = 0
-        if status < 0:
-            break
-    if found < 0:
-        return status, np.empty((0, 2), np.int16), count, expanded
-    steps = gcost[found]
-    pushes = np.empty((steps, 2), np.int16)
-    node = found
-    for s in range(steps - 1, -1, -1):
-        pushes[s] = moved[node]
-        node = parent[node]
-    return 1, pushes, count, expanded

@@ -4,9 +4,9 @@
 tried up, down, left, right, the count being the seen set when the solved state is taken from the
 queue. ``astar`` searches pushes: the player is normalised to the smallest square of its region,
 boxes may not enter dead squares (reverse pulls) nor freeze off a goal, and the lower bound is a
-minimum-cost matching of boxes to goals on push distances. A* runs first (push-optimal); when it
-has used its share of the time limit, a greedy search takes the rest (then ``optimal`` is false).
-Every solution is replayed before it is returned.
+minimum-cost matching of boxes to goals on push distances. With a time limit, A* runs forward and
+then backward (pulling boxes off the goals; both push-optimal), then greedy searches take the rest
+(then ``optimal`` is false); see `STAGES`. Every solution is replayed before it is returned.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import numpy as np
 from mazesim.errors import LevelError, SearchError
 from mazesim.maze import DELTAS
 from mazesim.search import _sokoban_kernels as _k
+from mazesim.search import _sokoban_search as _search
 from mazesim.search import generic
 from mazesim.search.sokoban import LURD, SEED_ORDER, Board, Level, replay
 from mazesim.search.sokoban_deadlocks import PRUNES, dead_mask, dead_squares, is_frozen, \
@@ -28,14 +29,17 @@ __all__ = ["METHODS", "PRUNES", "DEFAULT_PRUNE", "SokobanResult", "solve"]
 
 METHODS = ("bfs", "astar")
 DEFAULT_PRUNE = {"bfs": "dead-squares", "astar": "full"}
-OPTIMAL_SHARE = 0.5
-"""Share of a time limit given to optimal A* before the greedy search takes over."""
 MAX_NODES = 1 << 26
 """Most states the push search keeps (memory bound: about 100 bytes each)."""
 ZOBRIST_SEED = 20001
 """Seed of the Zobrist keys (fixed, so runs are repeatable)."""
 _TIME_CHECK = 4096
 _OPTIMAL, _GREEDY = (1, 1), (0, 1)
+STAGES = (((_OPTIMAL, False), 0.3), ((_OPTIMAL, True), 0.6), ((_GREEDY, False), 0.8),
+          ((_GREEDY, True), 1.0))
+"""(weights, backward) of each search run in turn, with the share of the time limit at which it
+stops: push-optimal A* forward, then backward (pulling boxes from the goals), then greedy
+best-first forward and backward. Without a time limit forward A* runs alone."""
 
 
 @dataclass(frozen=True)
@@ -140,26 +144,65 @@ def _move_bfs(board: Board, prune: str, start: float, time_limit: float | None):
 
 
 def _push_search(board: Board, prune: str, start: float, time_limit: float | None):
-    """Push-optimal A*, then greedy on a timeout; returns (LURD or None, optimal, states, timed out)."""
-    dist = push_distances(board)
-    dead = dead_mask(board, prune).astype(np.uint8)
-    freeze = prune == "full"
+    """Push-optimal A*, then greedy searches on a timeout; (LURD or None, optimal, states, timed out).
+
+    The stages and their shares of the time limit are `STAGES`; without a limit A* runs alone.
+    """
     rng = np.random.default_rng(ZOBRIST_SEED)
     zbox, zplayer = (rng.integers(0, 1 << 62, board.size, dtype=np.int64) for _ in range(2))
-    boxes = np.array(board.boxes, np.int16)
-    goal = board.goal.astype(np.uint8)
-    limit = np.inf if time_limit is None else time_limit
+    stages = STAGES if time_limit is not None else STAGES[:1]
     states = 0
-    for (wg, wh), share in ((_OPTIMAL, OPTIMAL_SHARE), (_GREEDY, 1.0)):
-        budget = limit * share - (time.perf_counter() - start) if time_limit else np.inf
-        status, pushes, seen, _ = _k.push_search(board.nbr, goal, dead, dist, boxes, board.player,
-                                                 zbox, zplayer, wg, wh, freeze, budget, MAX_NODES)
+    for (weights, pull), share in stages:
+        budget = np.inf if time_limit is None else \
+            time_limit * share - (time.perf_counter() - start)
+        status, path, seen = _box_search(board, prune, weights, pull, zbox, zplayer, budget)
         states += seen
         if status >= 0:
             break
     if status <= 0:
         return None, False, states, status < 0
-    return _lurd(board, pushes), (wg, wh) == _OPTIMAL, states, False
+    return _lurd(board, path), weights == _OPTIMAL, states, False
+
+
+def _box_search(board: Board, prune: str, weights: tuple[int, int], pull: bool,
+                zbox: np.ndarray, zplayer: np.ndarray, budget: float):
+    """One run of the kernel, forward (pushes) or backward (pulls from the goals)."""
+    goals = np.flatnonzero(board.goal).astype(np.int16)
+    boxes = np.array(board.boxes, np.int16)
+    if pull:
+        starts, targets = goals, boxes
+        dist = _k.push_distances(board.nbr, boxes.astype(np.int32), True)
+        dead = (dist.min(axis=0) >= _k.INF) if len(boxes) else np.ones(board.size, bool)
+        roots = _regions(board, goals)
+        final = board.player
+    else:
+        starts, targets = boxes, goals
+        dist = push_distances(board)
+        dead = dead_mask(board, prune)
+        roots = np.array([board.player], np.int32)
+        final = -1
+    mask = np.zeros(board.size, np.uint8)
+    mask[targets] = 1
+    status, path, seen, _ = _search.box_search(
+        board.nbr, mask, dead.astype(np.uint8), dist, starts, roots, final, zbox, zplayer,
+        weights[0], weights[1], pull, prune == "full" and not pull, budget, MAX_NODES)
+    if pull and status > 0:             # pulls from the goals, reversed, are pushes to them
+        pushes = [(int(board.nbr[b, d]), (d + 2) % len(DELTAS)) for b, d in path.tolist()]
+        path = np.array(pushes[::-1], np.int16).reshape(-1, 2)
+    return status, path, seen
+
+
+def _regions(board: Board, boxes: np.ndarray) -> np.ndarray:
+    """One floor cell of each player region left free by `boxes`."""
+    occupied = np.zeros(board.size, np.uint8)
+    occupied[boxes] = 1
+    mark = np.zeros(board.size, np.int32)
+    roots = []
+    for cell in range(board.size):
+        if not occupied[cell] and not mark[cell]:
+            _k.reach(board.nbr, occupied, cell, mark, 1)
+            roots.append(cell)
+    return np.array(roots, np.int32)
 
 
 def _lurd(board: Board, pushes: np.ndarray) -> str:

@@ -1,0 +1,190 @@
+"""numba kernel of the push-based Sokoban search: best-first over pushes, or over pulls backwards.
+
+Private to `mazesim.search.sokoban_solver`; the primitives it calls are in `_sokoban_kernels`.
+"""
+
+import numpy as np
+from numba import njit
+
+from mazesim.search._sokoban_kernels import (INF, find_slot, frozen_off_goal, grow, heap_item,
+                                             heap_pop, heap_push, matching_cost, now, reach,
+                                             rehash)
+
+__all__ = ["box_search"]
+
+_NDIR = 4
+_HALF = 2
+_START_CAP = 1 << 12
+_NODE_MASK = (1 << 31) - 1
+_TIE_CAP = (1 << 12) - 1
+_TIME_CHECK_MASK = 1023
+
+
+@njit(cache=True)
+def _lower_bound(dist, boxes, cost):
+    k = len(boxes)
+    for r in range(k):
+        for c in range(k):
+            cost[r, c] = dist[c, boxes[r]]
+    return matching_cost(cost)
+
+
+@njit(cache=True)
+def _tie(weight_g, g, h):
+    """Tie-break among equal priorities: the smaller h for A*, the deeper state for greedy."""
+    return h if weight_g > 0 else max(_TIE_CAP - g, 0)
+
+
+@njit(cache=True)
+def box_search(nbr, targets, dead, dist, start_boxes, roots, final_player, zbox, zplayer,
+               weight_g, weight_h, pull, freeze, time_limit, max_nodes):
+    """Best-first search moving boxes: A* with ``weight_g = weight_h = 1``, greedy with 0 and 1.
+
+    Forward (``pull`` false) it pushes boxes from `start_boxes` onto the `targets` (goal mask);
+    backward it pulls them from the goals (`start_boxes`) to the level's boxes (`targets`), from
+    every player region in `roots`, until the player's region holds `final_player`. States are
+    (sorted boxes, smallest cell of the player's region); the priority is ``weight_g * moves +
+    weight_h * h`` with h the minimum-cost matching of boxes to `dist` rows, ties to the smaller h.
+
+    Returns (status 1 solved / 0 no solution / -1 time or node limit, the moves as (box cell,
+    direction) rows in search order, states seen, states expanded).
+    """
+    t0 = now()
+    n, k = nbr.shape[0], len(start_boxes)
+    cap = _START_CAP
+    pool = np.empty((cap, k), np.int16)
+    players = np.empty(cap, np.int32)
+    parent = np.empty(cap, np.int32)
+    gcost = np.empty(cap, np.int32)
+    hcost = np.empty(cap, np.int32)
+    moved = np.empty((cap, 2), np.int16)
+    keys = np.empty(cap, np.int64)
+    closed = np.zeros(cap, np.uint8)
+    table = np.full(2 * cap, -1, np.int32)
+    heap = np.empty(cap, np.int64)
+    occ = np.zeros(n, np.uint8)
+    mark = np.zeros(n, np.int32)
+    mark2 = np.zeros(n, np.int32)
+    solid = np.zeros(n, np.uint8)
+    boxes = np.empty(k, np.int16)
+    cost = np.empty((k, k), np.int64)
+    stamp, stamp2 = 0, 0
+    found, count, size, expanded, status = -1, 0, 0, 0, 0
+
+    boxes[:] = np.sort(start_boxes)
+    h = _lower_bound(dist, boxes, cost)
+    for b in boxes:
+        occ[b] = 1
+    for root in roots:
+        stamp2 += 1
+        canon = reach(nbr, occ, root, mark2, stamp2)
+        key = zplayer[canon]
+        for b in boxes:
+            key ^= zbox[b]
+        slot = find_slot(table, keys, pool, players, key, boxes, canon)
+        if table[slot] >= 0 or h >= INF:
+            continue
+        pool[count], players[count], keys[count] = boxes, canon, key
+        parent[count], gcost[count], hcost[count] = -1, 0, h
+        table[slot] = count
+        if h == 0 and (final_player < 0 or mark2[final_player] == stamp2):
+            found = count
+        heap = heap_push(heap, size, heap_item(np.int64(weight_h * h), _tie(weight_g, 0, h), count))
+        size += 1
+        count += 1
+    for b in boxes:
+        occ[b] = 0
+
+    while size > 0 and found < 0:
+        i = heap_pop(heap, size) & _NODE_MASK
+        size -= 1
+        if closed[i]:
+            continue
+        closed[i] = 1
+        expanded += 1
+        if expanded & _TIME_CHECK_MASK == 0 and now() - t0 > time_limit:
+            status = -1
+            break
+        for b in pool[i]:
+            occ[b] = 1
+        stamp += 1
+        reach(nbr, occ, players[i], mark, stamp)
+        for j in range(k):
+            b = pool[i, j]
+            for d in range(_NDIR):
+                if pull:          # player at p beside the box steps on to q; the box follows to p
+                    p = nbr[b, d]
+                    if p < 0 or mark[p] != stamp:
+                        continue
+                    t, q = p, nbr[p, d]
+                    if q < 0 or occ[q] or dead[t]:
+                        continue
+                else:             # player at p behind the box pushes it on to t and stands at b
+                    p, t = nbr[b, (d + _HALF) % _NDIR], nbr[b, d]
+                    if p < 0 or mark[p] != stamp or t < 0 or occ[t] or dead[t]:
+                        continue
+                    q = b
+                occ[b], occ[t] = 0, 1
+                if freeze and frozen_off_goal(t, nbr, occ, dead, targets, solid):
+                    occ[b], occ[t] = 1, 0
+                    continue
+                boxes[:] = pool[i]
+                boxes[j] = t
+                boxes.sort()
+                stamp2 += 1
+                canon = reach(nbr, occ, q, mark2, stamp2)
+                occ[b], occ[t] = 1, 0
+                key = keys[i] ^ zbox[b] ^ zbox[t] ^ zplayer[players[i]] ^ zplayer[canon]
+                slot = find_slot(table, keys, pool, players, key, boxes, canon)
+                g = gcost[i] + 1
+                node = table[slot]
+                if node >= 0:
+                    if not closed[node] and g < gcost[node]:
+                        gcost[node], parent[node] = g, i
+                        moved[node, 0], moved[node, 1] = b, d
+                        hn = np.int64(hcost[node])
+                        prio = np.int64(weight_g * g + weight_h * hn)
+                        heap = heap_push(heap, size, heap_item(prio, _tie(weight_g, g, hn), node))
+                        size += 1
+                    continue
+                h = _lower_bound(dist, boxes, cost)
+                if h >= INF:
+                    continue
+                if count == cap:
+                    if cap >= max_nodes:
+                        status = -1
+                        break
+                    cap *= 2
+                    pool, players, parent = grow(pool, cap), grow(players, cap), grow(parent, cap)
+                    gcost, hcost, moved = grow(gcost, cap), grow(hcost, cap), grow(moved, cap)
+                    keys, closed = grow(keys, cap), grow(closed, cap)
+                    closed[count:] = 0
+                    table = rehash(2 * cap, keys, count)
+                    slot = find_slot(table, keys, pool, players, key, boxes, canon)
+                node = count
+                count += 1
+                pool[node], players[node], keys[node] = boxes, canon, key
+                parent[node], gcost[node], hcost[node] = i, g, h
+                moved[node, 0], moved[node, 1] = b, d
+                table[slot] = node
+                if h == 0 and (final_player < 0 or mark2[final_player] == stamp2):
+                    found = node
+                    break
+                prio = np.int64(weight_g * g + weight_h * h)
+                heap = heap_push(heap, size, heap_item(prio, _tie(weight_g, g, h), node))
+                size += 1
+            if found >= 0 or status < 0:
+                break
+        for b in pool[i]:
+            occ[b] = 0
+        if status < 0:
+            break
+    if found < 0:
+        return status, np.empty((0, 2), np.int16), count, expanded
+    steps = gcost[found]
+    path = np.empty((steps, 2), np.int16)
+    node = found
+    for s in range(steps - 1, -1, -1):
+        path[s] = moved[node]
+        node = parent[node]
+    return 1, path, count, expanded
