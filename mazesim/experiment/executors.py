@@ -41,8 +41,20 @@ def _processes(fn: Callable[[Any], Any], tasks: Iterable[Any], workers: int) -> 
     pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_ignore_sigint)
     try:
         yield from _windowed(pool.submit, fn, iter(tasks), workers * TASKS_PER_WORKER)
+    except BaseException:  # Ctrl-C or close() in the caller: do not wait for running tasks
+        _terminate(pool)
+        raise
     finally:
-        pool.shutdown(wait=False, cancel_futures=True)
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _terminate(pool: ProcessPoolExecutor) -> None:
+    terminate = getattr(pool, "terminate_workers", None)  # Python >= 3.14
+    if terminate is not None:
+        terminate()
+        return
+    for process in list((getattr(pool, "_processes", None) or {}).values()):
+        process.terminate()
 
 
 def _windowed(submit: Callable, fn: Callable, tasks: Iterator[Any], window: int) -> Iterator[Any]:

@@ -66,8 +66,12 @@ class RunInterrupted(Exception):
 
 def run_experiment(config: Config, *, output: str | Path | None = None, workers: int = 1,
                    dask: Any = None, resume: bool = False, progress: Progress | None = None,
-                   report: bool = True) -> RunResult:
-    """Run `config` into `OUTPUT/<name>/<run-id>/` (a new run, or the latest unfinished one)."""
+                   report: bool = True, flush_seconds: float = FLUSH_SECONDS) -> RunResult:
+    """Run `config` into `OUTPUT/<name>/<run-id>/` (a new run, or the latest unfinished one).
+
+    Finished units are committed at least every `flush_seconds` (and every `BATCH_TRIALS`
+    trials); Ctrl-C commits what is finished and raises `RunInterrupted`.
+    """
     began = time.perf_counter()
     base = Path(output if output is not None else config.output) / config.name
     resolved = resolved_config(config)
@@ -89,14 +93,16 @@ def run_experiment(config: Config, *, output: str | Path | None = None, workers:
         pending = [u for u in units if u.unit_id not in done]
         total = sum(u.trials for u in units)
         trials_done = total - sum(u.trials for u in pending)
-        sweep = _Sweep(store, config, progress, trials_done, total)
+        sweep = _Sweep(store, config, progress, trials_done, total, flush_seconds)
         chunks = _chunks(config.seed, mazes, pending)
         clock = time.perf_counter()
+        results = execute(run_chunk, chunks, workers=workers, dask=dask)
         try:
-            for results in execute(run_chunk, chunks, workers=workers, dask=dask):
-                sweep.add(results)
+            for finished in results:
+                sweep.add(finished)
             sweep.flush()
         except KeyboardInterrupt:
+            results.close()  # stops the workers without waiting for their tasks
             sweep.flush()
             raise RunInterrupted(run_dir, len(store.done_units()), len(units)) from None
         timings.update(sweep=time.perf_counter() - clock, kernel=sweep.kernel,
@@ -168,8 +174,9 @@ class _Sweep:
     """Buffers finished units and commits them in bounded transactions; reports progress."""
 
     def __init__(self, store: RunStore, config: Config, progress: Progress | None,
-                 done: int, total: int) -> None:
+                 done: int, total: int, flush_seconds: float) -> None:
         self.store, self.config, self.progress = store, config, progress
+        self.flush_seconds = flush_seconds
         self.done, self.total = done, total
         self.agents = [a.label for a in config.agents]
         self.visions = list(config.vision_labels)
@@ -184,7 +191,7 @@ class _Sweep:
         self.buffer += results
         self.buffered += sum(r.unit.trials for r in results)
         if (self.buffered >= BATCH_TRIALS
-                or time.perf_counter() - self.last_flush >= FLUSH_SECONDS):
+                or time.perf_counter() - self.last_flush >= self.flush_seconds):
             self.flush()
 
     def flush(self) -> None:

@@ -71,7 +71,7 @@ def run_chunk(chunk: Chunk) -> list[UnitResult]:
     """Run every unit of `chunk`; deterministic for the chunk's data (seeds by coordinates)."""
     from mazesim.agents import make_agent
     from mazesim.agents.vision import parse_vision
-    from mazesim.simulate import simulate, simulate_many, trial_seed
+    from mazesim.simulate import simulate_many
 
     maze = chunk.maze
     results = []
@@ -83,9 +83,9 @@ def run_chunk(chunk: Chunk) -> list[UnitResult]:
         kernel_began = time.perf_counter()
         batch = simulate_many(maze, agent, vision, unit.trials, seed)
         kernel = time.perf_counter() - kernel_began
-        samples = {i: np.asarray(simulate(maze, agent, vision, trial_seed(seed, i)).positions,
-                                 dtype=np.int16)
-                   for i in range(min(unit.samples, unit.trials))}
+        sampled = simulate_many(maze, agent, vision, min(unit.samples, unit.trials), seed,
+                                keep_positions=True)  # trial i is trial i of `batch`
+        samples = {i: np.asarray(pos, dtype=np.int16) for i, pos in enumerate(sampled.positions)}
         results.append(UnitResult(
             unit,
             np.asarray(batch.moves, dtype=np.int64),
