@@ -181,6 +181,10 @@ class Recorder:
         index = next((i for i, m in enumerate(order) if progress.get(m, (0, None))[1] is None),
                      len(order))
         self._enter(pid, player, index)
+        if index > 0:
+            previous = self.session.maze(order[index - 1])
+            player.last = {"id": previous.id, "moves": len(self.store.moves(pid, previous.id)),
+                           "practice": previous.practice}
         self._players[pid] = player
         return pid, player
 

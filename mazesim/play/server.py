@@ -106,6 +106,10 @@ class _Handler(BaseHTTPRequestHandler):
         self._reply(HTTPStatus.OK, reply)
 
     def _json_body(self) -> dict[str, Any]:
+        # A JSON content type makes a cross-site POST need a CORS preflight, which this server
+        # never grants: other web pages cannot send moves in a participant's name.
+        if self.headers.get_content_type() != "application/json":
+            raise BadRequest("Content-Type must be application/json")
         try:
             length = int(self.headers.get("Content-Length", "0"))
         except ValueError:

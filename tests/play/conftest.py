@@ -39,10 +39,10 @@ class Client:
     def __init__(self, url: str) -> None:
         self.url = url.rstrip("/")
 
-    def post(self, path: str, body: Any) -> tuple[int, dict, bytes]:
+    def post(self, path: str, body: Any, content_type: str = "application/json"
+             ) -> tuple[int, dict, bytes]:
         data = body if isinstance(body, bytes) else json.dumps(body).encode()
-        request = urllib.request.Request(self.url + path, data,
-                                         {"Content-Type": "application/json"})
+        request = urllib.request.Request(self.url + path, data, {"Content-Type": content_type})
         try:
             with urllib.request.urlopen(request, timeout=10) as response:
                 raw = response.read()

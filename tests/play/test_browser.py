@@ -112,9 +112,11 @@ def test_keys_solve_a_maze_and_a_reload_resumes(browser, session_factory, serve)
     _press(browser, "up")                          # (1, 2): into a wall, not sent, not counted
     browser.refresh()                              # reload mid-maze: the page resumes
     _moves_shown(browser, 5)
-    for n, key in enumerate(keys[5:], 6):
+    for n, key in enumerate(keys[5:-1], 6):
         _press(browser, key)
         _moves_shown(browser, n)
+    browser.find_element("css selector", f"button.move.{keys[-1]}").click()  # on-screen button
+    _moves_shown(browser, len(keys))
     rest = ["right", "up", "up", "right", "right", "right", "right"]
     for key in rest:
         _press(browser, key)

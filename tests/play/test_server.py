@@ -111,6 +111,8 @@ def test_malformed_http_requests(session_factory, serve):
     assert client.post("/api/join", b"[1, 2]")[0] == 400
     assert client.post("/api/join", json.dumps({"participant": "x" * 5000}).encode())[0] == 400
     assert client.post("/api/nothing", {"participant": "p"})[0] == 404
+    status, body, _ = client.post("/api/join", {"participant": "p"}, "text/plain")
+    assert status == 400 and "Content-Type must be application/json" in body["error"]
     for path in ("/static/../run.py", "/static/run.py", "/results.sqlite", "/session.yaml"):
         assert client.get(path)[0] == 404, path
     status, body, headers = client.get("/")
@@ -170,6 +172,22 @@ def test_reload_and_server_restart_resume_where_the_participant_was(session_fact
         assert fresh.join("p1") == before
         assert fresh.move("p1", "m0", 4, "right")[0] == "accepted"
         assert fresh.move("p1", "m0", 2, "down")[0] == "duplicate"
+    finally:
+        fresh.store.close()
+
+
+def test_a_restart_remembers_the_last_finished_maze(session_factory, serve):
+    session = session_factory([(CORRIDOR, "full"), (CORRIDOR, 2)])
+    client, recorder = serve(session)
+    client.join("p1")
+    client.start("p1", "m0")
+    for seq in (1, 2, 3):
+        state = client.move("p1", "m0", seq, "right")[1]["state"]
+    assert state["phase"] == "ready" and state["last"]["moves"] == 3
+    recorder.store.close()
+    fresh = open_run(session)
+    try:
+        assert fresh.join("p1") == state
     finally:
         fresh.store.close()
 
