@@ -19,6 +19,7 @@ A maze is a `file` (text or JSON; relative to the config file) or a generator bl
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -238,8 +239,6 @@ def _integer(value: Any, where: str, *, minimum: int) -> int:
 
 
 def _check_keys(data: dict, allowed: tuple[str, ...], where: str, path: str) -> None:
-    import difflib
-
     for key in data:
         if key not in allowed:
             close = difflib.get_close_matches(str(key), allowed, n=1)

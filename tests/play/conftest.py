@@ -32,6 +32,21 @@ CORRIDOR = """\
 ######
 """
 
+# An 11x11 perfect maze: S (1, 1), G (9, 9).
+WINDOW_MAZE = """\
+###########
+#S..#.....#
+#.###.###.#
+#.#.....#.#
+#.#####.#.#
+#.......#.#
+#########.#
+#.......#.#
+#.###.###.#
+#...#....G#
+###########
+"""
+
 
 class Client:
     """JSON POSTs to a running play server; returns (status, decoded body, raw body)."""

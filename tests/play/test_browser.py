@@ -15,7 +15,7 @@ import pytest
 
 from mazesim.maze import DELTAS, DIRECTIONS, parse_maze
 
-from tests.play.conftest import TUTORIAL
+from tests.play.conftest import TUTORIAL, WINDOW_MAZE
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMEDRIVER = shutil.which("chromedriver")
@@ -37,20 +37,6 @@ FLAGS = ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-backgroun
 WINDOW_CELL_PX = 48                                # play.js WINDOW_CELL_PX
 WALL_RGB, PASSAGE_RGB, GOAL_RGB = (0, 0, 0), (255, 255, 255), (255, 210, 77)
 KEY_NAMES = {"up": "ARROW_UP", "right": "ARROW_RIGHT", "down": "ARROW_DOWN", "left": "ARROW_LEFT"}
-# 11x11 perfect maze for the window test: S (1,1), G (9,9).
-WINDOW_MAZE = """\
-###########
-#S..#.....#
-#.###.###.#
-#.#.....#.#
-#.#####.#.#
-#.......#.#
-#########.#
-#.......#.#
-#.###.###.#
-#...#....G#
-###########
-"""
 
 
 @pytest.fixture

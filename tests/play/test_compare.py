@@ -16,8 +16,7 @@ from mazesim.experiment.storage import RunStore
 from mazesim.play.compare import compare_runs, format_comparison
 from mazesim.play.report import build_play_report, is_play_run, participant_rows
 
-from tests.play.conftest import CORRIDOR, TUTORIAL
-from tests.play.test_browser import WINDOW_MAZE
+from tests.play.conftest import CORRIDOR, TUTORIAL, WINDOW_MAZE
 
 # Through the bottom of the tutorial maze: two branch points, A (5, 3) and (5, 9), each with
 # three open directions; `DETOUR` first turns left at A into the dead end.
