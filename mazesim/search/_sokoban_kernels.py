@@ -254,3 +254,75 @@ def rehash(table_size, keys, count):
             slot = (slot + 1) & mask
         table[slot] = node
     return table
+
+
+@njit(cache=True)
+def _touches(x, nbr, area, label):
+    for d in range(_NDIR):
+        m = nbr[x, d]
+        if m >= 0 and area[m] == label:
+            return True
+    return False
+
+
+@njit(cache=True)
+def pi_corral(nbr, occ, mark, stamp, dead, goal, area):
+    """The PI-corral with the fewest inward pushes, for PI-corral pruning (Sokoban wiki).
+
+    A corral is a region of free cells the player (``mark == stamp``) cannot reach; its barrier are
+    the boxes beside it. It is a PI-corral when every push of a barrier box either goes into it and
+    can be made now, or stays impossible until a barrier box moves; if it is also unfinished (a
+    barrier box off a goal or an empty goal inside), some solution pushes into it next, so only
+    those pushes need expanding. Returns (its label in `area`, or -1; deadlock: an unfinished
+    PI-corral that no push can enter). `area` (int32, board size) receives the corral labels.
+    """
+    n = nbr.shape[0]
+    area[:] = -1
+    queue = np.empty(n, np.int32)
+    best, best_pushes, label, tail = -1, n * _NDIR + 1, 0, 0
+    for s in range(n):
+        if occ[s] or mark[s] == stamp or area[s] >= 0:
+            continue
+        first = tail
+        area[s] = label
+        queue[tail] = s
+        tail += 1
+        head = first
+        while head < tail:
+            c = queue[head]
+            head += 1
+            for d in range(_NDIR):
+                m = nbr[c, d]
+                if m >= 0 and not occ[m] and mark[m] != stamp and area[m] < 0:
+                    area[m] = label
+                    queue[tail] = m
+                    tail += 1
+        unfinished, ok, pushes = False, True, 0
+        for q in range(first, tail):
+            c = queue[q]
+            unfinished = unfinished or goal[c] != 0
+            for d in range(_NDIR):
+                b = nbr[c, d]
+                if b < 0 or not occ[b]:
+                    continue
+                unfinished = unfinished or goal[b] == 0
+                for e in range(_NDIR):
+                    p, t = nbr[b, (e + _HALF) % _NDIR], nbr[b, e]
+                    if t < 0 or p < 0 or area[p] == label or (occ[p] and _touches(
+                            p, nbr, area, label)):
+                        continue                       # never possible before the corral opens
+                    if area[t] == label:
+                        if mark[p] == stamp:
+                            pushes += 0 if dead[t] else 1
+                        else:
+                            ok = False
+                    elif not ((occ[t] and _touches(t, nbr, area, label)) or (
+                            not occ[t] and dead[t])):
+                        ok = False
+        if ok and unfinished:
+            if pushes == 0:
+                return -1, True
+            if pushes < best_pushes:
+                best, best_pushes = label, pushes
+        label += 1
+    return best, False

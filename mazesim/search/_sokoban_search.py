@@ -7,8 +7,8 @@ import numpy as np
 from numba import njit
 
 from mazesim.search._sokoban_kernels import (INF, find_slot, frozen_off_goal, grow, heap_item,
-                                             heap_pop, heap_push, matching_cost, now, reach,
-                                             rehash)
+                                             heap_pop, heap_push, matching_cost, now, pi_corral,
+                                             reach, rehash)
 
 __all__ = ["box_search"]
 
@@ -66,6 +66,7 @@ def box_search(nbr, targets, dead, dist, start_boxes, roots, final_player, zbox,
     mark = np.zeros(n, np.int32)
     mark2 = np.zeros(n, np.int32)
     solid = np.zeros(n, np.uint8)
+    area = np.full(n, -1, np.int32)
     boxes = np.empty(k, np.int16)
     cost = np.empty((k, k), np.int64)
     stamp, stamp2 = 0, 0
@@ -109,7 +110,10 @@ def box_search(nbr, targets, dead, dist, start_boxes, roots, final_player, zbox,
             occ[b] = 1
         stamp += 1
         reach(nbr, occ, players[i], mark, stamp)
-        for j in range(k):
+        corral, doomed = -1, False
+        if freeze and not pull:
+            corral, doomed = pi_corral(nbr, occ, mark, stamp, dead, targets, area)
+        for j in range(k if not doomed else 0):
             b = pool[i, j]
             for d in range(_NDIR):
                 if pull:          # player at p beside the box steps on to q; the box follows to p
@@ -122,6 +126,8 @@ def box_search(nbr, targets, dead, dist, start_boxes, roots, final_player, zbox,
                 else:             # player at p behind the box pushes it on to t and stands at b
                     p, t = nbr[b, (d + _HALF) % _NDIR], nbr[b, d]
                     if p < 0 or mark[p] != stamp or t < 0 or occ[t] or dead[t]:
+                        continue
+                    if corral >= 0 and area[t] != corral:
                         continue
                     q = b
                 occ[b], occ[t] = 0, 1
