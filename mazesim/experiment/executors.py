@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import multiprocessing
 import signal
+from itertools import islice
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import Any, Callable, Iterable, Iterator
 
@@ -17,6 +18,7 @@ from mazesim.errors import ConfigError
 __all__ = ["execute", "TASKS_PER_WORKER"]
 
 TASKS_PER_WORKER = 4  # tasks in flight per worker
+DASK_TIMEOUT = "10s"  # to connect to a scheduler
 
 
 def execute(fn: Callable[[Any], Any], tasks: Iterable[Any], *, workers: int = 1,
@@ -78,23 +80,21 @@ def _dask(fn: Callable[[Any], Any], tasks: Iterable[Any], address: Any) -> Itera
         raise ConfigError("--dask: the 'distributed' package is not installed "
                           "(pip install 'mazesim[dask]')") from None
     try:
-        client = Client(address, timeout="10s", set_as_default=False)
+        client = Client(address, timeout=DASK_TIMEOUT, set_as_default=False)
     except (OSError, TimeoutError, ValueError) as err:
         raise ConfigError(f"--dask: cannot reach the scheduler at {address!r} "
                           f"({err.__class__.__name__})") from None
     try:
         window = max(1, sum(client.nthreads().values())) * TASKS_PER_WORKER
         tasks = iter(tasks)
-        futures = as_completed()
-        in_flight = 0
-        for task in tasks:
-            futures.add(client.submit(fn, task, pure=False))
-            in_flight += 1
-            if in_flight >= window:
-                yield next(futures).result()
-                in_flight -= 1
+        first = [client.submit(fn, task, pure=False) for task in islice(tasks, window)]
+        if not first:
+            return
+        futures = as_completed(first, loop=client.loop)
         for future in futures:
             yield future.result()
+            for task in islice(tasks, 1):
+                futures.add(client.submit(fn, task, pure=False))
     finally:
         client.close()
 
