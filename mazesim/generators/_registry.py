@@ -40,6 +40,8 @@ class GeneratorSpec:
 
     def resolve_options(self, given: Mapping[str, Any]) -> dict[str, Any]:
         """The defaults updated by `given`; an unknown option raises GeneratorError listing ours."""
+        if not given:
+            return dict(self.options)
         unknown = sorted(set(given) - set(self.options))
         if unknown:
             allowed = ", ".join(self.options) or "none"

@@ -96,7 +96,9 @@ def recursive_division(h, w, rng):
     grid[h - 1, :] = WALL
     grid[:, 0] = WALL
     grid[:, w - 1] = WALL
-    stack = np.empty((h * w // 2 + 1, 4), np.int64)  # chambers: first room row, col, rows, cols
+    # chambers (first room row, first room col, rows, cols), depth first: the stack holds the
+    # pending sibling of each split on the current path, at most one per split of a room side
+    stack = np.empty(((h + w) // 2 + 2, 4), np.int64)
     stack[0] = (0, 0, (h - 1) // 2, (w - 1) // 2)
     top = 1
     while top > 0:
