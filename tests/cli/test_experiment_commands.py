@@ -1,0 +1,110 @@
+"""CLI: mazesim validate, run, replay, report (exit codes, the one Error line, outputs)."""
+
+import copy
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from mazesim.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+MAZE = ROOT / "experiments" / "branch-point-a" / "maze.txt"
+CONFIG = {
+    "name": "cli",
+    "seed": 3,
+    "mazes": [{"generator": "digging", "size": 11, "count": 3}, {"file": "maze.txt"}],
+    "agents": [{"type": "weighted-walker", "trials": 4}, {"type": "dfs", "trials": 3}],
+    "vision": ["full", 2],
+    "analysis": {"branch_choices": [{"mark": "A", "human": {"up": 10, "right": 4}}]},
+}
+
+
+def _write(folder: Path, data: dict) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "maze.txt").write_text(MAZE.read_text())
+    path = folder / "exp.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+def _invoke(*args: str):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+@pytest.fixture
+def config(tmp_path: Path) -> Path:
+    return _write(tmp_path / "cfg", CONFIG)
+
+
+def test_validate_ok(config):
+    result = _invoke("validate", config)
+    assert result.exit_code == 0
+    assert result.output == "OK: cli: 4 mazes x 2 agents x 2 vision = 16 units, 56 trials\n"
+
+
+@pytest.mark.parametrize("change, line", [
+    (lambda d: d["agents"][1].update(type="bsf"),
+     "exp.yaml: agents[1].type: 'bsf' is not an agent; did you mean 'bfs'?"),
+    (lambda d: d["mazes"][0].update(count=-1), "exp.yaml: mazes[0].count: -1 (allowed: an integer >= 1)"),
+    (lambda d: d["mazes"][1].update(file="nope.txt"), "exp.yaml: mazes[1].file: 'nope.txt': no such file"),
+    (lambda d: d.update(colour="red"), "exp.yaml: colour: unknown key (allowed: name, description"),
+    (lambda d: d["analysis"]["branch_choices"][0].update(mark="Q"),
+     "exp.yaml: analysis.branch_choices[0].mark: 'Q' is not marked in mazes[1]"),
+])
+@pytest.mark.parametrize("command", ["validate", "run"])
+def test_broken_config_one_error_line_and_nothing_created(tmp_path, change, line, command):
+    data = copy.deepcopy(CONFIG)
+    change(data)
+    path = _write(tmp_path / "cfg", data)
+    out = tmp_path / "out"
+    args = ("run", path, "--output", out) if command == "run" else ("validate", path)
+    result = _invoke(*args)
+    assert result.exit_code == 2
+    (error,) = result.output.splitlines()
+    assert error.startswith("Error: ") and line in error
+    assert not out.exists()
+
+
+def test_run_replay_report(config, tmp_path):
+    out = tmp_path / "out"
+    result = _invoke("run", config, "--output", out)
+    assert result.exit_code == 0, result.output
+    (line,) = result.output.splitlines()  # no progress bar without a terminal
+    run_dir = Path(line.rsplit(" -> ", 1)[1])
+    assert line.startswith("Done: 56 trials (4 mazes x 2 agents x 2 vision), ")
+    assert run_dir.parent == out / "cli" and (run_dir / "report.md").is_file()
+
+    picture = tmp_path / "trial.png"
+    result = _invoke("replay", run_dir, "--trial", 45, "-o", picture)
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("trial 45: maze 3, weighted-walker, vision full, trial 3: ")
+    assert "- identical" in result.output and picture.stat().st_size > 0
+
+    (run_dir / "report.md").unlink()
+    result = _invoke("report", run_dir)
+    assert result.exit_code == 0 and (run_dir / "report.md").is_file()
+    assert "Table 2" in (run_dir / "report.md").read_text()
+
+
+def test_replay_bad_trial(config, tmp_path):
+    out = tmp_path / "out"
+    _invoke("run", config, "--output", out)
+    (run_dir,) = (out / "cli").iterdir()
+    result = _invoke("replay", run_dir, "--trial", 999)
+    assert result.exit_code == 2
+    assert result.output.splitlines() == [
+        f"Error: --trial: 999 is not a trial of {run_dir} (allowed: 0 to 55)"]
+
+
+def test_resume_without_unfinished_run(config, tmp_path):
+    result = _invoke("run", config, "--resume", "--output", tmp_path / "out")
+    assert result.exit_code == 2
+    assert result.output.startswith("Error: ") and "--resume: no unfinished run of 'cli'" in \
+        result.output
+
+
+def test_report_on_a_directory_that_is_not_a_run(tmp_path):
+    result = _invoke("report", tmp_path)
+    assert result.exit_code == 2 and "not a run directory" in result.output
