@@ -14,11 +14,13 @@ jump). Only the recorder's state dicts are ever sent, and their maze part comes 
 
 from __future__ import annotations
 
+import ipaddress
 import json
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 from typing import Any
+from urllib.parse import urlsplit
 
 from mazesim.play.recorder import BadRequest, PlayError, Recorder
 
@@ -33,6 +35,7 @@ _STATIC = {
     "/static/play.js": ("play.js", "text/javascript; charset=utf-8"),
     "/static/play.css": ("play.css", "text/css; charset=utf-8"),
 }
+_LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
 _SECURITY_HEADERS = {
     "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; base-uri 'none'",
     "X-Content-Type-Options": "nosniff",
@@ -50,6 +53,17 @@ class PlayServer(ThreadingHTTPServer):
     def __init__(self, address: tuple[str, int], recorder: Recorder) -> None:
         super().__init__(address, _Handler)
         self.recorder = recorder
+
+    def host_allowed(self, host_header: str | None) -> bool:
+        """On a loopback address only loopback Host headers are served (a web page cannot reach
+        the server by DNS rebinding); on any other address (a lab network) every host is."""
+        if not ipaddress.ip_address(self.server_address[0]).is_loopback:
+            return True
+        try:
+            name = urlsplit(f"//{host_header or ''}").hostname
+        except ValueError:
+            return False
+        return name in _LOOPBACK_NAMES
 
     @property
     def url(self) -> str:
@@ -73,6 +87,9 @@ class _Handler(BaseHTTPRequestHandler):
         """Quiet: moves are logged in the database, not on the terminal."""
 
     def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
+        if not self.server.host_allowed(self.headers.get("Host")):
+            self._send(HTTPStatus.FORBIDDEN, b"forbidden host\n", "text/plain; charset=utf-8")
+            return
         entry = _STATIC.get(self.path.split("?", 1)[0])
         if entry is None:
             self._send(HTTPStatus.NOT_FOUND, b"not found\n", "text/plain; charset=utf-8")
@@ -84,6 +101,8 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:  # noqa: N802
         recorder = self.server.recorder
         try:
+            if not self.server.host_allowed(self.headers.get("Host")):
+                raise BadRequest("forbidden host")
             data = self._json_body()
             participant = data.get("participant")
             path = self.path.split("?", 1)[0]

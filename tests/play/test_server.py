@@ -120,6 +120,29 @@ def test_malformed_http_requests(session_factory, serve):
     assert headers["Content-Security-Policy"].startswith("default-src 'self'")
 
 
+def test_foreign_host_headers_are_refused_on_loopback(session_factory, serve):
+    import http.client
+    from urllib.parse import urlsplit
+
+    client, recorder = serve(session_factory([(CORRIDOR, "full")]))
+    port = urlsplit(client.url).port
+    for host, expected in ((f"localhost:{port}", 200), (f"127.0.0.1:{port}", 200),
+                           (f"evil.example:{port}", 403), ("", 403)):
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        connection.putrequest("GET", "/", skip_host=True)
+        if host:
+            connection.putheader("Host", host)
+        connection.endheaders()
+        assert connection.getresponse().status == expected, host
+        connection.close()
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    connection.request("POST", "/api/join", body=b'{"participant": "p"}',
+                       headers={"Host": "evil.example", "Content-Type": "application/json"})
+    response = connection.getresponse()
+    assert response.status == 400 and b"forbidden host" in response.read()
+    assert recorder.store.participants() == []
+
+
 def test_finishing_stores_a_trajectory_with_choice_records(session_factory, serve):
     session = session_factory([(TUTORIAL, 2), (CORRIDOR, "full")], practice=[(CORRIDOR, 0)])
     client, recorder = serve(session)
