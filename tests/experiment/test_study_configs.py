@@ -1,0 +1,85 @@
+"""The study's configs validate, and the branch-point maze has the structure the study describes."""
+
+from collections import deque
+
+import numpy as np
+import pytest
+
+from mazesim.agents import make_agent
+from mazesim.analysis import parameters
+from mazesim.experiment.config import load_config
+from mazesim.maze import read_maze
+from mazesim.simulate import simulate_many
+
+from experiment_fixtures import BRANCH_MAZE, ROOT
+
+STUDY_UP_SHARE = 0.66  # source 004, Table 2: 66 of 100 walker runs went up at A
+TRIALS = 4000
+
+
+@pytest.mark.parametrize("name, mazes, units", [
+    ("quickstart.yaml", 15, 120),
+    ("study-first-experiment.yaml", 300, 4200),
+    ("study-branch-point.yaml", 1, 2),
+])
+def test_study_configs_validate(name, mazes, units):
+    config = load_config(ROOT / "configs" / name)
+    assert config.maze_count == mazes
+    assert config.maze_count * len(config.agents) * len(config.vision) == units
+
+
+def test_first_experiment_is_the_study_setup():
+    config = load_config(ROOT / "configs" / "study-first-experiment.yaml")
+    assert {b.generator for b in config.mazes} == {"stick-knocking", "digging", "wall-extending"}
+    assert all(b.size == (31, 31) and b.count >= 100 for b in config.mazes)
+    assert config.vision == ("full", 2)
+    assert {a.type for a in config.agents} == {"bfs", "dfs", "right-hand", "tremaux",
+                                               "weighted-walker", "random-walk",
+                                               "straight-biased"}
+    assert all(a.trials == 100 for a in config.agents)
+
+
+def test_branch_point_config_has_the_human_counts():
+    config = load_config(ROOT / "configs" / "study-branch-point.yaml")
+    assert config.mazes[0].file == BRANCH_MAZE
+    assert dict(config.probes[0].human) == {"up": 10, "right": 4}
+    assert sorted(a.trials for a in config.agents) == [100, 10000]
+
+
+def _branch(grid, a, first):
+    """The cells reachable from `first` without passing `a`."""
+    seen, queue = {a, first}, deque([first])
+    while queue:
+        r, c = queue.popleft()
+        for dr, dc in ((-1, 0), (0, 1), (1, 0), (0, -1)):
+            n = (r + dr, c + dc)
+            if grid[n] == 0 and n not in seen:
+                seen.add(n)
+                queue.append(n)
+    return seen - {a}
+
+
+def test_branch_point_maze_structure():
+    maze = read_maze(BRANCH_MAZE)
+    a = maze.marks["A"]
+    assert parameters(maze, ["loops"])["loops"] == 0
+    assert maze.open_directions(a) == [0, 1, 2]  # up, right, down (arrival from below)
+    up = _branch(maze.grid, a, (a[0] - 1, a[1]))
+    right = _branch(maze.grid, a, (a[0], a[1] + 1))
+    below = _branch(maze.grid, a, (a[0] + 1, a[1]))
+    assert len(up) >= 30 and maze.goal not in up  # a long wrong branch
+    assert maze.goal in right and maze.start in below
+    # the start area leads upward: S lies below A, the route from S climbs 10 rows and goes 4 right
+    assert (maze.start[0] - a[0], a[1] - maze.start[1]) == (10, 4)
+
+
+def test_weighted_walker_goes_up_at_a_like_the_study():
+    maze = read_maze(BRANCH_MAZE)
+    batch = simulate_many(maze, make_agent("weighted-walker"), 2, TRIALS,
+                          np.random.SeedSequence(2017))
+    firsts = batch.choices[(batch.choices["mark"] == 0) & batch.choices["first"]]
+    assert len(firsts) == TRIALS
+    assert set(firsts["chosen"].tolist()) == {0, 1}  # up or right only
+    share = float(np.mean(firsts["chosen"] == 0))
+    tolerance = 4 * np.sqrt(STUDY_UP_SHARE * (1 - STUDY_UP_SHARE) / TRIALS)
+    assert abs(share - STUDY_UP_SHARE) < tolerance
