@@ -2,18 +2,17 @@
 
 Kernels take the grid size, options and `rng` and return a uint8 grid (1 wall, 0 passage) with
 rooms at odd coordinates. Most work in room coordinates: room (i, j) is grid cell (2i+1, 2j+1);
-`_link` opens the wall between a room and its neighbour in direction d (UP, RIGHT, DOWN, LEFT).
+`_link` opens the wall between a room and its neighbour in direction d (`mazesim.maze.UP`, ...).
 Random choices use `rng.random()` (the fastest draw numba offers) scaled to a range.
 """
 
 import numpy as np
 from numba import njit
 
-from mazesim.maze import DELTAS, PASSAGE, WALL
+from mazesim.maze import DELTAS, DOWN, PASSAGE, RIGHT, UP, WALL
 
 _DR = np.array(DELTAS[:, 0])
 _DC = np.array(DELTAS[:, 1])
-_UP, _RIGHT, _DOWN, _LEFT = 0, 1, 2, 3
 _BUILDING = 2  # wall-extending: a wall cell laid by the wall still growing
 
 
@@ -117,7 +116,7 @@ def knock(h, w, rng):
     grid[2:h - 1:2, 2:w - 1:2] = WALL
     choice = np.empty(4, np.int64)
     for r in range(2, h - 2, 2):
-        first = _UP if r == 2 else _RIGHT
+        first = UP if r == 2 else RIGHT
         for c in range(2, w - 2, 2):
             k = 0
             for d in range(first, 4):
@@ -240,9 +239,9 @@ def kruskal(h, w, rng):
         edges[e], edges[k] = edges[k], edges[e]
     for e in edges:
         if e < n_right:
-            i, j, d = e // (rw - 1), e % (rw - 1), _RIGHT
+            i, j, d = e // (rw - 1), e % (rw - 1), RIGHT
         else:
-            i, j, d = (e - n_right) // rw, (e - n_right) % rw, _DOWN
+            i, j, d = (e - n_right) // rw, (e - n_right) % rw, DOWN
         a = _find(parent, i * rw + j)
         b = _find(parent, (i + _DR[d]) * rw + j + _DC[d])
         if a != b:

@@ -8,9 +8,8 @@ import numpy as np
 from numba import njit
 
 from mazesim.generators._kernels import _DC, _DR, _below, _find, _link, _rooms_open
-from mazesim.maze import PASSAGE, WALL
+from mazesim.maze import DOWN, LEFT, PASSAGE, RIGHT, UP, WALL
 
-_UP, _RIGHT, _DOWN, _LEFT = 0, 1, 2, 3
 
 
 @njit(cache=True)
@@ -21,9 +20,9 @@ def binary_tree(h, w, rng):
     for i in range(rh):
         for j in range(rw):
             if i > 0 and (j == 0 or rng.random() < 0.5):
-                _link(grid, i, j, _UP)
+                _link(grid, i, j, UP)
             elif j > 0:
-                _link(grid, i, j, _LEFT)
+                _link(grid, i, j, LEFT)
     return grid
 
 
@@ -33,14 +32,14 @@ def sidewinder(h, w, rng):
     rh, rw = (h - 1) // 2, (w - 1) // 2
     grid = _rooms_open(h, w)
     for j in range(rw - 1):
-        _link(grid, 0, j, _RIGHT)
+        _link(grid, 0, j, RIGHT)
     for i in range(1, rh):
         run = 0
         for j in range(rw):
             if j < rw - 1 and rng.random() < 0.5:
-                _link(grid, i, j, _RIGHT)
+                _link(grid, i, j, RIGHT)
             else:
-                _link(grid, i, run + _below(rng, j - run + 1), _UP)
+                _link(grid, i, run + _below(rng, j - run + 1), UP)
                 run = j + 1
     return grid
 
@@ -63,7 +62,7 @@ def eller(h, w, join, rng):
             a, b = _find(parent, i * rw + j), _find(parent, i * rw + j + 1)
             if a != b and (last or rng.random() < join):
                 parent[a] = b
-                _link(grid, i, j, _RIGHT)
+                _link(grid, i, j, RIGHT)
         if last:
             break
         for j in range(rw):
@@ -79,12 +78,12 @@ def eller(h, w, join, rng):
             if rng.random() < 0.5:
                 down[root] = True
                 parent[(i + 1) * rw + j] = root
-                _link(grid, i, j, _DOWN)
+                _link(grid, i, j, DOWN)
         for j in range(rw):
             root = roots[j]
             if not down[root] and pick[root] == j:
                 parent[(i + 1) * rw + j] = root
-                _link(grid, i, j, _DOWN)
+                _link(grid, i, j, DOWN)
     return grid
 
 

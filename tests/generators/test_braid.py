@@ -84,5 +84,5 @@ def test_fraction_must_be_a_share(fraction):
 
 @pytest.mark.parametrize("grid", [np.zeros((3, 3, 3)), np.full((3, 3), 2), np.zeros((0, 4))])
 def test_grid_must_be_2d_of_zeros_and_ones(grid):
-    with pytest.raises(GeneratorError, match="braid: grid must be a non-empty 2-D array of 0 and 1"):
+    with pytest.raises(GeneratorError, match="braid: grid must be a non-empty 2-D array of 0 and"):
         braid(grid, 0.5, np.random.default_rng(0))
