@@ -9,7 +9,7 @@ import time
 import numpy as np
 from numba import njit, objmode
 
-__all__ = ["reach", "push_distances", "frozen_off_goal", "matching_cost", "now", "heap_push",
+__all__ = ["reach", "push_distances", "frozen_group", "frozen_off_goal", "goals_cut_off", "matching_cost", "now", "heap_push",
            "heap_pop", "heap_item", "grow", "find_slot", "rehash", "INF"]
 
 INF = 1 << 20
@@ -84,17 +84,15 @@ def _axis_blocked(b, axis, nbr, dead, member):
 
 
 @njit(cache=True)
-def frozen_off_goal(t, nbr, box, dead, goal, member):
-    """Whether the boxes around `t` hold a frozen group with a box off a goal (a deadlock).
+def frozen_group(t, nbr, box, dead, member, group):
+    """The frozen boxes among those connected to `t`; their cells go to `group`, their count back.
 
     A group is frozen when every box in it is blocked on both axes, an axis being blocked by a wall,
-    by dead squares on both sides or by a box of the group: no box of it can move first. The group
-    is the largest such set among the boxes connected to `t` (found by peeling off boxes that are
-    free on an axis; no recursion, which numba's cache cannot hold). `member` is a zeroed scratch
-    array of the board size, zeroed again on return.
+    by dead squares on both sides or by a box of the group: no box of it can move first (the freeze
+    test of the Sokoban wiki). The group is the largest such set among the boxes connected to `t`,
+    found by peeling off boxes free on an axis (no recursion, which numba's cache cannot hold).
+    `member` is a zeroed scratch array of the board size, zeroed again on return.
     """
-    n = nbr.shape[0]
-    group = np.empty(n, np.int32)
     group[0] = t
     member[t] = 1
     size, head = 1, 0
@@ -116,13 +114,53 @@ def frozen_off_goal(t, nbr, box, dead, goal, member):
                                        and _axis_blocked(c, 1, nbr, dead, member)):
                 member[c] = 0
                 changed = True
-    deadlock = False
+    count = 0
     for i in range(size):
         c = group[i]
-        if member[c] != 0 and goal[c] == 0:
-            deadlock = True
-        member[c] = 0
-    return deadlock
+        if member[c] != 0:
+            group[count] = c
+            count += 1
+            member[c] = 0
+    return count
+
+
+@njit(cache=True)
+def frozen_off_goal(t, nbr, box, dead, goal, member):
+    """Whether the boxes around `t` hold a frozen group with a box off a goal (a deadlock)."""
+    group = np.empty(nbr.shape[0], np.int32)
+    count = frozen_group(t, nbr, box, dead, member, group)
+    for i in range(count):
+        if goal[group[i]] == 0:
+            return True
+    return False
+
+
+@njit(cache=True)
+def goals_cut_off(nbr, box, goal, fixed, count):
+    """Whether boxes frozen on goals (`fixed[:count]`) leave the other boxes no way to the other goals.
+
+    Push distances are recomputed with the frozen boxes as walls; no perfect matching of the free
+    boxes to the free goals at finite distance means a deadlock.
+    """
+    n = nbr.shape[0]
+    wall = np.zeros(n, np.uint8)
+    for i in range(count):
+        wall[fixed[i]] = 1
+    goals = np.array([c for c in range(n) if goal[c] and not wall[c]], np.int32)
+    boxes = np.array([c for c in range(n) if box[c] and not wall[c]], np.int32)
+    if len(goals) == 0:
+        return False
+    walled = nbr.copy()
+    for c in range(n):
+        for d in range(_NDIR):
+            if walled[c, d] >= 0 and (wall[walled[c, d]] or wall[c]):
+                walled[c, d] = -1
+    dist = push_distances(walled, goals)
+    cost = np.empty((len(boxes), len(goals)), np.int64)
+    for r in range(len(boxes)):
+        for c in range(len(goals)):
+            cost[r, c] = dist[c, boxes[r]]
+    return matching_cost(cost) >= INF
 
 
 @njit(cache=True)

@@ -6,9 +6,9 @@ Private to `mazesim.search.sokoban_solver`; the primitives it calls are in `_sok
 import numpy as np
 from numba import njit
 
-from mazesim.search._sokoban_kernels import (INF, find_slot, frozen_off_goal, grow, heap_item,
-                                             heap_pop, heap_push, matching_cost, now, pi_corral,
-                                             reach, rehash)
+from mazesim.search._sokoban_kernels import (INF, find_slot, frozen_group, goals_cut_off, grow,
+                                             heap_item, heap_pop, heap_push, matching_cost, now,
+                                             pi_corral, reach, rehash)
 
 __all__ = ["box_search"]
 
@@ -27,6 +27,21 @@ def _lower_bound(dist, boxes, cost):
         for c in range(k):
             cost[r, c] = dist[c, boxes[r]]
     return matching_cost(cost)
+
+
+@njit(cache=True)
+def _deadlocked(t, nbr, occ, dead, goal, member, group):
+    """After a push to `t`: a frozen box off a goal, or boxes newly frozen on goals that cut the
+    remaining boxes off the remaining goals."""
+    count = frozen_group(t, nbr, occ, dead, member, group)
+    if count == 0:
+        return False
+    fresh = False
+    for i in range(count):
+        if goal[group[i]] == 0:
+            return True
+        fresh = fresh or group[i] == t
+    return fresh and goals_cut_off(nbr, occ, goal, group, count)
 
 
 @njit(cache=True)
@@ -67,6 +82,7 @@ def box_search(nbr, targets, dead, dist, start_boxes, roots, final_player, zbox,
     mark2 = np.zeros(n, np.int32)
     solid = np.zeros(n, np.uint8)
     area = np.full(n, -1, np.int32)
+    group = np.empty(n, np.int32)
     boxes = np.empty(k, np.int16)
     cost = np.empty((k, k), np.int64)
     stamp, stamp2 = 0, 0
@@ -131,7 +147,7 @@ def box_search(nbr, targets, dead, dist, start_boxes, roots, final_player, zbox,
                         continue
                     q = b
                 occ[b], occ[t] = 0, 1
-                if freeze and frozen_off_goal(t, nbr, occ, dead, targets, solid):
+                if freeze and _deadlocked(t, nbr, occ, dead, targets, solid, group):
                     occ[b], occ[t] = 1, 0
                     continue
                 boxes[:] = pool[i]
