@@ -5,6 +5,7 @@ Usage::
     python benchmarks/bench_sokoban.py                      # Microban, 10 s per level
     python benchmarks/bench_sokoban.py --set xsokoban       # XSokoban, 60 s per level
     python benchmarks/bench_sokoban.py --levels FILE --time-limit 5 --only 1-20,144
+    python benchmarks/bench_sokoban.py --engine generic --only 100-120   # the reference loop
 
 Prints one line per level, then the solved count, how many of them optimal, total time and
 states per second. The level sets live in ``../shared/levels/`` beside the clone (not copied here).
@@ -17,7 +18,7 @@ import time
 from pathlib import Path
 
 from mazesim.search.sokoban import read_levels
-from mazesim.search.sokoban_solver import METHODS, PRUNES, solve
+from mazesim.search.sokoban_solver import ENGINES, METHODS, PRUNES, solve
 
 SHARED = Path(__file__).resolve().parents[1] / ".." / "shared" / "levels"
 SETS = {"microban": ("microban.txt", 10.0), "xsokoban": ("xsokoban.txt", 60.0)}
@@ -42,6 +43,8 @@ def main() -> None:
     parser.add_argument("--method", choices=METHODS, default="astar")
     parser.add_argument("--prune", choices=PRUNES, default=None)
     parser.add_argument("--only", help="level numbers, e.g. 1-20,144")
+    parser.add_argument("--engine", choices=ENGINES, default="numba",
+                        help="generic: plain A* on mazesim.search.generic (the reference)")
     args = parser.parse_args()
     name, default_limit = SETS[args.set]
     path = Path(args.levels) if args.levels else SHARED / name
@@ -53,7 +56,7 @@ def main() -> None:
     total = 0.0
     for number in _selection(args.only, len(levels)):
         result = solve(levels[number - 1], method=args.method, prune=args.prune,
-                       time_limit=limit)
+                       time_limit=limit, engine=args.engine)
         total += result.seconds
         states += result.states
         solved += result.solved

@@ -20,14 +20,15 @@ from mazesim.errors import LevelError, SearchError
 from mazesim.maze import DELTAS
 from mazesim.search import _sokoban_kernels as _k
 from mazesim.search import _sokoban_search as _search
-from mazesim.search import generic
+from mazesim.search import generic, sokoban_generic
 from mazesim.search.sokoban import LURD, SEED_ORDER, Board, Level, replay
 from mazesim.search.sokoban_deadlocks import PRUNES, dead_mask, dead_squares, is_frozen, \
     push_distances
 
-__all__ = ["METHODS", "PRUNES", "DEFAULT_PRUNE", "SokobanResult", "solve"]
+__all__ = ["METHODS", "ENGINES", "PRUNES", "DEFAULT_PRUNE", "SokobanResult", "solve"]
 
 METHODS = ("bfs", "astar")
+ENGINES = ("numba", "generic")
 DEFAULT_PRUNE = {"bfs": "dead-squares", "astar": "full"}
 MAX_NODES = 1 << 26
 """Most states the push search keeps (memory bound: about 100 bytes each)."""
@@ -73,8 +74,14 @@ class _TimeUp(Exception):
 
 
 def solve(level: Level, *, method: str = "astar", prune: str | None = None,
-          time_limit: float | None = None) -> SokobanResult:
-    """Solve `level`; see the module text for the methods. `time_limit` in seconds (None: none)."""
+          time_limit: float | None = None, engine: str = "numba") -> SokobanResult:
+    """Solve `level`; see the module text for the methods. `time_limit` in seconds (None: none).
+
+    `engine` ``generic`` runs ``astar`` as plain A* on `mazesim.search.generic` (the reference
+    for the compiled loop; no backward or greedy stages).
+    """
+    if engine not in ENGINES:
+        raise SearchError(f"unknown engine {engine!r} (allowed: {', '.join(ENGINES)})")
     if method not in METHODS:
         raise SearchError(f"unknown method {method!r} (allowed: {', '.join(METHODS)})")
     prune = DEFAULT_PRUNE[method] if prune is None else prune
@@ -88,6 +95,10 @@ def solve(level: Level, *, method: str = "astar", prune: str | None = None,
         solution, optimal, states, timed_out = None, False, 0, False
     elif method == "bfs":
         solution, states, timed_out = _move_bfs(board, prune, start, time_limit)
+        optimal = solution is not None
+    elif engine == "generic":
+        path, states, timed_out = sokoban_generic.push_astar(board, prune, time_limit)
+        solution = None if path is None else _lurd(board, path)
         optimal = solution is not None
     else:
         solution, optimal, states, timed_out = _push_search(board, prune, start, time_limit)

@@ -128,5 +128,16 @@ def test_bad_options():
         solve(TUTORIAL, method="dfs")
     with pytest.raises(SearchError, match="unknown pruning 'all'"):
         solve(TUTORIAL, prune="all")
+    with pytest.raises(SearchError, match="unknown engine .c."):
+        solve(TUTORIAL, engine="c")
     with pytest.raises(SearchError, match="time limit must be > 0"):
         solve(TUTORIAL, time_limit=0)
+
+
+@needs_microban
+@pytest.mark.parametrize("number", [1, 3, 10, 60])
+def test_generic_engine_finds_the_same_push_counts(number):
+    level = read_levels(MICROBAN)[number - 1]
+    fast, reference = solve(level), solve(level, engine="generic")
+    assert reference.solved and reference.optimal and replay(level, reference.solution)
+    assert reference.pushes == fast.pushes

@@ -1,0 +1,102 @@
+"""Push-based A* for Sokoban on the generic search layer: the reference for the numba kernel.
+
+The same states (player normalised to the smallest cell of its region, sorted boxes), the same
+pruning kernels (dead squares, freeze and cut-off goals, PI-corrals) and the same lower bound,
+computed here with ``scipy.optimize.linear_sum_assignment``; only the loop is
+`mazesim.search.generic.astar`. It finds the same push counts, far more slowly (see the benchmark
+in the project report), which is why `sokoban_solver` runs its own compiled loop.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+
+from mazesim.search import _sokoban_kernels as _k
+from mazesim.search import _sokoban_search as _search
+from mazesim.search import generic
+from mazesim.search.sokoban import Board
+from mazesim.search.sokoban_deadlocks import dead_mask, push_distances
+
+__all__ = ["push_astar"]
+
+_TIME_CHECK = 256
+
+
+class _TimeUp(Exception):
+    """Raised inside the generic search when its time limit has passed."""
+
+
+def push_astar(board: Board, prune: str, time_limit: float | None = None):
+    """Push-optimal A* on `generic.astar`.
+
+    Returns (pushes as (box cell, direction) rows or None, states seen, timed out).
+    """
+    nbr, n = board.nbr, board.size
+    dist = push_distances(board)
+    dead = dead_mask(board, prune).astype(np.uint8)
+    goal = board.goal.astype(np.uint8)
+    full = prune == "full"
+    occ, mark, member = np.zeros(n, np.uint8), np.zeros(n, np.int32), np.zeros(n, np.uint8)
+    area, group = np.zeros(n, np.int32), np.zeros(n, np.int32)
+    start, calls, stamp = time.perf_counter(), [0], [0]
+
+    def canonical(player: int, boxes) -> int:
+        occ[list(boxes)] = 1
+        stamp[0] += 1
+        low = _k.reach(nbr, occ, player, mark, stamp[0])
+        occ[list(boxes)] = 0
+        return int(low)
+
+    def heuristic(state) -> float:
+        cost = dist[:, list(state[1])].T
+        rows, cols = linear_sum_assignment(np.minimum(cost, _k.INF))
+        return float(cost[rows, cols].sum())
+
+    def pushes(state):
+        calls[0] += 1
+        if time_limit is not None and calls[0] % _TIME_CHECK == 0 \
+                and time.perf_counter() - start > time_limit:
+            raise _TimeUp
+        player, boxes = state
+        occ[list(boxes)] = 1
+        stamp[0] += 1
+        _k.reach(nbr, occ, player, mark, stamp[0])
+        corral, doomed = _k.pi_corral(nbr, occ, mark, stamp[0], dead, goal, area) if full \
+            else (-1, False)
+        found = []
+        for b in boxes if not doomed else ():
+            for d in range(4):
+                p, t = nbr[b, (d + 2) % 4], nbr[b, d]
+                if p < 0 or mark[p] != stamp[0] or t < 0 or occ[t] or dead[t]:
+                    continue
+                if corral >= 0 and area[t] != corral:
+                    continue
+                occ[b], occ[t] = 0, 1
+                stuck = full and _search._deadlocked(t, nbr, occ, dead, goal, member, group)
+                occ[b], occ[t] = 1, 0
+                if not stuck:
+                    found.append((b, int(t)))
+        occ[list(boxes)] = 0
+        for b, t in found:
+            moved = tuple(sorted(set(boxes) - {b} | {t}))
+            child = (canonical(b, moved), moved)
+            if heuristic(child) < _k.INF:
+                yield child, 1
+
+    root = (canonical(board.player, board.boxes), tuple(sorted(board.boxes)))
+    goals = tuple(int(g) for g in np.flatnonzero(board.goal))
+    try:
+        result = generic.astar(root, pushes, lambda s: s[1] == goals, heuristic)
+    except _TimeUp:
+        return None, calls[0], True
+    if not result.found:
+        return None, result.seen, False
+    path = []
+    for (_, before), (_, after) in zip(result.path, result.path[1:]):
+        (b,) = set(before) - set(after)
+        (t,) = set(after) - set(before)
+        path.append((b, int(np.flatnonzero(nbr[b] == t)[0])))
+    return np.array(path, np.int16).reshape(-1, 2), result.seen, False
