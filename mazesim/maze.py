@@ -80,7 +80,7 @@ class Maze:
         object.__setattr__(self, "grid", grid)
         object.__setattr__(self, "start", self._check_cell(self.start, "start"))
         object.__setattr__(self, "goal", self._check_cell(self.goal, "goal"))
-        marks = {str(k): self._check_cell(v, f"mark {k}") for k, v in dict(self.marks).items()}
+        marks = {str(k): self._check_cell(v, f"mark {k}") for k, v in self.marks.items()}
         taken = {self.start: "S", self.goal: "G"}
         for name, cell in marks.items():
             if len(name) != 1 or not "A" <= name <= "Z" or name in "SG":
@@ -114,7 +114,8 @@ class Maze:
 
     def _check_cell(self, cell: Any, name: str) -> Cell:
         try:
-            r, c = (int(v) for v in cell)
+            r, c = cell
+            r, c = int(r), int(c)
         except (TypeError, ValueError):
             raise MazeFormatError(f"{name}: {cell!r} is not a (row, col) pair") from None
         h, w = self.grid.shape
