@@ -1,0 +1,36 @@
+"""YAML experiments (DESIGN.md section 8): config, runner, storage, statistics, report, replay.
+
+>>> from mazesim.experiment import load_config, run_experiment        # doctest: +SKIP
+>>> result = run_experiment(load_config("configs/quickstart.yaml"))   # doctest: +SKIP
+>>> result.run_dir                                                    # doctest: +SKIP
+PosixPath('results/quickstart/20261130T062827Z')
+"""
+
+from mazesim.experiment.config import Config, config_from_dict, load_config, resolved_config
+from mazesim.experiment.replay import Replay, replay
+from mazesim.experiment.runner import RunInterrupted, RunResult, run_experiment
+from mazesim.experiment.storage import RunStore
+
+__all__ = [
+    "Config",
+    "load_config",
+    "config_from_dict",
+    "resolved_config",
+    "run_experiment",
+    "RunResult",
+    "RunInterrupted",
+    "RunStore",
+    "build_report",
+    "Report",
+    "replay",
+    "Replay",
+]
+
+
+def __getattr__(name: str):
+    """`build_report` and `Report` import matplotlib: loaded on first use only."""
+    if name in ("build_report", "Report"):
+        from mazesim.experiment import report
+
+        return getattr(report, name)
+    raise AttributeError(f"module 'mazesim.experiment' has no attribute {name!r}")

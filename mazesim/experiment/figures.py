@@ -1,4 +1,4 @@
-"""Figures of a run report (matplotlib, Agg): scatter plots, box plots, choice bars, trajectories."""
+"""Figures of a run report (matplotlib, Agg): scatter and box plots, choice bars, trajectories."""
 
 from __future__ import annotations
 

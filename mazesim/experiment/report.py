@@ -1,4 +1,4 @@
-"""The report of a run, rebuilt from its database alone: CSV exports, statistics, figures, report.md."""
+"""The report of a run, rebuilt from its database alone: CSV exports, statistics, figures."""
 
 from __future__ import annotations
 

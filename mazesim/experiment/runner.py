@@ -22,7 +22,7 @@ import numpy as np
 import yaml
 
 from mazesim.errors import ConfigError
-from mazesim.experiment.config import Config, GeneratedMazes, MazeFile, resolved_config
+from mazesim.experiment.config import Config, MazeFile, resolved_config
 from mazesim.experiment.executors import execute
 from mazesim.experiment.seeds import maze_seed
 from mazesim.experiment.storage import MazeRecord, RunStore

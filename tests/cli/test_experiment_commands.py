@@ -47,8 +47,10 @@ def test_validate_ok(config):
 @pytest.mark.parametrize("change, line", [
     (lambda d: d["agents"][1].update(type="bsf"),
      "exp.yaml: agents[1].type: 'bsf' is not an agent; did you mean 'bfs'?"),
-    (lambda d: d["mazes"][0].update(count=-1), "exp.yaml: mazes[0].count: -1 (allowed: an integer >= 1)"),
-    (lambda d: d["mazes"][1].update(file="nope.txt"), "exp.yaml: mazes[1].file: 'nope.txt': no such file"),
+    (lambda d: d["mazes"][0].update(count=-1),
+     "exp.yaml: mazes[0].count: -1 (allowed: an integer >= 1)"),
+    (lambda d: d["mazes"][1].update(file="nope.txt"),
+     "exp.yaml: mazes[1].file: 'nope.txt': no such file"),
     (lambda d: d.update(colour="red"), "exp.yaml: colour: unknown key (allowed: name, description"),
     (lambda d: d["analysis"]["branch_choices"][0].update(mark="Q"),
      "exp.yaml: analysis.branch_choices[0].mark: 'Q' is not marked in mazes[1]"),

@@ -1,0 +1,83 @@
+"""Benchmark of the experiment runner on configs/study-first-experiment.yaml.
+
+Runs the config end to end (generation, analysis, all trials, storage, report) with `--workers`,
+then reports wall time, trials/s, moves/s and the split of the time: agent kernels
+(`simulate_many`, summed over workers), the runner's overhead in the workers (seeding, agent set-up,
+sample trajectories, packing results), storage in the main process (sqlite, npz) and the report.
+The runner's overhead is compared with the kernel time (target: <= 20%).
+
+    python benchmarks/bench_experiment.py [--workers 2] [--count N] [--repeat 1]
+
+`--count N` scales the config down to N mazes per generator (the study config has 100); the
+kernel/overhead ratio does not depend on it, the end-to-end time scales with it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+
+from mazesim.experiment.config import load_config
+from mazesim.experiment.runner import run_experiment
+from mazesim.experiment.storage import RunStore
+
+CONFIG = Path(__file__).resolve().parents[1] / "configs" / "study-first-experiment.yaml"
+
+
+def once(workers: int, count: int | None) -> dict[str, float]:
+    config = load_config(CONFIG)
+    if count is not None:
+        config = replace(config, mazes=tuple(replace(b, count=count) for b in config.mazes))
+    with tempfile.TemporaryDirectory() as out:
+        began = time.perf_counter()
+        result = run_experiment(config, output=out, workers=workers)
+        wall = time.perf_counter() - began
+        with RunStore(result.run_dir) as store:
+            per_agent = store.query(
+                "SELECT u.agent, u.vision, SUM(u.kernel_seconds), SUM(t.moves), SUM(t.n) "
+                "FROM units u "
+                "JOIN (SELECT maze_id, agent, vision, SUM(moves) AS moves, COUNT(*) AS n "
+                "FROM trials GROUP BY maze_id, agent, vision) t USING (maze_id, agent, vision) "
+                "GROUP BY u.agent, u.vision ORDER BY SUM(u.kernel_seconds) DESC")
+    t = result.timings
+    overhead = t["worker"] + t["storage"]
+    return {"wall": wall, "trials": result.trials, "moves": result.moves, "mazes": t["mazes"],
+            "sweep": t["sweep"], "report": t["report"], "kernel": t["kernel"],
+            "worker_overhead": t["worker"], "storage": t["storage"],
+            "overhead_ratio": overhead / t["kernel"], "per_agent": per_agent}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--count", type=int, default=None, help="mazes per generator")
+    parser.add_argument("--repeat", type=int, default=1)
+    args = parser.parse_args()
+    runs = [once(args.workers, args.count) for _ in range(args.repeat)]
+    med = {k: statistics.median(r[k] for r in runs) for k in runs[0] if k != "per_agent"}
+    print(f"study-first-experiment, {args.count or 100} mazes per generator, "
+          f"--workers {args.workers}, median of {args.repeat}")
+    print(f"  end to end        {med['wall']:8.1f} s   (target <= 60 s for the full config)")
+    print(f"  trials            {med['trials']:10,.0f}   {med['trials'] / med['wall']:10,.0f} "
+          "trials/s")
+    print(f"  moves             {med['moves']:10,.0f}   {med['moves'] / med['wall']:10,.0f} "
+          "moves/s")
+    print(f"  mazes + analysis  {med['mazes']:8.2f} s")
+    print(f"  sweep (wall)      {med['sweep']:8.2f} s")
+    print(f"  report + figures  {med['report']:8.2f} s")
+    print(f"  agent kernels     {med['kernel']:8.2f} s   (summed over workers)")
+    print(f"  worker overhead   {med['worker_overhead']:8.2f} s   (seeding, set-up, samples)")
+    print(f"  storage           {med['storage']:8.2f} s   (sqlite + npz, main process)")
+    print(f"  overhead / kernel {100 * med['overhead_ratio']:8.1f} %  (target <= 20 %)")
+    print("  agent kernels by condition (last run): seconds, ms/trial, moves/trial, moves/s")
+    for agent, vision, seconds, moves, n in runs[-1]["per_agent"]:
+        print(f"    {agent:>16} {vision:>5} {seconds:8.2f} s {1000 * seconds / n:7.2f} "
+              f"{moves / n:9,.0f} {moves / seconds:12,.0f}")
+
+
+if __name__ == "__main__":
+    main()
