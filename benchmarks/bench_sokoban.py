@@ -14,7 +14,6 @@ states per second. The level sets live in ``../shared/levels/`` beside the clone
 from __future__ import annotations
 
 import argparse
-import time
 from pathlib import Path
 
 from mazesim.search.sokoban import read_levels

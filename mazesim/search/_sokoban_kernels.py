@@ -9,7 +9,8 @@ import time
 import numpy as np
 from numba import njit, objmode
 
-__all__ = ["reach", "push_distances", "frozen_group", "frozen_off_goal", "goals_cut_off", "matching_cost", "now", "heap_push",
+__all__ = ["reach", "push_distances", "frozen_group", "frozen_off_goal", "goals_cut_off",
+           "pi_corral", "matching_cost", "now", "heap_push",
            "heap_pop", "heap_item", "grow", "find_slot", "rehash", "INF"]
 
 INF = 1 << 20
@@ -137,7 +138,7 @@ def frozen_off_goal(t, nbr, box, dead, goal, member):
 
 @njit(cache=True)
 def goals_cut_off(nbr, box, goal, fixed, count):
-    """Whether boxes frozen on goals (`fixed[:count]`) leave the other boxes no way to the other goals.
+    """Whether boxes frozen on goals (`fixed[:count]`) cut the other boxes off the other goals.
 
     Push distances are recomputed with the frozen boxes as walls; no perfect matching of the free
     boxes to the free goals at finite distance means a deadlock.
@@ -276,10 +277,18 @@ def find_slot(table, keys, pool, players, key, boxes, player):
     slot = key & mask
     while table[slot] >= 0:
         node = table[slot]
-        if keys[node] == key and players[node] == player and np.all(pool[node] == boxes):
+        if keys[node] == key and players[node] == player and _same(pool[node], boxes):
             return slot
         slot = (slot + 1) & mask
     return slot
+
+
+@njit(cache=True)
+def _same(a, b):
+    for i in range(len(a)):
+        if a[i] != b[i]:
+            return False
+    return True
 
 
 @njit(cache=True)

@@ -208,7 +208,8 @@ def _build(block: list[tuple[int, str]], title: str | None, source: str, number:
     player = players[0][:2]
     _check_closed(block, player, source, number)
     rows = tuple(row.translate(_TO_SPACE) for row in rows)
-    return Level(rows, player, frozenset(boxes), frozenset(goals), title, f"{source}: level {number}")
+    return Level(rows, player, frozenset(boxes), frozenset(goals), title,
+                 f"{source}: level {number}")
 
 
 def _check_closed(block: list[tuple[int, str]], player: Cell, source: str, number: int) -> None:

@@ -155,7 +155,7 @@ def _move_bfs(board: Board, prune: str, start: float, time_limit: float | None):
 
 
 def _push_search(board: Board, prune: str, start: float, time_limit: float | None):
-    """Push-optimal A*, then greedy searches on a timeout; (LURD or None, optimal, states, timed out).
+    """The staged push search; returns (LURD or None, optimal, states, timed out).
 
     The stages and their shares of the time limit are `STAGES`; without a limit A* runs alone.
     """

@@ -39,7 +39,8 @@ def test_unsolvable_level_is_one_clear_line(tmp_path):
     assert result.exit_code == 0 and json.loads(result.output)["solved"] is False
     result = _run(str(path))
     assert result.exit_code == 0
-    assert result.output.count("\n") == 1 and "no solution: the level is unsolvable" in result.output
+    assert result.output.count("\n") == 1
+    assert "no solution: the level is unsolvable" in result.output
 
 
 def test_bad_level_number_and_bad_file(tmp_path):

@@ -7,6 +7,7 @@ import pytest
 
 from mazesim.errors import SearchError
 from mazesim.maze import DELTAS
+from mazesim.search import _sokoban_kernels as _k
 from mazesim.search import generic
 from mazesim.search.sokoban import parse_levels, read_levels, replay
 from mazesim.search.sokoban_deadlocks import corner_squares, dead_squares, is_frozen
@@ -52,10 +53,27 @@ def test_freeze_deadlocks():
     assert not is_frozen(board, {idx(2, 2), idx(2, 3)}, idx(2, 3))
     (walled,) = parse_levels("######\n#@$$ #\n# $$ #\n#  ..#\n#  ..#\n######\n")
     wboard = walled.board()
-    wblock = {int(wboard.index[r, c]) for r, c in [(1, 2), (1, 3), (2, 2), (2, 3)]}
     pair = {int(wboard.index[1, 2]), int(wboard.index[1, 3])}     # two boxes along the top wall
     assert is_frozen(wboard, pair, int(wboard.index[1, 3]))
     assert not is_frozen(wboard, {int(wboard.index[2, 3])}, int(wboard.index[2, 3]))
+
+
+def test_a_box_frozen_on_a_goal_can_cut_the_other_goals_off():
+    # with the box on the corner goal (5,1) as a wall, the box at (5,2) can move neither sideways
+    # nor up the corridor (the player would stand on the wall below); a floor there opens the way
+    (level,) = parse_levels(" ###\n #.#\n # #\n## ##\n#   #\n#*$@#\n#####\n")
+    board = level.board()
+    occupied = np.zeros(board.size, np.uint8)
+    occupied[list(board.boxes)] = 1
+    goal = board.goal.astype(np.uint8)
+    corner = np.array([board.index[5, 1]], np.int32)
+    assert _k.goals_cut_off(board.nbr, occupied, goal, corner, 1)
+    (open_level,) = parse_levels(" ###\n #.#\n # #\n## ##\n#   #\n#*$ #\n#  @#\n#####\n")
+    board = open_level.board()
+    occupied = np.zeros(board.size, np.uint8)
+    occupied[list(board.boxes)] = 1
+    corner = np.array([board.index[5, 1]], np.int32)
+    assert not _k.goals_cut_off(board.nbr, occupied, board.goal.astype(np.uint8), corner, 1)
 
 
 def _push_optimal(level) -> int:
