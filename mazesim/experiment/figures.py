@@ -19,6 +19,7 @@ __all__ = ["scatter_figure", "box_figure", "choice_figure", "trajectory_figure"]
 _PANEL = 2.4  # inches per subplot
 _DPI = 90
 _POINT = 6
+_TICKS = 4  # tick marks per axis of a scatter panel
 _HUMAN_COLOR, _SIM_COLOR = "tab:orange", "tab:blue"
 
 
@@ -49,8 +50,11 @@ def scatter_figure(path: Path, vision: str, agents: Sequence[str], parameters: S
             if j == 0:
                 ax.set_ylabel(f"{agent}\nmean moves", fontsize=8)
             ax.tick_params(labelsize=7)
+            ax.locator_params(nbins=_TICKS)
     fig.suptitle(f"Mean moves per maze against each parameter (vision {vision})")
-    return _save(fig, path)
+    # fixed margins: tight_layout measures every tick label of every panel (slow on big grids)
+    fig.subplots_adjust(left=0.1, right=0.98, bottom=0.06, top=0.94, hspace=0.5, wspace=0.35)
+    return _save(fig, path, tight=False)
 
 
 def box_figure(path: Path, groups: Sequence[tuple[str, str, np.ndarray]]) -> Path:
@@ -103,9 +107,10 @@ def trajectory_figure(path: Path, maze: Maze, positions: np.ndarray) -> Path:
     return path
 
 
-def _save(fig: plt.Figure, path: Path) -> Path:
+def _save(fig: plt.Figure, path: Path, tight: bool = True) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.tight_layout()
+    if tight:
+        fig.tight_layout()
     fig.savefig(path, dpi=_DPI)
     plt.close(fig)
     return path
