@@ -14,7 +14,8 @@ import numpy as np
 
 from mazesim import _kernels as grid_kernels
 from mazesim.agents import _kernels as agent_kernels
-from mazesim.agents._base import AgentBase, KernelAgent
+from mazesim.agents import _streams
+from mazesim.agents._base import _STATE_WORDS, AgentBase, KernelAgent
 from mazesim.agents.vision import Vision, parse_vision
 from mazesim.errors import AgentError
 from mazesim.maze import DIRECTIONS, Maze, readonly
@@ -132,49 +133,72 @@ def simulate(maze: Maze, agent: AgentBase, vision: Vision | str | int,
              seed: Seed) -> Trajectory:
     """Run one trial of `agent` in `maze` with `vision`; AgentError if G is unreachable."""
     vision, max_steps = _check(maze, agent, vision)
-    rng = np.random.default_rng(_seed_sequence(seed))
-    positions = agent.walk(maze, vision, rng, max_steps)
-    reached = tuple(positions[-1]) == maze.goal
-    return Trajectory(positions, reached, _capped(reached, len(positions) - 1, max_steps),
-                      choices_of(maze, positions))
+    ss = _seed_sequence(seed)
+    moves, reached, rows, flat = _walk_trials(
+        maze, agent, vision, max_steps, 1, lambda: ss.generate_state(_STATE_WORDS, np.uint64)[None],
+        lambda i: ss, keep=True)
+    reached = bool(reached[0])
+    names, mark_grid = _mark_grid(maze)
+    choices = _choice_array(rows, mark_grid)
+    return Trajectory(flat, reached, _capped(reached, int(moves[0]), max_steps),
+                      tuple(_choice(row, names) for row in choices))
 
 
 def simulate_many(maze: Maze, agent: AgentBase, vision: Vision | str | int, trials: int,
                   seed: Seed, *, keep_positions: bool = False) -> Batch:
-    """Run `trials` trials; trial i uses `trial_seed(seed, i)` (see the module docstring)."""
+    """Run `trials` trials; trial i uses `trial_seed(seed, i)` (see the module docstring).
+
+    Walking agents run all trials in one compiled loop; each trial's stream words come from its
+    seed sequence exactly as numpy derives them, so trial i equals `simulate` with that seed.
+    """
     if isinstance(trials, bool) or not isinstance(trials, (int, np.integer)) or trials < 0:
         raise AgentError(f"trials: {trials!r} (allowed: an integer >= 0)")
+    trials = int(trials)
     vision, max_steps = _check(maze, agent, vision)
+    parent = _seed_sequence(seed)
+    moves, reached, rows, flat = _walk_trials(
+        maze, agent, vision, max_steps, trials,
+        lambda: _streams.trial_states(_streams.seed_words(parent.entropy),
+                                      _streams.seed_words(parent.spawn_key), trials,
+                                      parent.pool_size),
+        lambda i: trial_seed(parent, i), keep=keep_positions)
+    ends = np.cumsum(moves + 1)
+    capped = ~reached & (moves == max_steps)
     names, mark_grid = _mark_grid(maze)
+    kept = tuple(readonly(p) for p in np.split(flat, ends[:-1])) if keep_positions else ()
+    return Batch(readonly(moves), readonly(reached), readonly(capped),
+                 readonly(_choice_array(rows, mark_grid)), names, kept)
+
+
+def _walk_trials(maze, agent, vision, max_steps, trials, stream_states, trial_sequence, keep):
+    """(moves, reached, choice rows with the trial first, positions stacked if `keep`).
+
+    Walking agents take uint64 stream words (`stream_states()`); others (`shortest`) a
+    Generator per trial from `trial_sequence(i)`.
+    """
+    if isinstance(agent, KernelAgent):
+        return agent.run_trials(maze, vision, stream_states(), max_steps, keep)
     moves = np.zeros(trials, np.int64)
     reached = np.zeros(trials, np.bool_)
-    buffer = np.empty((max_steps + 1, 2), np.int64)
-    parts, kept = [], []
+    rows, walks = [np.zeros((0, agent_kernels.CHOICE_COLUMNS + 1), np.int64)], []
     for i in range(trials):
-        rng = np.random.default_rng(trial_seed(seed, i))
-        if isinstance(agent, KernelAgent):
-            n = agent.walk_into(maze, vision, rng, max_steps, buffer)
-            pos = buffer[: n + 1]
-        else:
-            pos = agent.walk(maze, vision, rng, max_steps)
-            n = len(pos) - 1
-        moves[i] = n
-        reached[i] = pos[n, 0] == maze.goal[0] and pos[n, 1] == maze.goal[1]
-        parts.append(_choice_rows(maze, pos, n, i, mark_grid))
-        if keep_positions:
-            kept.append(readonly(pos.copy()))
-    capped = ~reached & (moves == max_steps)
-    choices = np.concatenate(parts) if parts else np.zeros(0, CHOICE_DTYPE)
-    return Batch(readonly(moves), readonly(reached), readonly(capped), readonly(choices),
-                 names, tuple(kept))
+        pos = agent.walk(maze, vision, np.random.default_rng(trial_sequence(i)), max_steps)
+        moves[i] = len(pos) - 1
+        reached[i] = tuple(pos[-1].tolist()) == maze.goal
+        raw = agent_kernels.branch_choices(maze.grid, pos, moves[i])
+        rows.append(np.column_stack([np.full(len(raw), i, np.int64), raw]))
+        walks.append(pos)
+    flat = np.concatenate(walks) if keep and walks else np.zeros((0, 2), np.int64)
+    return moves, reached, np.concatenate(rows), flat
 
 
 def choices_of(maze: Maze, positions: np.ndarray) -> tuple[Choice, ...]:
     """The choice records of a walk (DESIGN section 7); the same for agents and humans."""
     pos = np.ascontiguousarray(positions, dtype=np.int64).reshape(-1, 2)
     names, mark_grid = _mark_grid(maze)
-    rows = _choice_rows(maze, pos, len(pos) - 1, 0, mark_grid)
-    return tuple(_choice(row, names) for row in rows)
+    raw = agent_kernels.branch_choices(maze.grid, pos, len(pos) - 1)
+    rows = np.column_stack([np.zeros(len(raw), np.int64), raw])
+    return tuple(_choice(row, names) for row in _choice_array(rows, mark_grid))
 
 
 def check_walk(maze: Maze, positions: Any) -> np.ndarray:
@@ -228,16 +252,14 @@ def _mark_grid(maze: Maze) -> tuple[tuple[str, ...], np.ndarray]:
     return names, grid
 
 
-def _choice_rows(maze: Maze, pos: np.ndarray, n: int, trial: int,
-                 mark_grid: np.ndarray) -> np.ndarray:
-    raw = agent_kernels.branch_choices(maze.grid, pos, n)
-    rows = np.empty(len(raw), CHOICE_DTYPE)
-    rows["trial"] = trial
-    for j, name in enumerate(("step", "row", "col", "arrival", "open", "unexplored", "chosen",
-                              "first")):
-        rows[name] = raw[:, j]
-    rows["mark"] = mark_grid[raw[:, 1], raw[:, 2]]
-    return rows
+def _choice_array(rows: np.ndarray, mark_grid: np.ndarray) -> np.ndarray:
+    """Choice rows (trial, then the columns of `branch_choices`) as a CHOICE_DTYPE array."""
+    out = np.empty(len(rows), CHOICE_DTYPE)
+    for j, name in enumerate(("trial", "step", "row", "col", "arrival", "open", "unexplored",
+                              "chosen", "first")):
+        out[name] = rows[:, j]
+    out["mark"] = mark_grid[rows[:, 2], rows[:, 3]]
+    return out
 
 
 def _choice(row: np.void, names: tuple[str, ...]) -> Choice:

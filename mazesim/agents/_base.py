@@ -19,6 +19,7 @@ MAX_STEPS_PER_PASSAGE = 50      # DESIGN section 6: max_steps defaults to 50 x p
 _NO_INTS = np.zeros(2, np.int64)
 _NO_FLOATS = np.zeros(3, np.float64)
 _NO_ORDER = np.full(4, _kernels.RANDOM_ORDER, np.int64)
+_STATE_WORDS = 4                # xoshiro256** words per trial stream
 
 
 class Agent(Protocol):
@@ -94,7 +95,7 @@ class AgentBase:
 
 @dataclass(frozen=True, kw_only=True)
 class KernelAgent(AgentBase):
-    """An agent whose rule is a kind of `mazesim.agents._kernels.explore`."""
+    """An agent whose rule is a kind of `mazesim.agents._rule_kernels.explore`."""
 
     kind: ClassVar[int] = -1
 
@@ -105,15 +106,19 @@ class KernelAgent(AgentBase):
     def walk(self, maze: Maze, vision: Vision, rng: np.random.Generator,
              max_steps: int) -> np.ndarray:
         """Positions (T+1, 2) of one trial, ending at the goal or after `max_steps` moves."""
-        pos = np.empty((max_steps + 1, 2), np.int64)
-        moves = self.walk_into(maze, vision, rng, max_steps, pos)
-        return pos[: moves + 1].copy()
+        state = rng.integers(0, np.iinfo(np.uint64).max, size=(1, _STATE_WORDS),
+                             dtype=np.uint64, endpoint=True)
+        _, _, _, positions = self.run_trials(maze, vision, state, max_steps, keep=True)
+        return positions
 
-    def walk_into(self, maze: Maze, vision: Vision, rng: np.random.Generator, max_steps: int,
-                  pos: np.ndarray) -> int:
-        """Walk one trial into the preallocated `pos` (at least max_steps + 1 rows); the moves."""
-        moves, _, _ = self._run(maze, vision, rng, max_steps, pos, -1)
-        return moves
+    def run_trials(self, maze: Maze, vision: Vision, states: np.ndarray, max_steps: int,
+                   keep: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """One trial per row of `states` (uint64 stream words) in one compiled loop.
+
+        Returns moves (trials,), reached (trials,), choice rows (trial + the columns of
+        `_kernels.branch_choices`) and, if `keep`, every trial's positions stacked.
+        """
+        return _kernels.run_trials(*self._kernel_args(maze, vision), states, max_steps, keep)
 
     def log_likelihood(self, maze: Maze, vision: Vision,
                        positions: np.ndarray) -> tuple[float, float]:
@@ -122,13 +127,11 @@ class KernelAgent(AgentBase):
         `positions` must be a valid walk from the start (checked by the caller).
         """
         pos = np.ascontiguousarray(positions, dtype=np.int64)
-        rng = np.random.default_rng(0)          # unused when replaying
-        _, ll_all, ll_branch = self._run(maze, vision, rng, len(pos) - 1, pos, len(pos) - 1)
+        ll_all, ll_branch = _kernels.score(*self._kernel_args(maze, vision), pos)
         return float(ll_all), float(ll_branch)
 
-    def _run(self, maze, vision, rng, max_steps, pos, replay):
+    def _kernel_args(self, maze: Maze, vision: Vision) -> tuple:
         ints, floats, order = self.kernel_params()
         (sr, sc), (gr, gc) = maze.start, maze.goal
-        return _kernels.run(self.kind, maze.grid, sr, sc, gr, gc, ints, floats, order,
-                            vision.kernel_k, vision.occlusion, vision.memory, self.goal_seeking,
-                            rng, max_steps, pos, replay)
+        return (self.kind, maze.grid, sr, sc, gr, gc, ints, floats, order, vision.kernel_k,
+                vision.occlusion, vision.memory, self.goal_seeking)

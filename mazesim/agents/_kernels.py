@@ -1,306 +1,47 @@
-"""numba kernels of the walking agents: one driver, one perception layer, one rule per agent kind.
+"""numba driver of the walking agents: a batch of trials (`run_trials`), the replay of a walk
+(`score`), and the choice records of any walk (`branch_choices`).
 
-`run` walks (or replays) one trial. Each move: sense the four neighbours, update the known map
-(`perceive`), then either follow the current plan (goal seeking, or the `bfs` agent's next
-target) or ask the agent's rule (`explore`) for a probability over the four directions; sample
-it (walk) or score the observed move (replay: log-likelihood). Sampling and scoring share the
-same probabilities, so a likelihood is exactly the one of the walking agent.
+Each move: sense the four neighbours, then either follow the current plan (goal seeking, or the
+`bfs` agent's next target) or ask the agent's rule (`_rule_kernels.explore`) for a probability
+over the four directions; sample it (walk) or score the observed move (replay); then update the
+trail and the known map (`_vision_kernels.perceive`).
 """
 
 import numpy as np
 from numba import njit
 
-from mazesim._kernels import bfs
+from mazesim.agents._rule_kernels import (BFS_AGENT, BRANCH_DEGREE, DFS, FINITE_MEMORY,
+                                          LEFT_TURN, NO_TURN, RANDOM_ORDER, RANDOM_WALK,
+                                          RIGHT_TURN, STRAIGHT_BIASED, TREMAUX,
+                                          TREMAUX_MARK_CAP, TURN_BIAS, WALL_FOLLOWER, WEIGHTED,
+                                          _uniform, explore)
+from mazesim.agents._streams import next_double
+from mazesim.agents._vision_kernels import (UNKNOWN, bfs_target, perceive, plan_to,
+                                            start_distances)
 from mazesim.maze import DELTAS
+
+__all__ = ["run_trials", "score", "branch_choices", "CHOICE_COLUMNS", "RANDOM_WALK", "WEIGHTED",
+           "DFS", "WALL_FOLLOWER", "TREMAUX", "STRAIGHT_BIASED", "TURN_BIAS", "FINITE_MEMORY",
+           "BFS_AGENT", "RANDOM_ORDER", "BRANCH_DEGREE"]
 
 _DR = np.array(DELTAS[:, 0])
 _DC = np.array(DELTAS[:, 1])
-
-# agent kinds (the Python classes name theirs)
-RANDOM_WALK, WEIGHTED, DFS, WALL_FOLLOWER, TREMAUX = 0, 1, 2, 3, 4
-STRAIGHT_BIASED, TURN_BIAS, FINITE_MEMORY, BFS_AGENT = 5, 6, 7, 8
-
-UNKNOWN = -1
-NO_TURN, LEFT_TURN, RIGHT_TURN = -1, 0, 1
-BRANCH_DEGREE = 3       # a branch point has at least this many open neighbours
-RANDOM_ORDER = -1       # order[0] for a random neighbour order
-_EPS = 1e-12
+CHOICE_COLUMNS = 8      # step, row, col, arrival, open mask, unexplored mask, chosen, first
+_INITIAL_ROWS = 1024
 
 
-# ---------------------------------------------------------------- perception
-@njit(cache=True)
-def _visible(grid, r, c, tr, tc):
-    """Whether (tr, tc) is in sight from (r, c): the Bresenham line crosses passages only."""
-    dr, dc = abs(tr - r), abs(tc - c)
-    sr = 1 if tr > r else -1
-    sc = 1 if tc > c else -1
-    err = dr - dc
-    y, x = r, c
-    while True:
-        if y == tr and x == tc:
-            return True
-        if (y != r or x != c) and grid[y, x] != 0:
-            return False
-        e2 = 2 * err
-        if e2 > -dc:
-            err -= dc
-            y += sr
-        if e2 < dr:
-            err += dr
-            x += sc
-
-
-@njit(cache=True)
-def perceive(grid, known, visits, r, c, k, occlusion, memory, pr, pc):
-    """Update `known` for an agent at (r, c) (previously at (pr, pc), or -1); return new cells.
-
-    Full vision (k < 0) is set up once by the caller. Without memory the previous window is
-    forgotten first, except the trail (cells with visits > 0).
-    """
-    h, w = grid.shape
-    if not memory and pr >= 0:
-        for y in range(max(pr - k, 0), min(pr + k + 1, h)):
-            for x in range(max(pc - k, 0), min(pc + k + 1, w)):
-                if visits[y, x] == 0:
-                    known[y, x] = UNKNOWN
-        for d in range(4):
-            y, x = pr + _DR[d], pc + _DC[d]
-            if 0 <= y < h and 0 <= x < w and visits[y, x] == 0:
-                known[y, x] = UNKNOWN
-    new = 0
-    for y in range(max(r - k, 0), min(r + k + 1, h)):
-        for x in range(max(c - k, 0), min(c + k + 1, w)):
-            if known[y, x] == UNKNOWN and (not occlusion or _visible(grid, r, c, y, x)):
-                known[y, x] = grid[y, x]
-                new += 1
-    for d in range(4):
-        y, x = r + _DR[d], c + _DC[d]
-        if 0 <= y < h and 0 <= x < w and known[y, x] == UNKNOWN:
-            known[y, x] = grid[y, x]
-            new += 1
-    if known[r, c] == UNKNOWN:
-        known[r, c] = grid[r, c]
-        new += 1
-    return new
-
-
-@njit(cache=True)
-def seen_along(grid, pos, k, occlusion):
-    """Bool (H, W): cells perceived anywhere along `pos` (memory on; the union either way)."""
-    h, w = grid.shape
-    if k < 0:
-        return np.ones((h, w), np.bool_)
-    known = np.full((h, w), UNKNOWN, np.int8)
-    visits = np.zeros((h, w), np.int32)
-    for i in range(pos.shape[0]):
-        perceive(grid, known, visits, pos[i, 0], pos[i, 1], k, occlusion, True, -1, -1)
-    return known != UNKNOWN
-
-
-# ---------------------------------------------------------------- plans over the known map
-@njit(cache=True)
-def _plan_to(known, r, c, tr, tc, plan):
-    """Directions of a shortest path over known passages from (r, c) to (tr, tc) into `plan`.
-
-    Returns its length, or -1 when no known path exists.
-    """
-    dist, parent = bfs(known, r, c)
-    n = dist[tr, tc]
-    if n < 0:
-        return -1
-    y, x = tr, tc
-    for i in range(n - 1, -1, -1):
-        d = parent[y, x]
-        plan[i] = d
-        y -= _DR[d]
-        x -= _DC[d]
-    return n
-
-
-@njit(cache=True)
-def _bfs_target_plan(known, visits, sr, sc, r, c, plan):
-    """The `bfs` agent's next target: the unvisited known passage nearest the start (ties: row
-    major), and the plan to walk there. Returns the plan length (-1 if none is left)."""
-    dist, _ = bfs(known, sr, sc)
-    h, w = known.shape
-    best, ty, tx = -1, -1, -1
-    for y in range(h):
-        for x in range(w):
-            if visits[y, x] == 0 and dist[y, x] > 0 and (best < 0 or dist[y, x] < best):
-                best, ty, tx = dist[y, x], y, x
-    if best < 0:
-        return -1
-    return _plan_to(known, r, c, ty, tx, plan)
-
-
-# ---------------------------------------------------------------- agent rules
-@njit(cache=True)
-def _uniform(probs, mask):
-    n = 0
-    for d in range(4):
-        n += mask[d]
-    for d in range(4):
-        probs[d] = mask[d] / n if n > 0 else 0.0
-    return n
-
-
-@njit(cache=True)
-def _turn_probs(probs, om, arrival, fp, last_turn):
-    """turn-bias at a branch point: reverse, straight, then the turns split by alternation."""
-    p_straight, p_reverse, p_alternate = fp[0], fp[1], fp[2]
-    back = (arrival + 2) % 4
-    left, right = (arrival + 3) % 4, (arrival + 1) % 4
-    probs[:] = 0.0
-    probs[back] = p_reverse * om[back]
-    go = 1.0 - p_reverse
-    probs[arrival] = go * p_straight * om[arrival]
-    turn = go * (1.0 - p_straight)
-    if om[left] != 0 and om[right] != 0:
-        if last_turn == NO_TURN:
-            share_left = 0.5
-        else:
-            share_left = p_alternate if last_turn == RIGHT_TURN else 1.0 - p_alternate
-        probs[left] = turn * share_left
-        probs[right] = turn * (1.0 - share_left)
-    elif om[left] != 0:
-        probs[left] = turn
-    elif om[right] != 0:
-        probs[right] = turn
-    total = probs.sum()
-    if total <= _EPS:                       # every remaining option has probability 0
-        mask = om.copy()
-        mask[back] = 0
-        _uniform(probs, mask)
-    else:
-        probs /= total
-
-
-@njit(cache=True)
-def explore(kind, probs, om, nv, nlast, r, c, t, arrival, ip, fp, order, counts, came,
-            marks, last_turn):
-    """The agent's rule: a probability over directions at (r, c), given the open mask `om`, the
-    neighbours' visit counts `nv` and last visit times `nlast` (-1 never)."""
-    back = (arrival + 2) % 4 if arrival >= 0 else -1
-    n_open = om.sum()
-    mask = np.zeros(4, np.int64)
-    if kind == RANDOM_WALK:
-        _uniform(probs, om)
-    elif kind == WEIGHTED:
-        for d in range(4):
-            mask[d] = 1 if (om[d] != 0 and nv[d] == 0) else 0
-        if mask.sum() == 0:
-            for d in range(4):
-                mask[d] = 1 if (om[d] != 0 and nv[d] == 1) else 0
-        if mask.sum() == 0:
-            low = 1 << 30
-            for d in range(4):
-                if om[d] != 0 and nv[d] < low:
-                    low = nv[d]
-            for d in range(4):
-                mask[d] = 1 if (om[d] != 0 and nv[d] == low) else 0
-        total = 0.0
-        for d in range(4):
-            probs[d] = counts[d] * mask[d]
-            total += probs[d]
-        probs /= total
-    elif kind == DFS:
-        for d in range(4):
-            mask[d] = 1 if (om[d] != 0 and nv[d] == 0) else 0
-        if mask.sum() == 0:
-            if came[r, c] >= 0:
-                mask[(came[r, c] + 2) % 4] = 1
-            else:
-                mask[:] = om                # nothing left to explore (cannot happen if G is
-            _uniform(probs, mask)           # reachable): wander, the cap ends it
-        elif order[0] == RANDOM_ORDER:
-            _uniform(probs, mask)
-        else:
-            probs[:] = 0.0
-            for i in range(4):
-                if mask[order[i]] != 0:
-                    probs[order[i]] = 1.0
-                    break
-    elif kind == WALL_FOLLOWER:
-        hand = ip[0]
-        heading = arrival if arrival >= 0 else 0
-        probs[:] = 0.0
-        for turn in (hand, 0, -hand, 2):
-            d = (heading + turn) % 4
-            if om[d] != 0:
-                probs[d] = 1.0
-                break
-    elif kind == TREMAUX:
-        for d in range(4):
-            mask[d] = 1 if (om[d] != 0 and d != back) else 0
-        if mask.sum() == 0:
-            mask[back] = 1                  # dead end
-        elif back >= 0 and marks[r, c, back] == 1 and _marked(marks, r, c, om, back) > 0:
-            mask[:] = 0                     # an old place reached by a new passage: turn back
-            mask[back] = 1
-        else:
-            low = 3
-            for d in range(4):
-                if om[d] != 0 and marks[r, c, d] < low:
-                    low = marks[r, c, d]
-            for d in range(4):
-                mask[d] = 1 if (om[d] != 0 and marks[r, c, d] == low) else 0
-        _uniform(probs, mask)
-    elif kind == STRAIGHT_BIASED:
-        for d in range(4):
-            mask[d] = 1 if (om[d] != 0 and d != back) else 0
-        n = mask.sum()
-        if n == 0:
-            probs[:] = 0.0
-            probs[back] = 1.0
-        elif arrival >= 0 and om[arrival] != 0 and n > 1:
-            for d in range(4):
-                probs[d] = (1.0 - fp[0]) / (n - 1) * mask[d]
-            probs[arrival] = fp[0]
-        else:
-            _uniform(probs, mask)
-    elif kind == TURN_BIAS:
-        if arrival >= 0 and n_open >= BRANCH_DEGREE:
-            _turn_probs(probs, om, arrival, fp, last_turn)
-        else:
-            for d in range(4):
-                mask[d] = 1 if (om[d] != 0 and d != back) else 0
-            if mask.sum() == 0:
-                mask[back] = 1
-            _uniform(probs, mask)
-    elif kind == FINITE_MEMORY:
-        memory = ip[0]
-        oldest = t + 1
-        for d in range(4):
-            mask[d] = 1 if (om[d] != 0 and (nlast[d] < 0 or t - nlast[d] > memory)) else 0
-            if om[d] != 0 and nlast[d] < oldest:
-                oldest = nlast[d]
-        if mask.sum() == 0:
-            for d in range(4):
-                mask[d] = 1 if (om[d] != 0 and nlast[d] == oldest) else 0
-        _uniform(probs, mask)
-
-
-@njit(cache=True)
-def _marked(marks, r, c, om, back):
-    """How many open passages of (r, c) other than `back` carry marks (0: a new place)."""
-    n = 0
-    for d in range(4):
-        if om[d] != 0 and d != back and marks[r, c, d] > 0:
-            n += 1
-    return n
-
-
-@njit(cache=True)
-def _sample(probs, rng):
+@njit(cache=True, inline="always")
+def _sample(probs, state):
     """A direction drawn from `probs`; no random number is used when only one is possible."""
-    n, only = 0, -1
+    n, only, total = 0, -1, 0.0
     for d in range(4):
         if probs[d] > 0.0:
             n += 1
             only = d
+            total += probs[d]
     if n == 1:
         return only
-    x = rng.random() * probs.sum()
+    x = next_double(state) * total
     acc = 0.0
     for d in range(4):
         acc += probs[d]
@@ -309,7 +50,7 @@ def _sample(probs, rng):
     return only
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _direction(r, c, nr, nc):
     for d in range(4):
         if r + _DR[d] == nr and c + _DC[d] == nc:
@@ -317,8 +58,7 @@ def _direction(r, c, nr, nc):
     return -1
 
 
-# ---------------------------------------------------------------- the driver
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _sense(grid, visits, last, r, c, om, nv, nlast):
     """The four neighbours: open mask, visit counts and last visit times (always sensed)."""
     h, w = grid.shape
@@ -331,66 +71,90 @@ def _sense(grid, visits, last, r, c, om, nv, nlast):
 
 
 @njit(cache=True)
-def run(kind, grid, sr, sc, gr, gc, ip, fp, order, k, occlusion, memory, goal_seeking, rng,
-        max_steps, pos, replay):
+def _workspace(h, w):
+    """Arrays of one trial, reused across a batch: visits, last visit, first-entry direction,
+    Tremaux marks, known map, plan, then BFS scratch: stamps and distances for plans and for
+    the distances from the start, and a queue."""
+    return (np.zeros((h, w), np.int32), np.full((h, w), -1, np.int64),
+            np.full((h, w), -1, np.int8), np.zeros((h, w, 4), np.int16),
+            np.full((h, w), UNKNOWN, np.int8), np.empty(h * w, np.int8),
+            np.zeros((h, w), np.int32), np.zeros((h, w), np.int32),
+            np.zeros((h, w), np.int32), np.zeros((h, w), np.int32), np.empty(h * w, np.int64))
+
+
+@njit(cache=True)
+def _run(kind, grid, sr, sc, gr, gc, ip, fp, order, k, occlusion, memory, goal_seeking, state,
+         max_steps, pos, replay, ws):
     """Walk one trial into `pos` (replay < 0), or score the `replay` moves already in `pos`.
 
-    `ip`, `fp`, `order`: the agent's integer and float parameters and neighbour order; `k` < 0
-    for full vision. Returns (moves, log-likelihood of every move, log-likelihood of the moves
-    leaving branch points); the likelihoods are 0 when walking.
+    Returns (moves, log-likelihood of every move, of the moves leaving branch points); the
+    likelihoods are 0 when walking.
     """
+    visits, last, came, marks, known, plan, stamp, dist, start_stamp, start_dist, queue = ws
     h, w = grid.shape
-    visits = np.zeros((h, w), np.int32)
-    last = np.full((h, w), -1, np.int64)
-    came = np.full((h, w), -1, np.int8)
-    marks = np.zeros((h, w, 4), np.int16)
-    known = np.full((h, w), UNKNOWN, np.int8)
-    counts = np.zeros(4)
-    if kind == WEIGHTED:
-        counts[:] = ip[0]
-    plan = np.empty(h * w, np.int8)
-    plan_len, plan_i, goal_plan = 0, 0, False
-    probs = np.zeros(4)
-    om = np.zeros(4, np.int64)
-    nv = np.zeros(4, np.int64)
-    nlast = np.zeros(4, np.int64)
     needs_map = goal_seeking or kind == BFS_AGENT
-    r, c = sr, sc
-    visits[r, c] = 1
-    last[r, c] = 0
-    if replay < 0:
-        pos[0, 0], pos[0, 1] = r, c
+    visits[:, :] = 0
+    last[:, :] = -1
+    came[:, :] = -1
+    if kind == TREMAUX:
+        marks[:, :, :] = 0
     if k < 0:
         for y in range(h):
             for x in range(w):
                 known[y, x] = grid[y, x]
     elif needs_map:
+        known[:, :] = UNKNOWN
+    if needs_map:
+        stamp[:, :] = 0
+        start_stamp[:, :] = 0
+    gen, start_gen = 0, 0
+    counts = np.zeros(4)
+    if kind == WEIGHTED:
+        counts[:] = ip[0]
+    probs, mask = np.zeros(4), np.zeros(4, np.int64)
+    om, nv, nlast = np.zeros(4, np.int64), np.zeros(4, np.int64), np.zeros(4, np.int64)
+    plan_len, plan_i, goal_plan, dirty, stale = 0, 0, False, True, True
+    r, c = sr, sc
+    visits[r, c] = 1
+    last[r, c] = 0
+    if replay < 0:
+        pos[0, 0], pos[0, 1] = r, c
+    if k >= 0 and needs_map:
         perceive(grid, known, visits, r, c, k, occlusion, memory, -1, -1)
-    dirty = True
     arrival, last_turn = -1, NO_TURN
     n = max_steps if replay < 0 else replay
     t = 0
     ll_all, ll_branch = 0.0, 0.0
     while t < n and not (r == gr and c == gc):
         _sense(grid, visits, last, r, c, om, nv, nlast)
-        branch = om.sum() >= BRANCH_DEGREE
+        branch = om[0] + om[1] + om[2] + om[3] >= BRANCH_DEGREE
         if goal_seeking and not goal_plan and dirty and known[gr, gc] == 0:
-            m = _plan_to(known, r, c, gr, gc, plan)
+            gen += 1
+            m = plan_to(known, r, c, gr, gc, plan, stamp, gen, dist, queue)
             if m >= 0:
                 plan_len, plan_i, goal_plan = m, 0, True
         dirty = False
         if kind == BFS_AGENT and plan_i >= plan_len:
-            plan_len, plan_i = max(_bfs_target_plan(known, visits, sr, sc, r, c, plan), 0), 0
+            if stale:                       # the map grew: distances from the start anew
+                start_gen += 1
+                start_distances(known, sr, sc, start_stamp, start_gen, start_dist, queue)
+                stale = False
+            target = bfs_target(known, visits, start_stamp, start_gen, start_dist)
+            plan_len, plan_i = 0, 0
+            if target >= 0:
+                gen += 1
+                plan_len = max(plan_to(known, r, c, target // w, target % w, plan, stamp, gen,
+                                       dist, queue), 0)
         if plan_i < plan_len:
             probs[:] = 0.0
             probs[plan[plan_i]] = 1.0
         elif kind == BFS_AGENT:
             _uniform(probs, om)             # nothing known is left unvisited: wander
         else:
-            explore(kind, probs, om, nv, nlast, r, c, t, arrival, ip, fp, order, counts, came,
-                    marks, last_turn)
+            explore(kind, probs, mask, om, nv, nlast, r, c, t, arrival, ip, fp, order, counts,
+                    came, marks, last_turn)
         if replay < 0:
-            d = _sample(probs, rng)
+            d = _sample(probs, state)
         else:
             d = _direction(r, c, pos[t + 1, 0], pos[t + 1, 1])
             lp = np.log(probs[d]) if probs[d] > 0.0 else -np.inf
@@ -406,8 +170,8 @@ def run(kind, grid, sr, sc, gr, gc, ip, fp, order, k, occlusion, memory, goal_se
         if kind == WEIGHTED and (ip[1] != 0 or visits[y, x] == 0):
             counts[d] += 1.0
         elif kind == TREMAUX:
-            marks[r, c, d] = min(marks[r, c, d] + 1, 2 * BRANCH_DEGREE)
-            marks[y, x, (d + 2) % 4] = min(marks[y, x, (d + 2) % 4] + 1, 2 * BRANCH_DEGREE)
+            marks[r, c, d] = min(marks[r, c, d] + 1, TREMAUX_MARK_CAP)
+            marks[y, x, (d + 2) % 4] = min(marks[y, x, (d + 2) % 4] + 1, TREMAUX_MARK_CAP)
         elif kind == TURN_BIAS and branch and arrival >= 0:
             if d == (arrival + 3) % 4:
                 last_turn = LEFT_TURN
@@ -425,11 +189,64 @@ def run(kind, grid, sr, sc, gr, gc, ip, fp, order, k, occlusion, memory, goal_se
         arrival = d
         if needs_map and k >= 0:
             dirty = perceive(grid, known, visits, r, c, k, occlusion, memory, pr, pc) > 0
+            stale = stale or dirty
     return t, ll_all, ll_branch
 
 
-# ---------------------------------------------------------------- choice records
-CHOICE_COLUMNS = 8      # step, row, col, arrival, open mask, unexplored mask, chosen, first
+@njit(cache=True)
+def _grow(rows, needed):
+    bigger = np.empty((max(needed, 2 * rows.shape[0]), rows.shape[1]), rows.dtype)
+    bigger[: rows.shape[0]] = rows
+    return bigger
+
+
+@njit(cache=True)
+def run_trials(kind, grid, sr, sc, gr, gc, ip, fp, order, k, occlusion, memory, goal_seeking,
+               states, max_steps, keep):
+    """Walk one trial per row of `states` (xoshiro256** words, see `_streams`).
+
+    Returns moves (trials,), reached (trials,), choice rows (m, 1 + CHOICE_COLUMNS) starting with
+    the trial index, and, if `keep`, all positions stacked (sum of moves + 1 per trial, 2).
+    """
+    h, w = grid.shape
+    ws = _workspace(h, w)
+    buf = np.empty((max_steps + 1, 2), np.int64)
+    trials = states.shape[0]
+    moves = np.empty(trials, np.int64)
+    reached = np.zeros(trials, np.bool_)
+    choices = np.empty((_INITIAL_ROWS, CHOICE_COLUMNS + 1), np.int64)
+    flat = np.empty((_INITIAL_ROWS if keep else 0, 2), np.int64)
+    nc, nf = 0, 0
+    for i in range(trials):
+        state = states[i].copy()
+        n, _, _ = _run(kind, grid, sr, sc, gr, gc, ip, fp, order, k, occlusion, memory,
+                       goal_seeking, state, max_steps, buf, -1, ws)
+        moves[i] = n
+        reached[i] = buf[n, 0] == gr and buf[n, 1] == gc
+        rows = branch_choices(grid, buf, n)
+        m = rows.shape[0]
+        if nc + m > choices.shape[0]:
+            choices = _grow(choices, nc + m)
+        choices[nc: nc + m, 0] = i
+        choices[nc: nc + m, 1:] = rows
+        nc += m
+        if keep:
+            if nf + n + 1 > flat.shape[0]:
+                flat = _grow(flat, nf + n + 1)
+            flat[nf: nf + n + 1] = buf[: n + 1]
+            nf += n + 1
+    return moves, reached, choices[:nc].copy(), flat[:nf].copy()
+
+
+@njit(cache=True)
+def score(kind, grid, sr, sc, gr, gc, ip, fp, order, k, occlusion, memory, goal_seeking, pos):
+    """(log-likelihood of every move, of the moves leaving branch points) of the walk `pos`."""
+    h, w = grid.shape
+    state = np.ones(4, np.uint64)           # unused when replaying
+    _, ll_all, ll_branch = _run(kind, grid, sr, sc, gr, gc, ip, fp, order, k, occlusion, memory,
+                                goal_seeking, state, pos.shape[0] - 1, pos, pos.shape[0] - 1,
+                                _workspace(h, w))
+    return ll_all, ll_branch
 
 
 @njit(cache=True)

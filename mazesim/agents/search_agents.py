@@ -19,11 +19,13 @@ TUTORIAL_ORDER = ("down", "right", "up", "left")     # the tutorial's DFS (sourc
 
 @dataclass(frozen=True, kw_only=True)
 class BreadthFirst(KernelAgent):
-    """Visits the cells nearest the start first: the study's breadth-first subject.
+    """Explores the cells nearest the start first: the study's breadth-first subject.
 
-    Targets the known, not yet visited passage nearest the start (BFS distance over known
-    passages; ties row-major) and walks there along a shortest known path. With limited vision it
-    only targets cells it has seen.
+    Targets the frontier cell nearest the start: a known, unvisited passage next to a cell not
+    yet seen (BFS distance over known passages; ties row-major), and walks there along a shortest
+    known path; with nothing left to see, the nearest unvisited known passage. With vision 0 it
+    visits every cell in order of distance from the start; with a wider window it need not walk
+    into what it has already seen.
     """
 
     name = "bfs"

@@ -2,7 +2,7 @@
 
 Every agent decides from its *known map* only: an int8 array of the grid's shape holding
 `UNKNOWN` (-1), `PASSAGE` (0) or `WALL` (1). The map is filled by the perception kernel
-(`mazesim.agents._kernels.perceive`) after every move:
+(`mazesim.agents._vision_kernels.perceive`) after every move:
 
 - `full` vision: the whole grid, goal included, is known from the start.
 - vision `k`: the (2k+1) x (2k+1) square centred on the agent is seen; the four neighbours are
@@ -92,8 +92,8 @@ def seen_cells(maze: Maze, positions: np.ndarray, vision: Vision | str | int) ->
     The same kernel as the agents' perception; used to check that an agent's choices depend on
     seen cells only, and to draw what a limited-vision walker saw.
     """
-    from mazesim.agents import _kernels
+    from mazesim.agents import _vision_kernels
 
     vision = parse_vision(vision)
     positions = np.ascontiguousarray(positions, dtype=np.int64).reshape(-1, 2)
-    return _kernels.seen_along(maze.grid, positions, vision.kernel_k, vision.occlusion)
+    return _vision_kernels.seen_along(maze.grid, positions, vision.kernel_k, vision.occlusion)
