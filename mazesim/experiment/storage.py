@@ -2,9 +2,10 @@
 
 Tables: `meta` (key, value), `mazes` (with their text, so a run directory is self-contained),
 `parameters` (maze_id, name, value), `units` (finished sweep cells), `trials`, `choices` (departures
-from marked cells) and `samples` (which `.npz` file holds a sampled trajectory). A unit's trials,
-choices and its `units` row are committed in the same transaction, so an interrupted run resumes
-without losing or duplicating a trial. Sample trajectories are written before that commit.
+from marked cells) and `samples` (which `.npz` file holds a sampled trajectory: its start
+`t<id>_start` and one direction code per move `t<id>`, 0-3 in the canonical order). A unit's
+trials, choices and its `units` row are committed in the same transaction, so an interrupted run
+resumes without losing or duplicating a trial. Sample trajectories are written before that commit.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import numpy as np
 from mazesim.errors import ConfigError
 from mazesim.experiment.seeds import trial_seed_label
 from mazesim.experiment.tasks import UnitResult, direction_name
+from mazesim.maze import DELTAS
 
 __all__ = ["DATABASE", "TRAJECTORIES", "MazeRecord", "RunStore"]
 
@@ -135,7 +137,8 @@ class RunStore:
             folder.mkdir(exist_ok=True)
             sample_file = f"{TRAJECTORIES}/trials-{min(samples):09d}.npz"
             tmp = self.run_dir / (sample_file + ".part.npz")
-            np.savez_compressed(tmp, **{f"t{k}": v for k, v in samples.items()})
+            np.savez_compressed(tmp, **{key: value for k, pos in samples.items()
+                                        for key, value in _packed(k, pos).items()})
             tmp.replace(self.run_dir / sample_file)
         with _transaction(self.conn):
             for res in results:
@@ -176,7 +179,9 @@ class RunStore:
         if row is None:
             return None
         with np.load(self.run_dir / row[0]) as data:
-            return data[f"t{trial_id}"]
+            start, steps = data[f"t{trial_id}_start"], data[f"t{trial_id}"]
+        moves = DELTAS[steps.astype(np.int64)]
+        return np.vstack([start[None, :], start + np.cumsum(moves, axis=0)]).astype(np.int64)
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
         return self.conn.execute(sql, params).fetchall()
@@ -214,6 +219,15 @@ class _transaction:
 
     def __exit__(self, kind: Any, *rest: Any) -> None:
         self.conn.execute("COMMIT" if kind is None else "ROLLBACK")
+
+
+def _packed(trial_id: int, positions: np.ndarray) -> dict[str, np.ndarray]:
+    """A trajectory as its start and one direction code per move (a quarter of the bytes)."""
+    positions = np.asarray(positions, dtype=np.int64)
+    steps = np.diff(positions, axis=0)
+    codes = np.argmax((steps[:, None, :] == DELTAS[None, :, :]).all(axis=2), axis=1)
+    return {f"t{trial_id}_start": positions[0].astype(np.int32),
+            f"t{trial_id}": codes.astype(np.uint8)}
 
 
 def _number(value: Any) -> float | None:
