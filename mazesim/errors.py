@@ -8,6 +8,7 @@ __all__ = [
     "ConfigError",
     "LevelError",
     "SearchError",
+    "PlayError",
 ]
 
 
@@ -37,3 +38,9 @@ class LevelError(MazesimError, ValueError):
 
 class SearchError(MazesimError, ValueError):
     """Impossible search request (no route, unreachable square)."""
+
+
+class PlayError(MazesimError, ValueError):
+    """A refused request of the human-trial server; `status` is its HTTP status code."""
+
+    status = 400

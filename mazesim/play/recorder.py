@@ -15,7 +15,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from mazesim.errors import MazesimError
+from mazesim.errors import MazesimError, PlayError
 from mazesim.maze import DELTAS, DIRECTIONS, Cell
 from mazesim.play.session import PlayMaze, Session, check_participant, maze_order
 from mazesim.play.store import MoveRow, PlayStore, now_ms
@@ -33,12 +33,6 @@ __all__ = [
 
 ACCEPTED, DUPLICATE = "accepted", "duplicate"
 READY, PLAYING, DONE = "ready", "playing", "done"
-
-
-class PlayError(MazesimError, ValueError):
-    """A refused request of the play server; `status` is its HTTP status code."""
-
-    status = 400
 
 
 class BadRequest(PlayError):
