@@ -14,12 +14,15 @@ import numpy as np  # noqa: E402
 from mazesim.experiment.statistics import ChoiceTest, Correlation  # noqa: E402
 from mazesim.maze import Maze  # noqa: E402
 
-__all__ = ["scatter_figure", "box_figure", "choice_figure", "trajectory_figure"]
+__all__ = [
+    "scatter_figure", "box_figure", "choice_figure", "trajectory_figure", "heatmap_figure",
+]
 
 _PANEL = 2.4  # inches per subplot
 _DPI = 90
 _POINT = 6
 _TICKS = 4  # tick marks per axis of a scatter panel
+_CHOICE_COLUMNS = 4  # panels per row of the choice chart
 _HUMAN_COLOR, _SIM_COLOR = "tab:orange", "tab:blue"
 
 
@@ -74,8 +77,12 @@ def box_figure(path: Path, groups: Sequence[tuple[str, str, np.ndarray]]) -> Pat
 
 def choice_figure(path: Path, tests: Sequence[ChoiceTest]) -> Path:
     """First-departure proportions at a probe per condition (95% CI) next to the human share."""
-    fig, axes = plt.subplots(1, len(tests), squeeze=False, figsize=(4.0 * len(tests), 3.8))
-    for ax, test in zip(axes[0], tests):
+    cols = min(len(tests), _CHOICE_COLUMNS)
+    rows = -(-len(tests) // cols)
+    fig, axes = plt.subplots(rows, cols, squeeze=False, figsize=(4.0 * cols, 3.8 * rows))
+    for ax in axes.flat[len(tests):]:
+        ax.set_visible(False)
+    for ax, test in zip(axes.flat, tests):
         names = [c.direction for c in test.directions]
         pos = np.arange(len(names))
         props = np.array([c.proportion for c in test.directions])
@@ -104,6 +111,19 @@ def trajectory_figure(path: Path, maze: Maze, positions: np.ndarray) -> Path:
     visited[positions[:, 0], positions[:, 1]] = True
     path.parent.mkdir(parents=True, exist_ok=True)
     save_image(maze_image(maze, visited=visited), path)
+    return path
+
+
+def heatmap_figure(path: Path, maze: Maze, walks: Sequence[np.ndarray]) -> Path:
+    """Visits per cell summed over several trials, as a heat map over the passages."""
+    from mazesim.render import maze_image, save_image
+
+    visits = np.zeros(maze.grid.shape, dtype=np.int64)
+    for positions in walks:
+        positions = np.asarray(positions)
+        np.add.at(visits, (positions[:, 0], positions[:, 1]), 1)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    save_image(maze_image(maze, visits=visits), path)
     return path
 
 

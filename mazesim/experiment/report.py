@@ -12,7 +12,7 @@ import numpy as np
 
 from mazesim.experiment.config import vision_label
 from mazesim.experiment.figures import box_figure, choice_figure, scatter_figure
-from mazesim.experiment.figures import trajectory_figure
+from mazesim.experiment.figures import heatmap_figure, trajectory_figure
 from mazesim.experiment.statistics import (ChoiceTest, Correlation, Summary, choice_test,
                                            correlations, summary)
 from mazesim.experiment.storage import RunStore
@@ -22,7 +22,7 @@ __all__ = ["Report", "build_report", "REPORT", "FIGURES"]
 
 REPORT = "report.md"
 FIGURES = "figures"
-_TRAJECTORY_MAZES = 1  # trajectory pictures: first maze, first sampled trial per agent and vision
+_TRAJECTORY_MAZES = 1  # trajectory pictures and heat maps on the first maze only
 
 
 @dataclass(frozen=True)
@@ -141,19 +141,23 @@ def _figures(run_dir: Path, store: RunStore, data: _RunData) -> list[Path]:
 
 
 def _trajectory_pictures(folder: Path, store: RunStore, data: _RunData) -> list[Path]:
+    """First sampled trial per agent and vision in the study's style, and a heat map of the
+    visits of all sampled trials, on the first maze(s)."""
     out = []
     for rec in data.mazes[:_TRAJECTORY_MAZES]:
         maze = parse_maze(rec.text)
         for v in data.visions:
             for a in data.agents:
-                row = store.query(
+                rows = store.query(
                     "SELECT t.trial_id FROM trials t JOIN samples s USING (trial_id) "
-                    "WHERE t.maze_id = ? AND t.agent = ? AND t.vision = ? ORDER BY t.trial_id "
-                    "LIMIT 1", (rec.maze_id, a, v))
-                if row:
-                    positions = store.sample(row[0][0])
-                    name = f"trajectory-maze{rec.maze_id}-{a}-vision-{_slug(v)}.png"
-                    out.append(trajectory_figure(folder / name, maze, positions))
+                    "WHERE t.maze_id = ? AND t.agent = ? AND t.vision = ? ORDER BY t.trial_id",
+                    (rec.maze_id, a, v))
+                if not rows:
+                    continue
+                walks = [store.sample(row[0]) for row in rows]
+                name = f"maze{rec.maze_id}-{a}-vision-{_slug(v)}.png"
+                out.append(trajectory_figure(folder / f"trajectory-{name}", maze, walks[0]))
+                out.append(heatmap_figure(folder / f"heatmap-{name}", maze, walks))
     return out
 
 
