@@ -193,6 +193,8 @@ class _Sweep:
         if (self.buffered >= BATCH_TRIALS
                 or time.perf_counter() - self.last_flush >= self.flush_seconds):
             self.flush()
+        elif self.progress:
+            self.progress(self.done + self.buffered, self.total)
 
     def flush(self) -> None:
         if not self.buffer:
