@@ -44,7 +44,13 @@ Progress = Callable[[int, int], None]  # (trials done, trials in total)
 
 @dataclass(frozen=True)
 class RunResult:
-    """What a finished run did, with the timings the benchmark reports."""
+    """What a finished run did, with the timings the benchmark reports.
+
+    `timings` (seconds): `mazes` (generation and parameters), `sweep` (wall), `kernel` (inside
+    `simulate_many`, summed over units), `worker` (the rest of the units' time: seeding, set-up,
+    sample trajectories), `storage` (database and npz writes), `main_cpu` (CPU time of this
+    process during the sweep: with workers, all of its bookkeeping), `report`.
+    """
 
     run_dir: Path
     mazes: int
@@ -95,7 +101,7 @@ def run_experiment(config: Config, *, output: str | Path | None = None, workers:
         trials_done = total - sum(u.trials for u in pending)
         sweep = _Sweep(store, config, progress, trials_done, total, flush_seconds)
         chunks = _chunks(config.seed, mazes, pending)
-        clock = time.perf_counter()
+        clock, cpu = time.perf_counter(), time.process_time()
         results = execute(run_chunk, chunks, workers=workers, dask=dask)
         try:
             for finished in results:
@@ -106,7 +112,8 @@ def run_experiment(config: Config, *, output: str | Path | None = None, workers:
             sweep.flush()
             raise RunInterrupted(run_dir, len(store.done_units()), len(units)) from None
         timings.update(sweep=time.perf_counter() - clock, kernel=sweep.kernel,
-                       worker=sweep.worker, storage=sweep.storage)
+                       worker=sweep.worker, storage=sweep.storage,
+                       main_cpu=time.process_time() - cpu)
         store.set_meta(status=_STATUS_COMPLETE, finished=_now())
         moves = store.query("SELECT COALESCE(SUM(moves), 0) FROM trials")[0][0]
     if report:

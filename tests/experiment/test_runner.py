@@ -124,3 +124,17 @@ def test_resume_without_an_unfinished_run(small_config, tmp_path):
     run_small(small_config, tmp_path / "out")
     with pytest.raises(ConfigError, match=r"--resume: no unfinished run of 'small'"):
         run_small(small_config, tmp_path / "out", resume=True)
+
+
+def test_progress_reports_trials_up_to_the_total(small_config, tmp_path):
+    calls = []
+    run_small(small_config, tmp_path / "out", progress=lambda done, total: calls.append(
+        (done, total)))
+    assert calls[0] == (0, 6 * TRIALS_PER_MAZE) and calls[-1] == (6 * TRIALS_PER_MAZE,) * 2
+    assert [d for d, _ in calls] == sorted(d for d, _ in calls)
+
+
+def test_timings_split_kernel_and_runner(small_config, tmp_path):
+    timings = run_small(small_config, tmp_path / "out").timings
+    assert {"mazes", "sweep", "kernel", "worker", "storage", "main_cpu"} <= set(timings)
+    assert 0 < timings["kernel"] <= timings["sweep"]
