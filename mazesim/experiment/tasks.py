@@ -19,6 +19,8 @@ from mazesim.maze import DIRECTIONS, Maze
 __all__ = ["Unit", "Chunk", "UnitResult", "run_chunk", "CHOICE_COLUMNS"]
 
 CHOICE_COLUMNS = ("trial", "step", "row", "col", "mark", "arrival", "chosen", "first")
+KEEP_ALL_POSITIONS = 4_000_000  # keep every trial's positions (then take the samples) when the
+# moves of a unit cannot exceed this (64 MB); otherwise the sampled trials are walked again
 
 
 @dataclass(frozen=True)
@@ -80,12 +82,18 @@ def run_chunk(chunk: Chunk) -> list[UnitResult]:
         agent = make_agent(unit.agent_type, **unit.agent_params)
         vision = parse_vision(unit.vision)
         seed = cell_seed(chunk.root, unit.maze_id, unit.agent_index, unit.vision_index)
+        keep = unit.samples > 0 and (unit.trials * agent.resolved_max_steps(maze)
+                                     <= KEEP_ALL_POSITIONS)
         kernel_began = time.perf_counter()
-        batch = simulate_many(maze, agent, vision, unit.trials, seed)
+        batch = simulate_many(maze, agent, vision, unit.trials, seed, keep_positions=keep)
         kernel = time.perf_counter() - kernel_began
-        sampled = simulate_many(maze, agent, vision, min(unit.samples, unit.trials), seed,
-                                keep_positions=True)  # trial i is trial i of `batch`
-        samples = {i: np.asarray(pos, dtype=np.int16) for i, pos in enumerate(sampled.positions)}
+        if not keep and unit.samples > 0:  # too many moves to keep: walk the sample again
+            batch_positions = simulate_many(maze, agent, vision, min(unit.samples, unit.trials),
+                                            seed, keep_positions=True).positions
+        else:  # trial i of a shorter batch is trial i of `batch`
+            batch_positions = batch.positions
+        samples = {i: np.asarray(pos, dtype=np.int16)
+                   for i, pos in enumerate(batch_positions[:unit.samples])}
         results.append(UnitResult(
             unit,
             np.asarray(batch.moves, dtype=np.int64),
