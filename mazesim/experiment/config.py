@@ -352,9 +352,9 @@ class _Validator:
         seen = set()
         for i, value in enumerate(entries):
             try:
-                parse_vision(value)
+                parse_vision(value, f"vision[{i}]")
             except (MazesimError, TypeError, ValueError) as err:
-                raise self.fail(f"vision[{i}]", str(err)) from None
+                raise self.fail("", str(err)) from None
             label = vision_label(value)
             if label in seen:
                 raise self.fail(f"vision[{i}]", f"{_short(value)} appears twice")
