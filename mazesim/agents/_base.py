@@ -95,7 +95,7 @@ class AgentBase:
 
 @dataclass(frozen=True, kw_only=True)
 class KernelAgent(AgentBase):
-    """An agent whose rule is a kind of `mazesim.agents._rule_kernels.explore`."""
+    """An agent whose rule is one kind of `mazesim.agents._rule_kernels`."""
 
     kind: ClassVar[int] = -1
 

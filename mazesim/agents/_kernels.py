@@ -2,7 +2,7 @@
 (`score`), and the choice records of any walk (`branch_choices`).
 
 Each move: sense the four neighbours, then either follow the current plan (goal seeking, or the
-`bfs` agent's next target) or ask the agent's rule (`_rule_kernels.explore`) for a probability
+`bfs` agent's next target) or ask the agent's rule (`_rule_kernels`) for a probability
 over the four directions; sample it (walk) or score the observed move (replay); then update the
 trail and the known map (`_vision_kernels.perceive`).
 """
@@ -14,7 +14,9 @@ from mazesim.agents._rule_kernels import (BFS_AGENT, BRANCH_DEGREE, DFS, FINITE_
                                           LEFT_TURN, NO_TURN, RANDOM_ORDER, RANDOM_WALK,
                                           RIGHT_TURN, STRAIGHT_BIASED, TREMAUX,
                                           TREMAUX_MARK_CAP, TURN_BIAS, WALL_FOLLOWER, WEIGHTED,
-                                          _uniform, explore)
+                                          _uniform, dfs_rule, memory_rule, straight_rule,
+                                          tremaux_rule, turn_rule, wall_follower_rule,
+                                          weighted_rule)
 from mazesim.agents._streams import next_double
 from mazesim.agents._vision_kernels import (UNKNOWN, bfs_target, perceive, plan_to,
                                             start_distances)
@@ -150,9 +152,22 @@ def _run(kind, grid, sr, sc, gr, gc, ip, fp, order, k, occlusion, memory, goal_s
             probs[plan[plan_i]] = 1.0
         elif kind == BFS_AGENT:
             _uniform(probs, om)             # nothing known is left unvisited: wander
+        elif kind == RANDOM_WALK:
+            _uniform(probs, om)
+        elif kind == WEIGHTED:
+            weighted_rule(probs, mask, om, nv, counts)
+        elif kind == DFS:
+            dfs_rule(probs, mask, om, nv, came[r, c], order)
+        elif kind == WALL_FOLLOWER:
+            wall_follower_rule(probs, om, arrival, ip[0])
+        elif kind == TREMAUX:
+            tremaux_rule(probs, mask, om, marks, r, c, arrival)
+        elif kind == STRAIGHT_BIASED:
+            straight_rule(probs, mask, om, arrival, fp[0])
+        elif kind == TURN_BIAS:
+            turn_rule(probs, mask, om, arrival, fp, last_turn)
         else:
-            explore(kind, probs, mask, om, nv, nlast, r, c, t, arrival, ip, fp, order, counts,
-                    came, marks, last_turn)
+            memory_rule(probs, mask, om, nlast, t, ip[0])
         if replay < 0:
             d = _sample(probs, state)
         else:

@@ -71,108 +71,135 @@ def _turn_probs(probs, om, arrival, fp, last_turn):
         _normalise(probs)
 
 
+# One small function per kind, each taking only what it reads: the driver dispatches on the kind
+# (an inlined function with many array arguments costs reference counting on every move).
+# `probs` receives the probabilities, `om` is the open mask, `mask` scratch space.
+
 @njit(cache=True, inline="always")
-def explore(kind, probs, mask, om, nv, nlast, r, c, t, arrival, ip, fp, order, counts, came,
-            marks, last_turn):
-    """The agent's rule: a probability over directions into `probs` at (r, c), given the open
-    mask `om`, the neighbours' visit counts `nv` and last visit times `nlast` (-1 never);
-    `mask` is scratch space."""
-    back = (arrival + 2) % 4 if arrival >= 0 else -1
-    n_open = _count(om)
-    mask[:] = 0
-    if kind == RANDOM_WALK:
-        _uniform(probs, om)
-    elif kind == WEIGHTED:
+def _not_back(mask, om, back):
+    """Mask of the open directions except `back`; if none, back alone (a dead end)."""
+    for d in range(4):
+        mask[d] = 1 if (om[d] != 0 and d != back) else 0
+    if _count(mask) == 0:
+        mask[back] = 1
+
+
+@njit(cache=True, inline="always")
+def weighted_rule(probs, mask, om, nv, counts):
+    """Unexplored neighbours, else those passed once, else the least passed; count-weighted."""
+    for d in range(4):
+        mask[d] = 1 if (om[d] != 0 and nv[d] == 0) else 0
+    if _count(mask) == 0:
         for d in range(4):
-            mask[d] = 1 if (om[d] != 0 and nv[d] == 0) else 0
-        if _count(mask) == 0:
-            for d in range(4):
-                mask[d] = 1 if (om[d] != 0 and nv[d] == 1) else 0
-        if _count(mask) == 0:
-            low = 1 << 30
-            for d in range(4):
-                if om[d] != 0 and nv[d] < low:
-                    low = nv[d]
-            for d in range(4):
-                mask[d] = 1 if (om[d] != 0 and nv[d] == low) else 0
+            mask[d] = 1 if (om[d] != 0 and nv[d] == 1) else 0
+    if _count(mask) == 0:
+        low = 1 << 30
         for d in range(4):
-            probs[d] = counts[d] * mask[d]
-        _normalise(probs)
-    elif kind == DFS:
+            if om[d] != 0 and nv[d] < low:
+                low = nv[d]
         for d in range(4):
-            mask[d] = 1 if (om[d] != 0 and nv[d] == 0) else 0
-        if _count(mask) == 0:
-            if came[r, c] >= 0:
-                mask[(came[r, c] + 2) % 4] = 1
-            else:
-                mask[:] = om                # nothing left to explore (cannot happen if G is
-            _uniform(probs, mask)           # reachable): wander, the cap ends it
-        elif order[0] == RANDOM_ORDER:
-            _uniform(probs, mask)
+            mask[d] = 1 if (om[d] != 0 and nv[d] == low) else 0
+    for d in range(4):
+        probs[d] = counts[d] * mask[d]
+    _normalise(probs)
+
+
+@njit(cache=True, inline="always")
+def dfs_rule(probs, mask, om, nv, came_here, order):
+    """An unvisited neighbour (random or in `order`), else back where the cell was entered from."""
+    for d in range(4):
+        mask[d] = 1 if (om[d] != 0 and nv[d] == 0) else 0
+    if _count(mask) == 0:
+        if came_here >= 0:
+            mask[:] = 0
+            mask[(came_here + 2) % 4] = 1
         else:
-            probs[:] = 0.0
-            for i in range(4):
-                if mask[order[i]] != 0:
-                    probs[order[i]] = 1.0
-                    break
-    elif kind == WALL_FOLLOWER:
-        hand = ip[0]
-        heading = arrival if arrival >= 0 else 0
+            mask[:] = om                    # nothing left to explore (cannot happen if G is
+        _uniform(probs, mask)               # reachable): wander, the cap ends it
+    elif order[0] == RANDOM_ORDER:
+        _uniform(probs, mask)
+    else:
         probs[:] = 0.0
-        for turn in (hand, 0, -hand, 2):
-            d = (heading + turn) % 4
-            if om[d] != 0:
-                probs[d] = 1.0
+        for i in range(4):
+            if mask[order[i]] != 0:
+                probs[order[i]] = 1.0
                 break
-    elif kind == TREMAUX:
+
+
+@njit(cache=True, inline="always")
+def wall_follower_rule(probs, om, arrival, hand):
+    """Hand side, straight on, other side, back; facing up at the start."""
+    heading = arrival if arrival >= 0 else 0
+    probs[:] = 0.0
+    for turn in (hand, 0, -hand, 2):
+        d = (heading + turn) % 4
+        if om[d] != 0:
+            probs[d] = 1.0
+            break
+
+
+@njit(cache=True, inline="always")
+def tremaux_rule(probs, mask, om, marks, r, c, arrival):
+    """Tremaux: new place any unmarked passage; old place by a new passage back; else fewest
+    marks."""
+    back = (arrival + 2) % 4 if arrival >= 0 else -1
+    for d in range(4):
+        mask[d] = 1 if (om[d] != 0 and d != back) else 0
+    if _count(mask) == 0:
+        mask[back] = 1                      # dead end
+    elif back >= 0 and marks[r, c, back] == 1 and _marked(marks, r, c, om, back) > 0:
+        mask[:] = 0                         # an old place reached by a new passage: turn back
+        mask[back] = 1
+    else:
+        low = TREMAUX_MARK_CAP + 1
         for d in range(4):
-            mask[d] = 1 if (om[d] != 0 and d != back) else 0
-        if _count(mask) == 0:
-            mask[back] = 1                  # dead end
-        elif back >= 0 and marks[r, c, back] == 1 and _marked(marks, r, c, om, back) > 0:
-            mask[:] = 0                     # an old place reached by a new passage: turn back
-            mask[back] = 1
-        else:
-            low = 3
-            for d in range(4):
-                if om[d] != 0 and marks[r, c, d] < low:
-                    low = marks[r, c, d]
-            for d in range(4):
-                mask[d] = 1 if (om[d] != 0 and marks[r, c, d] == low) else 0
+            if om[d] != 0 and marks[r, c, d] < low:
+                low = marks[r, c, d]
+        for d in range(4):
+            mask[d] = 1 if (om[d] != 0 and marks[r, c, d] == low) else 0
+    _uniform(probs, mask)
+
+
+@njit(cache=True, inline="always")
+def straight_rule(probs, mask, om, arrival, p_straight):
+    """Straight on with p_straight at a branch point, else uniform over the other non-back."""
+    if arrival < 0:
+        _uniform(probs, om)
+        return
+    _not_back(mask, om, (arrival + 2) % 4)
+    n = _count(mask)
+    if om[arrival] != 0 and n > 1:
+        for d in range(4):
+            probs[d] = (1.0 - p_straight) / (n - 1) * mask[d]
+        probs[arrival] = p_straight
+    else:
         _uniform(probs, mask)
-    elif kind == STRAIGHT_BIASED:
-        for d in range(4):
-            mask[d] = 1 if (om[d] != 0 and d != back) else 0
-        n = _count(mask)
-        if n == 0:
-            probs[:] = 0.0
-            probs[back] = 1.0
-        elif arrival >= 0 and om[arrival] != 0 and n > 1:
-            for d in range(4):
-                probs[d] = (1.0 - fp[0]) / (n - 1) * mask[d]
-            probs[arrival] = fp[0]
-        else:
-            _uniform(probs, mask)
-    elif kind == TURN_BIAS:
-        if arrival >= 0 and n_open >= BRANCH_DEGREE:
-            _turn_probs(probs, om, arrival, fp, last_turn)
-        else:
-            for d in range(4):
-                mask[d] = 1 if (om[d] != 0 and d != back) else 0
-            if _count(mask) == 0:
-                mask[back] = 1
-            _uniform(probs, mask)
-    elif kind == FINITE_MEMORY:
-        memory = ip[0]
-        oldest = t + 1
-        for d in range(4):
-            mask[d] = 1 if (om[d] != 0 and (nlast[d] < 0 or t - nlast[d] > memory)) else 0
-            if om[d] != 0 and nlast[d] < oldest:
-                oldest = nlast[d]
-        if _count(mask) == 0:
-            for d in range(4):
-                mask[d] = 1 if (om[d] != 0 and nlast[d] == oldest) else 0
+
+
+@njit(cache=True, inline="always")
+def turn_rule(probs, mask, om, arrival, fp, last_turn):
+    """Turn biases at branch points; corridors followed, dead ends reversed."""
+    if arrival < 0:
+        _uniform(probs, om)
+    elif _count(om) >= BRANCH_DEGREE:
+        _turn_probs(probs, om, arrival, fp, last_turn)
+    else:
+        _not_back(mask, om, (arrival + 2) % 4)
         _uniform(probs, mask)
+
+
+@njit(cache=True, inline="always")
+def memory_rule(probs, mask, om, nlast, t, memory):
+    """Uniform over neighbours not occupied in the last `memory` moves, else the oldest."""
+    oldest = t + 1
+    for d in range(4):
+        mask[d] = 1 if (om[d] != 0 and (nlast[d] < 0 or t - nlast[d] > memory)) else 0
+        if om[d] != 0 and nlast[d] < oldest:
+            oldest = nlast[d]
+    if _count(mask) == 0:
+        for d in range(4):
+            mask[d] = 1 if (om[d] != 0 and nlast[d] == oldest) else 0
+    _uniform(probs, mask)
 
 
 @njit(cache=True, inline="always")
