@@ -4,7 +4,6 @@ The driver (`mazesim.agents._kernels.run`) samples it when walking and scores it
 a walk, so likelihoods are those of the walking agent.
 """
 
-import numpy as np
 from numba import njit
 
 # agent kinds (the Python classes name theirs)

@@ -86,8 +86,8 @@ class TurnBias(KernelAgent):
 class FiniteMemory(KernelAgent):
     """A random walker that avoids the cells of its last `memory` moves.
 
-    Uniform over open neighbours not visited within that horizon; if there are none, over those visited
-    longest ago. Human studies put such a horizon at 6 to 8 steps.
+    Uniform over open neighbours not visited within that horizon; if there are none, over those
+    visited longest ago. Human studies put such a horizon at 6 to 8 steps.
 
     Parameters
     ----------

@@ -74,7 +74,7 @@ class Vision:
 
 
 def parse_vision(value: Any, name: str = "vision") -> Vision:
-    """A Vision from a Vision, "full", an integer >= 0 or its decimal text; AgentError naming `name`."""
+    """A Vision from a Vision, "full", an integer >= 0 or its text; AgentError naming `name`."""
     if isinstance(value, Vision):
         return value
     if value is None or (isinstance(value, str) and value.strip().lower() == FULL):

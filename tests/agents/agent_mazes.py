@@ -1,4 +1,7 @@
-"""Mazes shared by the agent tests (imported by name: pytest puts this folder on sys.path): hand-made ones and a hypothesis strategy over generators."""
+"""Mazes shared by the agent tests: hand-made ones and a hypothesis strategy over generators.
+
+Imported by name (`from agent_mazes import ...`): pytest puts this folder on sys.path.
+"""
 
 import numpy as np
 from hypothesis import strategies as st

@@ -66,7 +66,8 @@ def test_simulate_bad_input_is_one_error_line():
     cases = [
         (("--agent", "weighted-walke"), "Error: unknown agent 'weighted-walke'"),
         (("--agent", "dfs", "--param", "depth=3"), "Error: dfs: unknown parameter 'depth'"),
-        (("--agent", "turn-bias", "--param", "p_reverse=2"), "Error: turn-bias: p_reverse: 2 (allowed"),
+        (("--agent", "turn-bias", "--param", "p_reverse=2"),
+         "Error: turn-bias: p_reverse: 2 (allowed"),
     ]
     for extra, message in cases:
         result = _run("simulate", TUTORIAL, *extra)
