@@ -36,11 +36,12 @@ ZOBRIST_SEED = 20001
 """Seed of the Zobrist keys (fixed, so runs are repeatable)."""
 _TIME_CHECK = 4096
 _OPTIMAL, _GREEDY = (1, 1), (0, 1)
-STAGES = (((_OPTIMAL, False), 0.3), ((_OPTIMAL, True), 0.6), ((_GREEDY, False), 0.8),
-          ((_GREEDY, True), 1.0))
-"""(weights, backward) of each search run in turn, with the share of the time limit at which it
-stops: push-optimal A* forward, then backward (pulling boxes from the goals), then greedy
-best-first forward and backward. Without a time limit forward A* runs alone."""
+STAGES = ((_OPTIMAL, False, False, 0.25), (_OPTIMAL, True, False, 0.5),
+          (_GREEDY, False, False, 0.65), (_GREEDY, False, True, 0.85), (_GREEDY, True, False, 1.0))
+"""(weights, backward, goal macros, share of the time limit at which it stops) of each search run
+in turn: push-optimal A* forward, then backward (pulling boxes from the goals), then greedy
+best-first forward, forward with goal macros (boxes fill the goals in a packing order) and
+backward. Without a time limit forward A* runs alone."""
 
 
 @dataclass(frozen=True)
@@ -163,10 +164,11 @@ def _push_search(board: Board, prune: str, start: float, time_limit: float | Non
     zbox, zplayer = (rng.integers(0, 1 << 62, board.size, dtype=np.int64) for _ in range(2))
     stages = STAGES if time_limit is not None else STAGES[:1]
     states = 0
-    for (weights, pull), share in stages:
+    for weights, pull, macros, share in stages:
         budget = np.inf if time_limit is None else \
             time_limit * share - (time.perf_counter() - start)
-        status, path, seen = _box_search(board, prune, weights, pull, zbox, zplayer, budget)
+        status, path, seen = _box_search(board, prune, weights, pull, macros, zbox, zplayer,
+                                         budget)
         states += seen
         if status >= 0:
             break
@@ -175,9 +177,9 @@ def _push_search(board: Board, prune: str, start: float, time_limit: float | Non
     return _lurd(board, path), weights == _OPTIMAL, states, False
 
 
-def _box_search(board: Board, prune: str, weights: tuple[int, int], pull: bool,
+def _box_search(board: Board, prune: str, weights: tuple[int, int], pull: bool, macros: bool,
                 zbox: np.ndarray, zplayer: np.ndarray, budget: float):
-    """One run of the kernel, forward (pushes) or backward (pulls from the goals)."""
+    """One run of the kernel, forward (pushes, optionally with goal macros) or backward."""
     goals = np.flatnonzero(board.goal).astype(np.int16)
     boxes = np.array(board.boxes, np.int16)
     if pull:
@@ -194,13 +196,41 @@ def _box_search(board: Board, prune: str, weights: tuple[int, int], pull: bool,
         final = -1
     mask = np.zeros(board.size, np.uint8)
     mask[targets] = 1
+    order = _search.packing_order(board.nbr, mask) if macros else np.empty(0, np.int32)
+    if macros and len(order) == 0:
+        return -1, None, 0                         # no packing order: nothing to try here
     status, path, seen, _ = _search.box_search(
         board.nbr, mask, dead.astype(np.uint8), dist, starts, roots, final, zbox, zplayer,
-        weights[0], weights[1], pull, prune == "full" and not pull, budget, MAX_NODES)
+        weights[0], weights[1], pull, prune == "full" and not pull, order, budget, MAX_NODES)
+    if macros and status > 0:
+        path = _expand_macros(board, path, order, mask)
     if pull and status > 0:             # pulls from the goals, reversed, are pushes to them
         pushes = [(int(board.nbr[b, d]), (d + 2) % len(DELTAS)) for b, d in path.tolist()]
         path = np.array(pushes[::-1], np.int16).reshape(-1, 2)
     return status, path, seen
+
+
+def _expand_macros(board: Board, path: np.ndarray, order: np.ndarray,
+                   goal: np.ndarray) -> np.ndarray:
+    """Replace each goal macro (direction + 4) by its pushes, found as the kernel found them."""
+    occupied = np.zeros(board.size, np.uint8)
+    occupied[list(board.boxes)] = 1
+    pushes, ndir = [], len(DELTAS)
+    for b, d in path.tolist():
+        moves = [(b, d % ndir)]
+        if d >= ndir:
+            target = next(g for g in order.tolist() if not occupied[g])
+            side = np.zeros(ndir, np.uint8)
+            side[(d + 2) % ndir] = 1
+            occupied[b] = 0
+            walk = _search.box_walk(board.nbr, occupied, int(board.nbr[b, d % ndir]), side, False,
+                               target, goal)
+            moves += walk.tolist()
+        occupied[b] = 0
+        last_cell, last_dir = moves[-1]
+        occupied[int(board.nbr[last_cell, last_dir])] = 1
+        pushes += moves
+    return np.array(pushes, np.int16).reshape(-1, 2)
 
 
 def _regions(board: Board, boxes: np.ndarray) -> np.ndarray:

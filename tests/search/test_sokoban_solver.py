@@ -8,10 +8,11 @@ import pytest
 from mazesim.errors import SearchError
 from mazesim.maze import DELTAS
 from mazesim.search import _sokoban_kernels as _k
+from mazesim.search import _sokoban_search as _search
 from mazesim.search import generic
 from mazesim.search.sokoban import parse_levels, read_levels, replay
 from mazesim.search.sokoban_deadlocks import corner_squares, dead_squares, is_frozen
-from mazesim.search.sokoban_solver import solve
+from mazesim.search.sokoban_solver import _box_search, _lurd, solve
 
 DATA = Path(__file__).parents[1] / "data"
 TUTORIAL = read_levels(DATA / "sokoban_tutorial_9x6.txt")[0]
@@ -159,3 +160,21 @@ def test_generic_engine_finds_the_same_push_counts(number):
     fast, reference = solve(level), solve(level, engine="generic")
     assert reference.solved and reference.optimal and replay(level, reference.solution)
     assert reference.pushes == fast.pushes
+
+
+@needs_microban
+def test_packing_order_fills_the_corridor_from_its_end():
+    board = read_levels(MICROBAN)[152].board()                   # Microban 153
+    order = _search.packing_order(board.nbr, board.goal.astype(np.uint8))
+    assert [board.cell(g) for g in order] == [(1, 1), (2, 1), (3, 1), (4, 1), (5, 1), (6, 1),
+                                              (8, 1), (8, 2), (7, 1), (7, 2)]
+
+
+@needs_microban
+@pytest.mark.parametrize("number", [1, 3, 60, 100])
+def test_greedy_with_goal_macros_gives_replayable_solutions(number):
+    level = read_levels(MICROBAN)[number - 1]
+    board = level.board()
+    keys = np.random.default_rng(0).integers(0, 1 << 62, (2, board.size), dtype=np.int64)
+    status, pushes, _ = _box_search(board, "full", (0, 1), False, True, keys[0], keys[1], 20.0)
+    assert status == 1 and replay(level, _lurd(board, pushes))
