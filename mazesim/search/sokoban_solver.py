@@ -30,8 +30,9 @@ __all__ = ["METHODS", "ENGINES", "PRUNES", "DEFAULT_PRUNE", "SokobanResult", "so
 METHODS = ("bfs", "astar")
 ENGINES = ("numba", "generic")
 DEFAULT_PRUNE = {"bfs": "dead-squares", "astar": "full"}
-MAX_NODES = 1 << 26
-"""Most states the push search keeps (memory bound: about 100 bytes each)."""
+MAX_NODES = 1 << 24
+"""Most states one push search keeps (about 100 bytes each: under 2 GB); reaching it counts as
+running out of time."""
 ZOBRIST_SEED = 20001
 """Seed of the Zobrist keys (fixed, so runs are repeatable)."""
 _TIME_CHECK = 4096
@@ -49,8 +50,9 @@ class SokobanResult:
     """The outcome of one solve.
 
     ``optimal`` is true only for a move-optimal BFS or a push-optimal A* solution; ``states`` is
-    the number of distinct states seen; ``timed_out`` tells a time-limit stop from a level proven
-    unsolvable (both have ``solved`` false and an empty ``solution``).
+    the number of distinct states seen; ``timed_out`` tells a stop at the time limit (or at
+    `MAX_NODES` states) from a level proven unsolvable (both have ``solved`` false and an empty
+    ``solution``).
     """
 
     solved: bool
