@@ -4,6 +4,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mazesim.errors import SearchError
 from mazesim.maze import DELTAS
@@ -178,3 +180,41 @@ def test_greedy_with_goal_macros_gives_replayable_solutions(number):
     keys = np.random.default_rng(0).integers(0, 1 << 62, (2, board.size), dtype=np.int64)
     status, pushes, _ = _box_search(board, "full", (0, 1), False, True, keys[0], keys[1], 20.0)
     assert status == 1 and replay(level, _lurd(board, pushes))
+
+
+@st.composite
+def _small_levels(draw):
+    """Random closed levels: a 4x5 interior with some walls, one or two boxes."""
+    h, w = 4, 5
+    cells = [(r, c) for r in range(1, h + 1) for c in range(1, w + 1)]
+    walls = set(draw(st.lists(st.sampled_from(cells), max_size=6)))
+    floor = [cell for cell in cells if cell not in walls]
+    n = draw(st.integers(1, 2))
+    picks = draw(st.lists(st.sampled_from(floor), min_size=2 * n + 1, max_size=2 * n + 1,
+                          unique=True))
+    player, boxes, goals = picks[0], set(picks[1:n + 1]), set(picks[n + 1:])
+    rows = []
+    for r in range(h + 2):
+        row = ""
+        for c in range(w + 2):
+            if r in (0, h + 1) or c in (0, w + 1) or (r, c) in walls:
+                row += "#"
+            else:
+                row += {(True, True): "*", (True, False): "$", (False, True): "."}.get(
+                    ((r, c) in boxes, (r, c) in goals), "@" if (r, c) == player else " ")
+        rows.append(row)
+    if player in goals:
+        rows[player[0]] = rows[player[0]][:player[1]] + "+" + rows[player[0]][player[1] + 1:]
+    return parse_levels("\n".join(rows))[0]
+
+
+@settings(max_examples=40)
+@given(_small_levels())
+def test_astar_matches_the_push_oracle_on_random_levels(level):
+    result = solve(level, method="astar")
+    best = _push_optimal(level) if level.board().solvable_outside() else -1
+    assert result.solved == (best >= 0)
+    if result.solved:
+        assert result.optimal and result.pushes == best and replay(level, result.solution)
+        moves = solve(level, method="bfs", prune="none")
+        assert moves.solved and moves.moves <= result.moves
