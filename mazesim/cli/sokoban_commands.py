@@ -16,11 +16,12 @@ from mazesim.search.sokoban_solver import METHODS, PRUNES, SokobanResult, solve
 @click.option("--level", "number", type=click.IntRange(min=1), default=1, show_default=True,
               help="Level number in the file (1-based).")
 @click.option("--method", type=click.Choice(METHODS), default="astar", show_default=True,
-              help="bfs: move-optimal; astar: push-based A* (push-optimal unless it times out).")
+              help="bfs: move-optimal; astar: push-optimal A* (with --time-limit, greedy search "
+                   "takes over late: then not optimal).")
 @click.option("--prune", type=click.Choice(PRUNES), default=None,
               help="Deadlock pruning (default: dead-squares for bfs, full for astar).")
 @click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=None,
-              help="Seconds before giving up (default: none).")
+              help="Seconds before giving up (default: none; astar then runs A* forward only).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def sokoban(level_file: str, number: int, method: str, prune: str | None,
             time_limit: float | None, as_json: bool) -> None:
