@@ -146,18 +146,18 @@ def _trajectory_pictures(folder: Path, store: RunStore, data: _RunData) -> list[
     out = []
     for rec in data.mazes[:_TRAJECTORY_MAZES]:
         maze = parse_maze(rec.text)
+        rows = store.query("SELECT t.trial_id, t.agent, t.vision FROM trials t JOIN samples s "
+                           "USING (trial_id) WHERE t.maze_id = ? ORDER BY t.trial_id",
+                           (rec.maze_id,))
+        walks = store.samples(row[0] for row in rows)
         for v in data.visions:
             for a in data.agents:
-                rows = store.query(
-                    "SELECT t.trial_id FROM trials t JOIN samples s USING (trial_id) "
-                    "WHERE t.maze_id = ? AND t.agent = ? AND t.vision = ? ORDER BY t.trial_id",
-                    (rec.maze_id, a, v))
-                if not rows:
+                mine = [walks[t] for t, agent, vision in rows if (agent, vision) == (a, v)]
+                if not mine:
                     continue
-                walks = [store.sample(row[0]) for row in rows]
                 name = f"maze{rec.maze_id}-{a}-vision-{_slug(v)}.png"
-                out.append(trajectory_figure(folder / f"trajectory-{name}", maze, walks[0]))
-                out.append(heatmap_figure(folder / f"heatmap-{name}", maze, walks))
+                out.append(trajectory_figure(folder / f"trajectory-{name}", maze, mine[0]))
+                out.append(heatmap_figure(folder / f"heatmap-{name}", maze, mine))
     return out
 
 

@@ -174,14 +174,22 @@ class RunStore:
 
     def sample(self, trial_id: int) -> np.ndarray | None:
         """The stored positions of a sampled trial, or None."""
-        row = self.conn.execute("SELECT file FROM samples WHERE trial_id = ?",
-                                (trial_id,)).fetchone()
-        if row is None:
-            return None
-        with np.load(self.run_dir / row[0]) as data:
-            start, steps = data[f"t{trial_id}_start"], data[f"t{trial_id}"]
-        moves = DELTAS[steps.astype(np.int64)]
-        return np.vstack([start[None, :], start + np.cumsum(moves, axis=0)]).astype(np.int64)
+        return self.samples([trial_id]).get(trial_id)
+
+    def samples(self, trial_ids: Iterable[int]) -> dict[int, np.ndarray]:
+        """Positions (T+1, 2) of those of `trial_ids` that were sampled (each file read once)."""
+        files: dict[str, list[int]] = {}
+        for trial_id in trial_ids:
+            row = self.conn.execute("SELECT file FROM samples WHERE trial_id = ?",
+                                    (int(trial_id),)).fetchone()
+            if row is not None:
+                files.setdefault(row[0], []).append(int(trial_id))
+        out = {}
+        for file, ids in files.items():
+            with np.load(self.run_dir / file) as data:
+                for trial_id in ids:
+                    out[trial_id] = _unpacked(data[f"t{trial_id}_start"], data[f"t{trial_id}"])
+        return out
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
         return self.conn.execute(sql, params).fetchall()
@@ -228,6 +236,11 @@ def _packed(trial_id: int, positions: np.ndarray) -> dict[str, np.ndarray]:
     codes = np.argmax((steps[:, None, :] == DELTAS[None, :, :]).all(axis=2), axis=1)
     return {f"t{trial_id}_start": positions[0].astype(np.int32),
             f"t{trial_id}": codes.astype(np.uint8)}
+
+
+def _unpacked(start: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    steps = DELTAS[codes.astype(np.int64)]
+    return np.vstack([start[None, :], start + np.cumsum(steps, axis=0)]).astype(np.int64)
 
 
 def _number(value: Any) -> float | None:
