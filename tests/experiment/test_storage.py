@@ -1,0 +1,53 @@
+"""Storage: sampled trajectories round-trip exactly; a failed batch leaves no partial unit."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mazesim.experiment.storage import RunStore
+from mazesim.experiment.tasks import Unit, UnitResult
+from mazesim.maze import DELTAS
+
+
+def _unit(unit_id: int, trials: int) -> Unit:
+    return Unit(unit_id, 0, 0, 0, "dfs", {}, "full", trials, unit_id * 10, 3)
+
+
+def _result(unit_id: int, walks: list[np.ndarray]) -> UnitResult:
+    n = len(walks)
+    no_choices = {k: np.zeros(0, int) for k in ("trial", "step", "row", "col", "arrival",
+                                                "chosen", "first")}
+    no_choices["mark"] = np.zeros(0, object)
+    return UnitResult(_unit(unit_id, n), np.array([len(w) - 1 for w in walks]),
+                      np.ones(n, bool), np.zeros(n, bool), no_choices,
+                      {i: w for i, w in enumerate(walks[:3])}, 0.0, 0.0)
+
+
+walk_steps = st.lists(st.integers(0, 3), max_size=60)
+
+
+@settings(max_examples=30)
+@given(st.lists(walk_steps, min_size=1, max_size=4), st.integers(0, 50), st.integers(0, 50))
+def test_sampled_trajectories_round_trip(tmp_path_factory, steps, r, c):
+    run_dir = tmp_path_factory.mktemp("run")
+    walks = [np.vstack([[r, c], [r, c] + np.cumsum(DELTAS[s], axis=0).reshape(-1, 2)])
+             for s in steps]
+    with RunStore(run_dir, create=True) as store:
+        store.add_results([_result(0, walks)], 1, ["dfs"], ["full"])
+        for i, walk in enumerate(walks[:3]):
+            np.testing.assert_array_equal(store.sample(i), walk)
+        assert store.sample(3) is None
+
+
+def test_a_failed_batch_stores_nothing(tmp_path):
+    walk = np.array([[1, 1], [1, 2]])
+    with RunStore(tmp_path, create=True) as store:
+        store.add_results([_result(0, [walk])], 1, ["dfs"], ["full"])
+        bad = _result(1, [walk, walk])
+        clash = _result(0, [walk])  # unit 0 again: the primary key fails inside the batch
+        with pytest.raises(Exception, match="UNIQUE"):
+            store.add_results([bad, clash], 1, ["dfs"], ["full"])
+        assert store.done_units() == {0}
+        assert store.query("SELECT COUNT(*) FROM trials")[0][0] == 1
+        assert store.query("SELECT trial_id FROM samples") == [(0,)]
