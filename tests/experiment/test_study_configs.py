@@ -83,3 +83,19 @@ def test_weighted_walker_goes_up_at_a_like_the_study():
     share = float(np.mean(firsts["chosen"] == 0))
     tolerance = 4 * np.sqrt(STUDY_UP_SHARE * (1 - STUDY_UP_SHARE) / TRIALS)
     assert abs(share - STUDY_UP_SHARE) < tolerance
+
+
+def test_branch_point_readme_table_100_runs(tmp_path):
+    """experiments/branch-point-a/README.md quotes this run: 71 up, 29 right (seed 2017)."""
+    from dataclasses import replace
+
+    from mazesim.experiment.runner import run_experiment
+    from mazesim.experiment.storage import RunStore
+
+    config = load_config(ROOT / "configs" / "study-branch-point.yaml")
+    config = replace(config, agents=config.agents[:1])  # agent 0: the 100 runs, same seeds
+    run = run_experiment(config, output=tmp_path, report=False)
+    with RunStore(run.run_dir) as store:
+        counts = dict(store.query("SELECT direction, COUNT(*) FROM choices WHERE first = 1 "
+                                  "GROUP BY direction"))
+    assert counts == {"up": 71, "right": 29}
