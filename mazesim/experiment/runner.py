@@ -23,7 +23,7 @@ import yaml
 
 from mazesim.errors import ConfigError
 from mazesim.experiment.config import Config, MazeFile, resolved_config
-from mazesim.experiment.executors import execute
+from mazesim.experiment.executors import Executor, open_executor
 from mazesim.experiment.seeds import maze_seed
 from mazesim.experiment.storage import MazeRecord, RunStore
 from mazesim.experiment.tasks import Chunk, Unit, UnitResult, run_chunk
@@ -81,41 +81,25 @@ def run_experiment(config: Config, *, output: str | Path | None = None, workers:
     began = time.perf_counter()
     base = Path(output if output is not None else config.output) / config.name
     resolved = resolved_config(config)
-    run_dir = _resumable(base, resolved, config) if resume else _new_run_dir(base)
-    if not resume:
-        (run_dir / CONFIG_FILE).write_text(yaml.safe_dump(resolved, sort_keys=False),
-                                           encoding="utf-8")
-        (run_dir / ENVIRONMENT_FILE).write_text(json.dumps(environment(), indent=1) + "\n",
-                                                encoding="utf-8")
-    timings: dict[str, float] = {}
-    with RunStore(run_dir, create=True) as store:
+    with open_executor(workers=workers, dask=dask) as executor:  # checked before any write
+        run_dir = _resumable(base, resolved, config) if resume else _new_run_dir(base)
         if not resume:
-            store.set_meta(config=resolved, status=_STATUS_RUNNING, created=_now())
-        clock = time.perf_counter()
-        mazes = _stored_or_built_mazes(store, config)
-        timings["mazes"] = time.perf_counter() - clock
-        units = plan_units(config, len(mazes))
-        done = store.done_units()
-        pending = [u for u in units if u.unit_id not in done]
-        total = sum(u.trials for u in units)
-        trials_done = total - sum(u.trials for u in pending)
-        sweep = _Sweep(store, config, progress, trials_done, total, flush_seconds)
-        chunks = _chunks(config.seed, mazes, pending)
-        clock, cpu = time.perf_counter(), time.process_time()
-        results = execute(run_chunk, chunks, workers=workers, dask=dask)
-        try:
-            for finished in results:
-                sweep.add(finished)
-            sweep.flush()
-        except KeyboardInterrupt:
-            results.close()  # stops the workers without waiting for their tasks
-            sweep.flush()
-            raise RunInterrupted(run_dir, len(store.done_units()), len(units)) from None
-        timings.update(sweep=time.perf_counter() - clock, kernel=sweep.kernel,
-                       worker=sweep.worker, storage=sweep.storage,
-                       main_cpu=time.process_time() - cpu)
-        store.set_meta(status=_STATUS_COMPLETE, finished=_now())
-        moves = store.query("SELECT COALESCE(SUM(moves), 0) FROM trials")[0][0]
+            (run_dir / CONFIG_FILE).write_text(yaml.safe_dump(resolved, sort_keys=False),
+                                               encoding="utf-8")
+            (run_dir / ENVIRONMENT_FILE).write_text(json.dumps(environment(), indent=1) + "\n",
+                                                    encoding="utf-8")
+        with RunStore(run_dir, create=True) as store:
+            if not resume:
+                store.set_meta(config=resolved, status=_STATUS_RUNNING, created=_now())
+            clock = time.perf_counter()
+            mazes = _stored_or_built_mazes(store, config)
+            timings = {"mazes": time.perf_counter() - clock}
+            units = plan_units(config, len(mazes))
+            timings.update(_sweep(executor, store, config, mazes, units, progress,
+                                  flush_seconds))
+            store.set_meta(status=_STATUS_COMPLETE, finished=_now())
+            moves = store.query("SELECT COALESCE(SUM(moves), 0) FROM trials")[0][0]
+    total = sum(u.trials for u in units)
     if report:
         from mazesim.experiment.report import build_report
 
@@ -124,6 +108,30 @@ def run_experiment(config: Config, *, output: str | Path | None = None, workers:
         timings["report"] = time.perf_counter() - clock
     return RunResult(run_dir, len(mazes), len(units), total, int(moves), resume,
                      time.perf_counter() - began, timings)
+
+
+def _sweep(executor: Executor, store: RunStore, config: Config, mazes: list[Maze],
+           units: list[Unit], progress: Progress | None, flush_seconds: float
+           ) -> dict[str, float]:
+    """Run the units not yet stored; their timings. Ctrl-C: commit, stop, RunInterrupted."""
+    done = store.done_units()
+    pending = [u for u in units if u.unit_id not in done]
+    total = sum(u.trials for u in units)
+    sweep = _Sweep(store, config, progress, total - sum(u.trials for u in pending), total,
+                   flush_seconds)
+    clock, cpu = time.perf_counter(), time.process_time()
+    results = executor.map(run_chunk, _chunks(config.seed, mazes, pending))
+    try:
+        for finished in results:
+            sweep.add(finished)
+        sweep.flush()
+    except KeyboardInterrupt:
+        results.close()  # stops the workers without waiting for their tasks
+        sweep.flush()
+        raise RunInterrupted(store.run_dir, len(store.done_units()), len(units)) from None
+    return {"sweep": time.perf_counter() - clock, "kernel": sweep.kernel,
+            "worker": sweep.worker, "storage": sweep.storage,
+            "main_cpu": time.process_time() - cpu}
 
 
 def plan_units(config: Config, maze_count: int) -> list[Unit]:

@@ -20,7 +20,8 @@ def test_execute_yields_every_result():
 
 def test_bad_worker_count():
     with pytest.raises(ConfigError, match=r"--workers: 0 \(allowed: an integer >= 1\)"):
-        execute(_square, [], workers=0)
+        with executors.open_executor(workers=0):
+            pass
 
 
 def test_serial_processes_and_dask_give_identical_tables(small_config, tmp_path):
@@ -39,3 +40,4 @@ def test_unreachable_dask_scheduler(small_config, tmp_path, monkeypatch):
     monkeypatch.setattr(executors, "DASK_TIMEOUT", "1s")
     with pytest.raises(ConfigError, match=r"--dask: cannot reach the scheduler"):
         run_small(small_config, tmp_path / "out", dask="tcp://127.0.0.1:9")
+    assert not (tmp_path / "out").exists()  # checked before the run directory is made
