@@ -19,7 +19,7 @@ from mazesim.analysis import shortest_path
 from mazesim.errors import ConfigError, MazeFormatError, SearchError
 from mazesim.maze import DELTAS, Maze, parse_maze, read_maze
 
-from conftest import DATA
+from fixture_paths import DATA
 
 TUTORIAL = DATA / "tutorial_7x13.txt"
 

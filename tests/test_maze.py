@@ -27,7 +27,7 @@ from mazesim.maze import (
     write_maze,
 )
 
-from conftest import DATA
+from fixture_paths import DATA
 
 TUTORIAL = DATA / "tutorial_7x13.txt"
 

@@ -22,7 +22,7 @@ from mazesim.render import (
     side_by_side,
 )
 
-from conftest import DATA
+from fixture_paths import DATA
 
 # The tutorial's BFS route (source 000), written out so render is tested without analysis.
 TUTORIAL_ROUTE = ([(1, c) for c in range(1, 6)] + [(2, 5), (3, 5), (3, 6), (3, 7), (2, 7)]

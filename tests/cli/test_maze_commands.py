@@ -10,7 +10,7 @@ from mazesim.analysis import PARAMETERS
 from mazesim.cli import main
 from mazesim.maze import format_maze, read_maze
 
-from conftest import DATA
+from fixture_paths import DATA
 
 TUTORIAL = str(DATA / "tutorial_7x13.txt")
 SPLIT = "#######\n#S.#.G#\n#######\n"

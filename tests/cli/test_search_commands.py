@@ -9,7 +9,7 @@ from PIL import Image
 from mazesim.cli import main
 from mazesim.search.knight import MAX_PATH_BOARD
 
-from conftest import DATA
+from fixture_paths import DATA
 
 TERRAIN = str(DATA / "terrain_4x7.txt")
 TUTORIAL = str(DATA / "tutorial_7x13.txt")

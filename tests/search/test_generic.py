@@ -10,7 +10,7 @@ from mazesim.errors import SearchError
 from mazesim.maze import read_maze
 from mazesim.search import FOUR, astar, bfs, dfs, dijkstra, grid_neighbours
 
-from conftest import DATA
+from fixture_paths import DATA
 
 #   a - b - d - f
 #   |       |

@@ -10,7 +10,7 @@ from mazesim.maze import PASSAGE, WALL, Maze, read_maze
 from mazesim.search import FOUR, bfs, grid_neighbours
 from mazesim.search.pursuit import chase, chase_text, place_chasers
 
-from conftest import DATA
+from fixture_paths import DATA
 
 TUTORIAL = read_maze(DATA / "tutorial_7x13.txt")
 

@@ -11,7 +11,7 @@ from mazesim.errors import LevelError, SearchError
 from mazesim.search import FOUR, _kernels, dijkstra
 from mazesim.search.terrain import cost_to_goal, parse_costs, read_costs, terrain_route
 
-from conftest import DATA
+from fixture_paths import DATA
 
 SEED_TABLE = [
     [12, 8, 5, 4, 3, 3, 3],
