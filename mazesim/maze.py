@@ -91,6 +91,10 @@ class Maze:
         object.__setattr__(self, "marks", MappingProxyType(marks))
         object.__setattr__(self, "meta", MappingProxyType(dict(self.meta)))
 
+    def __reduce__(self):
+        """Pickle as plain values (for worker processes); the mapping proxies do not pickle."""
+        return (Maze, (self.grid, self.start, self.goal, dict(self.marks), dict(self.meta)))
+
     @property
     def shape(self) -> Size:
         """Grid size (rows, columns)."""

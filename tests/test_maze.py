@@ -200,3 +200,13 @@ def test_parse_size(size, expected):
 def test_bad_sizes(size):
     with pytest.raises(MazeFormatError, match="size: "):
         parse_size(size)
+
+
+def test_maze_pickles_with_marks_and_meta():
+    import pickle
+
+    maze = Maze(np.array([[0, 0, 0]]), (0, 0), (0, 2), {"A": (0, 1)}, {"seed": 3})
+    back = pickle.loads(pickle.dumps(maze))
+    assert np.array_equal(back.grid, maze.grid) and not back.grid.flags.writeable
+    assert (back.start, back.goal, dict(back.marks), dict(back.meta)) == (
+        (0, 0), (0, 2), {"A": (0, 1)}, {"seed": 3})
