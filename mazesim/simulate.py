@@ -194,7 +194,7 @@ def _walk_trials(maze, agent, vision, max_steps, trials, stream_states, trial_se
 
 def choices_of(maze: Maze, positions: np.ndarray) -> tuple[Choice, ...]:
     """The choice records of a walk (DESIGN section 7); the same for agents and humans."""
-    pos = np.ascontiguousarray(positions, dtype=np.int64).reshape(-1, 2)
+    pos = np.array(positions, dtype=np.int64).reshape(-1, 2)
     names, mark_grid = _mark_grid(maze)
     raw = agent_kernels.branch_choices(maze.grid, pos, len(pos) - 1)
     rows = np.column_stack([np.zeros(len(raw), np.int64), raw])

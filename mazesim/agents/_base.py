@@ -20,6 +20,7 @@ _NO_INTS = np.zeros(2, np.int64)
 _NO_FLOATS = np.zeros(3, np.float64)
 _NO_ORDER = np.full(4, _kernels.RANDOM_ORDER, np.int64)
 _STATE_WORDS = 4                # xoshiro256** words per trial stream
+_NO_WALK = np.zeros((0, 2), np.int64)   # `replay` argument when walking
 
 
 class Agent(Protocol):
@@ -118,7 +119,9 @@ class KernelAgent(AgentBase):
         Returns moves (trials,), reached (trials,), choice rows (trial + the columns of
         `_kernels.branch_choices`) and, if `keep`, every trial's positions stacked.
         """
-        return _kernels.run_trials(*self._kernel_args(maze, vision), states, max_steps, keep)
+        moves, reached, rows, positions, _ = _kernels.run_trials(
+            *self._kernel_args(maze, vision), states, max_steps, keep, _NO_WALK)
+        return moves, reached, rows, positions
 
     def log_likelihood(self, maze: Maze, vision: Vision,
                        positions: np.ndarray) -> tuple[float, float]:
@@ -126,8 +129,10 @@ class KernelAgent(AgentBase):
 
         `positions` must be a valid walk from the start (checked by the caller).
         """
-        pos = np.ascontiguousarray(positions, dtype=np.int64)
-        ll_all, ll_branch = _kernels.score(*self._kernel_args(maze, vision), pos)
+        pos = np.array(positions, dtype=np.int64)        # writable: one compiled signature
+        unused = np.ones((1, _STATE_WORDS), np.uint64)     # no random numbers in a replay
+        *_, (ll_all, ll_branch) = _kernels.run_trials(*self._kernel_args(maze, vision), unused,
+                                                      len(pos) - 1, False, pos)
         return float(ll_all), float(ll_branch)
 
     def _kernel_args(self, maze: Maze, vision: Vision) -> tuple:

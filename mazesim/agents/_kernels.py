@@ -1,5 +1,5 @@
-"""numba driver of the walking agents: a batch of trials (`run_trials`), the replay of a walk
-(`score`), and the choice records of any walk (`branch_choices`).
+"""numba driver of the walking agents: a batch of trials or the replay of a walk (`run_trials`),
+and the choice records of any walk (`branch_choices`).
 
 Each move: sense the four neighbours, then either follow the current plan (goal seeking, or the
 `bfs` agent's next target) or ask the agent's rule (`_rule_kernels`) for a probability
@@ -22,7 +22,7 @@ from mazesim.agents._vision_kernels import (UNKNOWN, bfs_target, perceive, plan_
                                             start_distances)
 from mazesim.maze import DELTAS
 
-__all__ = ["run_trials", "score", "branch_choices", "CHOICE_COLUMNS", "RANDOM_WALK", "WEIGHTED",
+__all__ = ["run_trials", "branch_choices", "CHOICE_COLUMNS", "RANDOM_WALK", "WEIGHTED",
            "DFS", "WALL_FOLLOWER", "TREMAUX", "STRAIGHT_BIASED", "TURN_BIAS", "FINITE_MEMORY",
            "BFS_AGENT", "RANDOM_ORDER", "BRANCH_DEGREE"]
 
@@ -217,14 +217,25 @@ def _grow(rows, needed):
 
 @njit(cache=True)
 def run_trials(kind, grid, sr, sc, gr, gc, ip, fp, order, k, occlusion, memory, goal_seeking,
-               states, max_steps, keep):
-    """Walk one trial per row of `states` (xoshiro256** words, see `_streams`).
+               states, max_steps, keep, replay):
+    """Walk one trial per row of `states` (xoshiro256** words, see `_streams`), or, when
+    `replay` holds a walk (T+1, 2), score it instead (one entry point: one compilation).
 
     Returns moves (trials,), reached (trials,), choice rows (m, 1 + CHOICE_COLUMNS) starting with
-    the trial index, and, if `keep`, all positions stacked (sum of moves + 1 per trial, 2).
+    the trial index, all positions stacked if `keep` (sum of moves + 1 per trial, 2), and the
+    log-likelihoods of a replay (every move, moves leaving branch points; zeros when walking).
     """
     h, w = grid.shape
     ws = _workspace(h, w)
+    likelihood = np.zeros(2)
+    if replay.shape[0] > 0:
+        n = replay.shape[0] - 1
+        moves, ll_all, ll_branch = _run(kind, grid, sr, sc, gr, gc, ip, fp, order, k, occlusion,
+                                        memory, goal_seeking, states[0].copy(), n, replay, n, ws)
+        likelihood[0], likelihood[1] = ll_all, ll_branch
+        return (np.full(1, moves, np.int64), np.zeros(1, np.bool_),
+                np.empty((0, CHOICE_COLUMNS + 1), np.int64), np.empty((0, 2), np.int64),
+                likelihood)
     buf = np.empty((max_steps + 1, 2), np.int64)
     trials = states.shape[0]
     moves = np.empty(trials, np.int64)
@@ -250,18 +261,7 @@ def run_trials(kind, grid, sr, sc, gr, gc, ip, fp, order, k, occlusion, memory, 
                 flat = _grow(flat, nf + n + 1)
             flat[nf: nf + n + 1] = buf[: n + 1]
             nf += n + 1
-    return moves, reached, choices[:nc].copy(), flat[:nf].copy()
-
-
-@njit(cache=True)
-def score(kind, grid, sr, sc, gr, gc, ip, fp, order, k, occlusion, memory, goal_seeking, pos):
-    """(log-likelihood of every move, of the moves leaving branch points) of the walk `pos`."""
-    h, w = grid.shape
-    state = np.ones(4, np.uint64)           # unused when replaying
-    _, ll_all, ll_branch = _run(kind, grid, sr, sc, gr, gc, ip, fp, order, k, occlusion, memory,
-                                goal_seeking, state, pos.shape[0] - 1, pos, pos.shape[0] - 1,
-                                _workspace(h, w))
-    return ll_all, ll_branch
+    return moves, reached, choices[:nc].copy(), flat[:nf].copy(), likelihood
 
 
 @njit(cache=True)

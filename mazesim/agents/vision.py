@@ -95,5 +95,5 @@ def seen_cells(maze: Maze, positions: np.ndarray, vision: Vision | str | int) ->
     from mazesim.agents import _vision_kernels
 
     vision = parse_vision(vision)
-    positions = np.ascontiguousarray(positions, dtype=np.int64).reshape(-1, 2)
+    positions = np.array(positions, dtype=np.int64).reshape(-1, 2)
     return _vision_kernels.seen_along(maze.grid, positions, vision.kernel_k, vision.occlusion)
