@@ -1,7 +1,7 @@
 """numba kernels of the agents' walking rules: each kind gives a probability over directions.
 
-The driver (`mazesim.agents._kernels.run_trials`) samples it when walking and scores it when replaying
-a walk, so likelihoods are those of the walking agent.
+The driver (`mazesim.agents._kernels.run_trials`) samples it when walking and scores it when
+replaying a walk, so likelihoods are those of the walking agent.
 """
 
 from numba import njit
