@@ -108,3 +108,25 @@ def test_goal_seeking_starts_when_the_goal_comes_into_view():
         walk = simulate(corridor, make_agent("random-walk"), 2, seed=seed)
         cells = [tuple(p) for p in walk.positions.tolist()]
         assert walk.reached and walk.moves == cells.index((1, 7)) + 10
+
+
+def test_without_memory_only_the_window_and_the_trail_stay_known():
+    from mazesim.agents._vision_kernels import UNKNOWN, perceive
+
+    grid = OPEN_ROOM.grid
+    known = np.full(grid.shape, UNKNOWN, np.int8)
+    visits = np.zeros(grid.shape, np.int32)
+    visits[1, 1] = visits[1, 2] = 1
+    perceive(grid, known, visits, 1, 1, 1, False, False, -1, -1)
+    assert (known != UNKNOWN).sum() == 9
+    for r, c in [(1, 2), (1, 3), (1, 4)]:
+        visits[r, c] = 1
+        perceive(grid, known, visits, r, c, 1, False, False, r, c - 1)
+    window = np.zeros(grid.shape, bool)
+    window[0:3, 3:6] = True
+    trail = visits > 0
+    assert np.array_equal(known != UNKNOWN, window | trail)
+    remembered = known.copy()
+    perceive(grid, remembered, visits, 1, 1, 1, False, True, -1, -1)
+    assert (remembered != UNKNOWN).sum() > (known != UNKNOWN).sum()
+
