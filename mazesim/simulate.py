@@ -2,7 +2,9 @@
 
 Seeds: `simulate` takes an int or a `numpy.random.SeedSequence`; trial i of `simulate_many(...,
 seed)` is exactly `simulate(..., trial_seed(seed, i))`, so a batch can be split, resumed or run
-in any order with the same results.
+in any order with the same results. A walking agent's trial draws from xoshiro256** seeded with
+`generate_state(4, np.uint64)` of the trial's seed sequence (`mazesim.agents._streams`): a batch
+derives all of them and walks all trials in one compiled call.
 """
 
 from __future__ import annotations
@@ -165,7 +167,8 @@ def simulate_many(maze: Maze, agent: AgentBase, vision: Vision | str | int, tria
     ends = np.cumsum(moves + 1)
     capped = ~reached & (moves == max_steps)
     names, mark_grid = _mark_grid(maze)
-    kept = tuple(readonly(p) for p in np.split(flat, ends[:-1])) if keep_positions else ()
+    kept = (tuple(readonly(p) for p in np.split(flat, ends[:-1])) if keep_positions and trials
+            else ())
     return Batch(readonly(moves), readonly(reached), readonly(capped),
                  readonly(_choice_array(rows, mark_grid)), names, kept)
 

@@ -160,3 +160,8 @@ def test_trajectory_is_read_only():
     assert walk.moves == 1
     with pytest.raises(ValueError):
         walk.positions[0, 0] = 5
+
+
+def test_zero_trials_keep_nothing():
+    batch = simulate_many(TUTORIAL, make_agent("dfs"), 0, 0, seed=0, keep_positions=True)
+    assert batch.trials == 0 and batch.positions == () and batch.choices.size == 0
