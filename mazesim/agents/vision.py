@@ -67,9 +67,9 @@ class Vision:
     def __str__(self) -> str:
         text = FULL if self.k is None else str(self.k)
         if self.occlusion:
-            text += "+occlusion"
+            text += ", occlusion"
         if not self.memory:
-            text += "-memory"
+            text += ", no memory"
         return text
 
 

@@ -130,3 +130,8 @@ def test_without_memory_only_the_window_and_the_trail_stay_known():
     perceive(grid, remembered, visits, 1, 1, 1, False, True, -1, -1)
     assert (remembered != UNKNOWN).sum() > (known != UNKNOWN).sum()
 
+
+
+def test_vision_text():
+    assert [str(v) for v in (Vision(), Vision(2), Vision(1, occlusion=True, memory=False))] == [
+        "full", "2", "1, occlusion, no memory"]
