@@ -88,10 +88,11 @@ def replay(run_dir: str, trial_id: int, picture: str | None) -> None:
 @main.command()
 @click.argument("run_dir", type=click.Path(file_okay=False, exists=True))
 def report(run_dir: str) -> None:
-    """Rebuild report.md, the CSV exports and figures/ of RUN_DIR from its database."""
-    from mazesim.experiment.report import build_report
+    """Rebuild report.md, the CSV exports and figures/ of RUN_DIR from its database (a play
+    run's report adds its participants)."""
+    from mazesim.play.run import build_run_report
 
-    result = build_report(run_dir)
+    result = build_run_report(run_dir)
     click.echo(f"wrote {result.path} and {len(result.figures)} figures in "
                f"{Path(run_dir) / 'figures'}")
 

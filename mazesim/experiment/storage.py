@@ -6,6 +6,11 @@ from marked cells) and `samples` (which `.npz` file holds a sampled trajectory: 
 `t<id>_start` and one direction code per move `t<id>`, 0-3 in the canonical order). A unit's
 trials, choices and its `units` row are committed in the same transaction, so an interrupted run
 resumes without losing or duplicating a trial. Sample trajectories are written before that commit.
+
+This module is the one place that knows the layout of `trials`, `choices` and `samples`:
+`write_trials` and `write_samples` insert them on any connection inside the caller's transaction
+(`transaction`), for the runner's units (`RunStore.add_results`) and for human trials
+(`mazesim.play`) alike.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ import json
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -24,10 +29,15 @@ from mazesim.experiment.seeds import trial_seed_label
 from mazesim.experiment.tasks import UnitResult, direction_name
 from mazesim.maze import DELTAS
 
-__all__ = ["DATABASE", "TRAJECTORIES", "MazeRecord", "RunStore"]
+if TYPE_CHECKING:
+    from mazesim.simulate import Choice
+
+__all__ = ["DATABASE", "TRAJECTORIES", "MazeRecord", "RunStore", "TrialRows", "choice_columns",
+           "next_trial_id", "transaction", "write_samples", "write_trials"]
 
 DATABASE = "results.sqlite"
 TRAJECTORIES = "trajectories"
+_CHOICE_ORDER = ("trial", "step", "mark", "row", "col", "arrival", "chosen", "first")  # as stored
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -66,6 +76,28 @@ class MazeRecord:
     parameters: Mapping[str, float]
 
 
+@dataclass(frozen=True, eq=False)
+class TrialRows:
+    """Finished trials of one (maze, agent, vision) as parallel columns, one item per trial.
+
+    `numbers` fills the `trial` column (the trial's index in its unit; a participant's number) and
+    `seeds` the `seed` column (the trial's seed label; a participant's id). `choices` holds the
+    columns of `tasks.CHOICE_COLUMNS` (directions as codes or names, marks as names; `trial` is
+    the position in these columns); departures from unmarked cells are not stored.
+    """
+
+    maze_id: int
+    agent: str
+    vision: str
+    trial_ids: Sequence[int]
+    numbers: Sequence[int]
+    seeds: Sequence[str]
+    moves: Sequence[int]
+    reached: Sequence[bool]
+    capped: Sequence[bool]
+    choices: Mapping[str, Sequence[Any]]
+
+
 class RunStore:
     """The sqlite database of one run directory; use as a context manager."""
 
@@ -91,7 +123,7 @@ class RunStore:
 
     # -- meta ---------------------------------------------------------------------------------
     def set_meta(self, **values: Any) -> None:
-        with _transaction(self.conn):
+        with transaction(self.conn):
             self.conn.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)",
                                   [(k, json.dumps(v)) for k, v in values.items()])
 
@@ -102,7 +134,7 @@ class RunStore:
     # -- mazes --------------------------------------------------------------------------------
     def add_mazes(self, records: Iterable[MazeRecord]) -> None:
         """Store mazes and their parameters in one transaction (existing ids are kept)."""
-        with _transaction(self.conn):
+        with transaction(self.conn):
             for rec in records:
                 self.conn.execute(
                     "INSERT OR IGNORE INTO mazes VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -131,21 +163,10 @@ class RunStore:
         if not results:
             return
         samples = {r.unit.first_trial_id + i: pos for r in results for i, pos in r.samples.items()}
-        sample_file = None
-        if samples:
-            folder = self.run_dir / TRAJECTORIES
-            folder.mkdir(exist_ok=True)
-            sample_file = f"{TRAJECTORIES}/trials-{min(samples):09d}.npz"
-            tmp = self.run_dir / (sample_file + ".part.npz")
-            np.savez_compressed(tmp, **{key: value for k, pos in samples.items()
-                                        for key, value in _packed(k, pos).items()})
-            tmp.replace(self.run_dir / sample_file)
-        with _transaction(self.conn):
+        with transaction(self.conn):
+            write_samples(self.conn, self.run_dir, samples)
             for res in results:
                 self._insert_unit(res, root, agent_labels, vision_labels)
-            if sample_file:
-                self.conn.executemany("INSERT OR REPLACE INTO samples VALUES (?, ?)",
-                                      [(k, sample_file) for k in samples])
 
     def _insert_unit(self, res: UnitResult, root: int, agent_labels: Sequence[str],
                      vision_labels: Sequence[str]) -> None:
@@ -154,23 +175,12 @@ class RunStore:
         self.conn.execute("INSERT INTO units VALUES (?, ?, ?, ?, ?, ?, ?)",
                           (u.unit_id, u.maze_id, agent, vision, u.trials, res.seconds,
                            res.kernel_seconds))
-        first = u.first_trial_id
+        n, first = len(res.moves), u.first_trial_id
         coords = (root, u.maze_id, u.agent_index, u.vision_index)
-        self.conn.executemany(
-            "INSERT INTO trials VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [(first + i, u.maze_id, agent, vision, i, trial_seed_label(*coords, i), m, r, c)
-             for i, (m, r, c) in enumerate(zip(res.moves.tolist(), res.reached.tolist(),
-                                                res.capped.tolist()))])
-        ch = res.choices
-        if len(ch["trial"]):
-            self.conn.executemany(
-                "INSERT INTO choices VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [(first + int(t), int(s), u.maze_id, agent, vision, int(t), str(mk), int(r),
-                  int(c), direction_name(a), direction_name(d), int(bool(f)))
-                 for t, s, mk, r, c, a, d, f in zip(
-                     ch["trial"].tolist(), ch["step"].tolist(), ch["mark"].tolist(),
-                     ch["row"].tolist(), ch["col"].tolist(), ch["arrival"].tolist(),
-                     ch["chosen"].tolist(), ch["first"].tolist())])
+        write_trials(self.conn, TrialRows(
+            u.maze_id, agent, vision, range(first, first + n), range(n),
+            [trial_seed_label(*coords, i) for i in range(n)], res.moves, res.reached, res.capped,
+            res.choices))
 
     def sample(self, trial_id: int) -> np.ndarray | None:
         """The stored positions of a sampled trial, or None."""
@@ -216,17 +226,70 @@ class RunStore:
         return paths
 
 
-class _transaction:
-    """BEGIN ... COMMIT (ROLLBACK on error) on an autocommit connection."""
+class transaction:
+    """`with transaction(conn) as db:` runs the block as BEGIN IMMEDIATE ... COMMIT (ROLLBACK on
+    an error) on an autocommit connection; the write lock is taken at BEGIN."""
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
 
-    def __enter__(self) -> None:
-        self.conn.execute("BEGIN")
+    def __enter__(self) -> sqlite3.Connection:
+        self.conn.execute("BEGIN IMMEDIATE")
+        return self.conn
 
     def __exit__(self, kind: Any, *rest: Any) -> None:
         self.conn.execute("COMMIT" if kind is None else "ROLLBACK")
+
+
+def next_trial_id(conn: sqlite3.Connection) -> int:
+    """The first unused `trial_id` (inside a transaction, so that it stays unused)."""
+    return conn.execute("SELECT COALESCE(MAX(trial_id) + 1, 0) FROM trials").fetchone()[0]
+
+
+def write_trials(conn: sqlite3.Connection, rows: TrialRows) -> None:
+    """Insert the `trials` rows and the marked `choices` rows of `rows`, in the caller's
+    transaction."""
+    condition = (rows.maze_id, rows.agent, rows.vision)
+    ids, numbers = list(rows.trial_ids), list(rows.numbers)
+    conn.executemany(
+        "INSERT INTO trials VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [(t, *condition, n, seed, m, r, c) for t, n, seed, m, r, c in zip(
+            ids, numbers, rows.seeds, _column(rows.moves), _column(rows.reached),
+            _column(rows.capped))])
+    columns = (_column(rows.choices[name]) for name in _CHOICE_ORDER)
+    conn.executemany(
+        "INSERT INTO choices VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [(ids[t], s, *condition, numbers[t], str(mk), r, c, direction_name(a),
+          direction_name(d), int(bool(f)))
+         for t, s, mk, r, c, a, d, f in zip(*columns) if mk])
+
+
+def write_samples(conn: sqlite3.Connection, run_dir: str | Path,
+                  samples: Mapping[int, np.ndarray]) -> str | None:
+    """Write sampled trajectories (trial id -> positions (T+1, 2)) to one `.npz` under
+    `run_dir` and register them in `samples`, in the caller's transaction (the file exists
+    before the commit); returns the file's name relative to `run_dir`, None when empty."""
+    if not samples:
+        return None
+    run_dir = Path(run_dir)
+    (run_dir / TRAJECTORIES).mkdir(exist_ok=True)
+    name = f"{TRAJECTORIES}/trials-{min(samples):09d}.npz"
+    part = run_dir / (name + ".part.npz")
+    np.savez_compressed(part, **{key: value for trial_id, pos in samples.items()
+                                 for key, value in _packed(trial_id, pos).items()})
+    part.replace(run_dir / name)
+    conn.executemany("INSERT OR REPLACE INTO samples VALUES (?, ?)",
+                     [(int(trial_id), name) for trial_id in samples])
+    return name
+
+
+def choice_columns(choices: Iterable[Choice]) -> dict[str, list]:
+    """Choice records (`mazesim.simulate.Choice`) of one trial as `TrialRows.choices`."""
+    choices = list(choices)
+    return {"trial": [0] * len(choices), "step": [c.step for c in choices],
+            "row": [c.cell[0] for c in choices], "col": [c.cell[1] for c in choices],
+            "mark": [c.mark or "" for c in choices], "arrival": [c.arrival for c in choices],
+            "chosen": [c.chosen for c in choices], "first": [c.first for c in choices]}
 
 
 def _packed(trial_id: int, positions: np.ndarray) -> dict[str, np.ndarray]:
@@ -241,6 +304,11 @@ def _packed(trial_id: int, positions: np.ndarray) -> dict[str, np.ndarray]:
 def _unpacked(start: np.ndarray, codes: np.ndarray) -> np.ndarray:
     steps = DELTAS[codes.astype(np.int64)]
     return np.vstack([start[None, :], start + np.cumsum(steps, axis=0)]).astype(np.int64)
+
+
+def _column(values: Sequence[Any]) -> list:
+    """A column as a list of Python scalars (sqlite binds no numpy scalars)."""
+    return np.asarray(values).tolist()
 
 
 def _number(value: Any) -> float | None:

@@ -1,15 +1,14 @@
 """A play run directory: the experiment's `results.sqlite` layout plus the raw play tables.
 
 The run directory of a session holds `session.yaml` (the resolved config), and `results.sqlite`
-with the experiment tables (`meta`, `mazes`, `parameters`, `trials`, `choices`; created by
-`mazesim.experiment.storage.RunStore`) so that reports read human runs like simulated ones, and the
-play tables of `store.py` (participants, shown mazes, raw moves) plus `play_choices`: every
-departure from a branch point of a finished maze (the full choice record, not only marked cells),
-for comparing people with agents decision by decision.
+with the experiment tables (`meta`, `mazes`, `parameters`, `trials`, `choices`, `samples`; written
+by `mazesim.experiment.storage`) so that reports read human runs like simulated ones, and the
+play tables of `store.py` (participants, shown mazes, raw moves, every choice record).
 
 A finished maze becomes one `trials` row (agent `human`, `trial` = the participant's number in
-join order, `seed` = the participant id), its marked choices in `choices`, all of them in
-`play_choices`, written in the transaction of its last move.
+join order, `seed` = the participant id), its marked choices in `choices`, its positions as a
+sampled trajectory, all its choices in `play_choices`, written in the transaction of its last
+move.
 """
 
 from __future__ import annotations
@@ -17,34 +16,31 @@ from __future__ import annotations
 import json
 import sqlite3
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import yaml
 
 from mazesim.errors import ConfigError
 from mazesim.experiment.runner import ENVIRONMENT_FILE, environment
-from mazesim.experiment.tasks import direction_name
-from mazesim.maze import DIRECTIONS, format_maze
+from mazesim.experiment.storage import (MazeRecord, RunStore, TrialRows, choice_columns,
+                                        next_trial_id, write_samples, write_trials)
+from mazesim.maze import format_maze
 from mazesim.simulate import Trajectory, check_walk, choices_of
 from mazesim.play.recorder import PlayError, Recorder
 from mazesim.play.server import DEFAULT_HOST, DEFAULT_PORT, PlayServer, make_server
 from mazesim.play.session import PlayMaze, Session, load_session
 from mazesim.play.store import MoveRow, PlayStore
 
+if TYPE_CHECKING:
+    from mazesim.experiment.report import Report
+
 __all__ = ["HUMAN", "SESSION_FILE", "open_run", "open_server", "report_config", "maze_number",
-           "trajectory"]
+           "trajectory", "build_run_report"]
 
 HUMAN = "human"
 SESSION_FILE = "session.yaml"
 KIND = "play"
-_CHOICES_SCHEMA = """
-CREATE TABLE IF NOT EXISTS play_choices (
-    participant TEXT NOT NULL, maze_id INTEGER NOT NULL, step INTEGER NOT NULL,
-    row INTEGER NOT NULL, col INTEGER NOT NULL, mark TEXT NOT NULL, arrival TEXT NOT NULL,
-    open TEXT NOT NULL, unexplored TEXT NOT NULL, direction TEXT NOT NULL, first INTEGER NOT NULL,
-    PRIMARY KEY (participant, maze_id, step));
-"""
 
 
 def open_run(session: Session) -> Recorder:
@@ -52,8 +48,6 @@ def open_run(session: Session) -> Recorder:
 
     Reopening resumes every participant; a directory holding a different session is refused.
     """
-    from mazesim.experiment.storage import RunStore
-
     run_dir = session.output
     run_dir.mkdir(parents=True, exist_ok=True)
     config_text = yaml.safe_dump(dict(session.config), sort_keys=False)
@@ -76,9 +70,7 @@ def open_run(session: Session) -> Recorder:
     environment_path = run_dir / ENVIRONMENT_FILE
     if not environment_path.exists():
         environment_path.write_text(json.dumps(environment(), indent=1) + "\n", encoding="utf-8")
-    store = PlayStore(run_dir)
-    store.connection.executescript(_CHOICES_SCHEMA)
-    return Recorder(session, store, _TrialWriter(session))
+    return Recorder(session, PlayStore(run_dir), _TrialWriter(session))
 
 
 def open_server(config: str | Path, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT
@@ -119,6 +111,15 @@ def report_config(session: Session) -> dict[str, Any]:
     }
 
 
+def build_run_report(run_dir: str | Path) -> Report:
+    """The report of any run directory: `build_play_report` for a play run (participants added),
+    `mazesim.experiment.report.build_report` otherwise."""
+    from mazesim.experiment.report import build_report
+    from mazesim.play.report import build_play_report, is_play_run
+
+    return (build_play_report if is_play_run(run_dir) else build_report)(run_dir)
+
+
 def maze_number(session: Session, maze: PlayMaze) -> int:
     """The integer `maze_id` of a (non-practice) session maze: its index in `mazes`."""
     return next(i for i, m in enumerate(session.mazes) if m.id == maze.id)
@@ -141,28 +142,18 @@ class _TrialWriter:
     def __call__(self, db: sqlite3.Connection, participant: str, maze: PlayMaze,
                  positions: list, moves: list[MoveRow]) -> None:
         maze_id = maze_number(self.session, maze)
-        vision = str(maze.vision)
-        number = db.execute("SELECT number FROM play_participants WHERE participant = ?",
-                            (participant,)).fetchone()[0]
-        trial_id = db.execute("SELECT COALESCE(MAX(trial_id) + 1, 0) FROM trials").fetchone()[0]
-        db.execute("INSERT INTO trials VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                   (trial_id, maze_id, HUMAN, vision, number, participant, len(moves), 1, 0))
+        trial_id = next_trial_id(db)
         walk = trajectory(maze, positions)
-        _save_positions(self.run_dir, db, trial_id, walk.positions)
-        for ch in walk.choices:
-            mark, arrived, chose = ch.mark or "", direction_name(ch.arrival), ch.direction
-            db.execute("INSERT INTO play_choices VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                       (participant, maze_id, ch.step, *ch.cell, mark, arrived,
-                        _names(ch.open), _names(ch.unexplored), chose, int(ch.first)))
-            if mark:
-                db.execute("INSERT INTO choices VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                           (trial_id, ch.step, maze_id, HUMAN, vision, number, mark, *ch.cell,
-                            arrived, chose, int(ch.first)))
+        write_trials(db, TrialRows(
+            maze_id, HUMAN, str(maze.vision), [trial_id],
+            [PlayStore.participant_number(db, participant)], [participant], [len(moves)],
+            [walk.reached], [walk.capped], choice_columns(walk.choices)))
+        write_samples(db, self.run_dir, {trial_id: walk.positions})
+        PlayStore.insert_choices(db, participant, maze_id, walk.choices)
 
 
-def _maze_records(session: Session) -> list:
+def _maze_records(session: Session) -> list[MazeRecord]:
     from mazesim.analysis import parameters
-    from mazesim.experiment.storage import MazeRecord
 
     records = []
     for i, item in enumerate(session.mazes):
@@ -176,20 +167,3 @@ def _maze_records(session: Session) -> list:
                                      "marks": {k: list(v) for k, v in item.maze.marks.items()}},
             parameters(item.maze)))
     return records
-
-
-def _names(directions: tuple[int, ...]) -> str:
-    return json.dumps([DIRECTIONS[d] for d in directions])
-
-
-def _save_positions(run_dir: Path, db: sqlite3.Connection, trial_id: int,
-                    positions: np.ndarray) -> None:
-    """One `.npz` per human trial, registered in `samples` like the experiment's samples."""
-    from mazesim.experiment.storage import TRAJECTORIES
-
-    name = f"{TRAJECTORIES}/{HUMAN}-{trial_id:09d}.npz"
-    (run_dir / TRAJECTORIES).mkdir(exist_ok=True)
-    tmp = run_dir / (name + ".part.npz")
-    np.savez_compressed(tmp, **{f"t{trial_id}": positions.astype(np.int16)})
-    tmp.replace(run_dir / name)
-    db.execute("INSERT OR REPLACE INTO samples VALUES (?, ?)", (trial_id, name))

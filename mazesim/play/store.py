@@ -1,6 +1,10 @@
-"""The play tables of a run's `results.sqlite`: participants, shown mazes, raw moves.
+"""The play tables of a run's `results.sqlite`: participants, shown mazes, raw moves, choices.
 
-Every write is one transaction (`with connection:`), so a crash loses at most the move in flight.
+`play_choices` holds every departure from a branch point of a finished maze (the full choice
+record, not only marked cells), for comparing people with agents decision by decision; the
+experiment's tables (`trials`, `choices`, `samples`) are written by
+`mazesim.experiment.storage`. Every write is one transaction (`transaction()`), so a crash loses
+at most the move in flight.
 Raw moves keep both clocks: `server_ms` (epoch milliseconds when the server accepted the move) and
 `client_ms` (epoch milliseconds of the key press by the page's monotonic clock,
 `performance.timeOrigin + performance.now()`, fractional), because response times matter to
@@ -14,12 +18,16 @@ import sqlite3
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Iterable
 
-from mazesim.maze import Cell
+from mazesim.experiment.storage import DATABASE, transaction
+from mazesim.experiment.tasks import direction_name
+from mazesim.maze import DIRECTIONS, Cell
+
+if TYPE_CHECKING:
+    from mazesim.simulate import Choice
 
 __all__ = ["DATABASE", "MoveRow", "PlayStore", "now_ms"]
-
-DATABASE = "results.sqlite"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS play_participants (
@@ -49,6 +57,11 @@ CREATE TABLE IF NOT EXISTS play_moves (
     client_ms REAL,
     PRIMARY KEY (participant, maze_id, seq)
 );
+CREATE TABLE IF NOT EXISTS play_choices (
+    participant TEXT NOT NULL, maze_id INTEGER NOT NULL, step INTEGER NOT NULL,
+    row INTEGER NOT NULL, col INTEGER NOT NULL, mark TEXT NOT NULL, arrival TEXT NOT NULL,
+    open TEXT NOT NULL, unexplored TEXT NOT NULL, direction TEXT NOT NULL, first INTEGER NOT NULL,
+    PRIMARY KEY (participant, maze_id, step));
 """
 
 
@@ -87,9 +100,9 @@ class PlayStore:
     def close(self) -> None:
         self.connection.close()
 
-    def transaction(self) -> "_Transaction":
+    def transaction(self) -> transaction:
         """`with store.transaction() as db:` runs the block as one BEGIN ... COMMIT."""
-        return _Transaction(self.connection)
+        return transaction(self.connection)
 
     def participant_order(self, participant: str) -> list[str] | None:
         row = self.connection.execute(
@@ -102,6 +115,12 @@ class PlayStore:
             number = db.execute("SELECT COUNT(*) FROM play_participants").fetchone()[0]
             db.execute("INSERT INTO play_participants VALUES (?, ?, ?, ?)",
                        (participant, number, json.dumps(order), now_ms()))
+
+    @staticmethod
+    def participant_number(db: sqlite3.Connection, participant: str) -> int:
+        """The participant's number in join order (0 for the first)."""
+        return db.execute("SELECT number FROM play_participants WHERE participant = ?",
+                          (participant,)).fetchone()[0]
 
     def participants(self) -> list[str]:
         rows = self.connection.execute(
@@ -150,14 +169,15 @@ class PlayStore:
         db.execute("UPDATE play_progress SET finished_ms = ? WHERE participant = ? AND maze_id = ?",
                    (when, participant, maze_id))
 
+    @staticmethod
+    def insert_choices(db: sqlite3.Connection, participant: str, maze_id: int,
+                       choices: Iterable[Choice]) -> None:
+        """Store the choice records of a finished maze inside an open transaction."""
+        db.executemany("INSERT INTO play_choices VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                       [(participant, maze_id, ch.step, *ch.cell, ch.mark or "",
+                         direction_name(ch.arrival), _names(ch.open), _names(ch.unexplored),
+                         ch.direction, int(ch.first)) for ch in choices])
 
-class _Transaction:
-    def __init__(self, connection: sqlite3.Connection) -> None:
-        self.connection = connection
 
-    def __enter__(self) -> sqlite3.Connection:
-        self.connection.execute("BEGIN IMMEDIATE")
-        return self.connection
-
-    def __exit__(self, exc_type, exc, tb) -> None:
-        self.connection.execute("COMMIT" if exc_type is None else "ROLLBACK")
+def _names(directions: tuple[int, ...]) -> str:
+    return json.dumps([DIRECTIONS[d] for d in directions])
