@@ -6,6 +6,9 @@ replaying a walk, so likelihoods are those of the walking agent.
 
 from numba import njit
 
+__all__ = ["weighted_rule", "dfs_rule", "wall_follower_rule", "tremaux_rule", "straight_rule",
+           "turn_rule", "memory_rule", "BRANCH_DEGREE", "RANDOM_ORDER"]
+
 # agent kinds (the Python classes name theirs)
 RANDOM_WALK, WEIGHTED, DFS, WALL_FOLLOWER, TREMAUX = 0, 1, 2, 3, 4
 STRAIGHT_BIASED, TURN_BIAS, FINITE_MEMORY, BFS_AGENT = 5, 6, 7, 8

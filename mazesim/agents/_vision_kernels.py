@@ -9,6 +9,8 @@ from numba import njit
 
 from mazesim.maze import DELTAS
 
+__all__ = ["UNKNOWN", "perceive", "seen_along", "plan_to", "start_distances", "bfs_target"]
+
 _DR = np.array(DELTAS[:, 0])
 _DC = np.array(DELTAS[:, 1])
 UNKNOWN = -1
