@@ -1,11 +1,15 @@
-"""Storage: sampled trajectories round-trip exactly; a failed batch leaves no partial unit."""
+"""Storage: sampled trajectories round-trip exactly; a failed batch leaves no partial unit; trial
+rows and samples are written inside the caller's transaction."""
+
+from dataclasses import replace
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mazesim.experiment.storage import RunStore
+from mazesim.experiment.storage import (RunStore, TrialRows, next_trial_id, transaction,
+                                        write_samples, write_trials)
 from mazesim.experiment.tasks import Unit, UnitResult
 from mazesim.maze import DELTAS
 
@@ -51,3 +55,29 @@ def test_a_failed_batch_stores_nothing(tmp_path):
         assert store.done_units() == {0}
         assert store.query("SELECT COUNT(*) FROM trials")[0][0] == 1
         assert store.query("SELECT trial_id FROM samples") == [(0,)]
+
+
+def test_trial_rows_are_written_in_the_callers_transaction(tmp_path):
+    walk = np.array([[1, 1], [2, 1], [3, 1], [3, 2]])
+    # two departures, the second from an unmarked cell: only the marked one is a `choices` row
+    choices = {"trial": [0, 0], "step": [1, 2], "row": [2, 3], "col": [1, 1], "mark": ["A", ""],
+               "arrival": [2, 2], "chosen": ["down", "right"], "first": [True, True]}
+    rows = TrialRows(4, "human", "2", [7], [1], ["p1"], [3], [True], [False], choices)
+    with RunStore(tmp_path, create=True) as store:
+        with transaction(store.conn) as db:
+            assert next_trial_id(db) == 0
+            write_trials(db, rows)
+            name = write_samples(db, tmp_path, {7: walk})
+        assert name == "trajectories/trials-000000007.npz" and (tmp_path / name).is_file()
+        assert store.query("SELECT * FROM trials") == [(7, 4, "human", "2", 1, "p1", 3, 1, 0)]
+        assert store.query("SELECT * FROM choices") == [
+            (7, 1, 4, "human", "2", 1, "A", 2, 1, "down", "down", 1)]
+        np.testing.assert_array_equal(store.sample(7), walk)
+        assert next_trial_id(store.conn) == 8
+        with pytest.raises(RuntimeError, match="abandoned"):
+            with transaction(store.conn) as db:
+                write_trials(db, replace(rows, trial_ids=[8]))
+                write_samples(db, tmp_path, {8: walk})
+                raise RuntimeError("abandoned")
+        assert store.query("SELECT trial_id FROM trials") == [(7,)]
+        assert store.sample(8) is None and next_trial_id(store.conn) == 8

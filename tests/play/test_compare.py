@@ -127,3 +127,22 @@ def test_compare_refuses_runs_that_do_not_fit(human_run, sim_run, session_factor
     open_run(other).store.close()
     with pytest.raises(ConfigError, match="shares no maze"):
         compare_runs(other.output, sim_run)
+
+
+def test_report_command_adds_participants_only_to_a_play_run(human_run, sim_run):
+    from click.testing import CliRunner
+
+    from mazesim.cli import main
+
+    result = CliRunner().invoke(main, ["report", str(human_run)])
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith(f"wrote {human_run / 'report.md'} and ")
+    text = (human_run / "report.md").read_text(encoding="utf-8")
+    assert "## Participants" in text and "| p1 | m2 | 0 | 3 | yes | 1.000 |" in text
+    with open(human_run / "participants.csv", encoding="utf-8") as handle:
+        assert len(list(csv.DictReader(handle))) == 6
+    result = CliRunner().invoke(main, ["report", str(sim_run)])
+    assert result.exit_code == 0, result.output
+    text = (sim_run / "report.md").read_text(encoding="utf-8")
+    assert "| random-walk |" in text and "## Participants" not in text
+    assert not (sim_run / "participants.csv").exists()
