@@ -63,6 +63,8 @@ CREATE TABLE IF NOT EXISTS play_choices (
     open TEXT NOT NULL, unexplored TEXT NOT NULL, direction TEXT NOT NULL, first INTEGER NOT NULL,
     PRIMARY KEY (participant, maze_id, step));
 """
+_SELECT_MOVES = ("SELECT seq, from_row, from_col, to_row, to_col, direction, server_ms, client_ms "
+                 "FROM play_moves WHERE participant = ? AND maze_id = ?")
 
 
 def now_ms() -> int:
@@ -140,21 +142,13 @@ class PlayStore:
                        (participant, maze_id, position, now_ms()))
 
     def moves(self, participant: str, maze_id: str) -> list[MoveRow]:
-        rows = self.connection.execute(
-            "SELECT seq, from_row, from_col, to_row, to_col, direction, server_ms, client_ms "
-            "FROM play_moves WHERE participant = ? AND maze_id = ? ORDER BY seq",
-            (participant, maze_id))
-        return [MoveRow(s, (fr, fc), (tr, tc), d, sm, cm) for s, fr, fc, tr, tc, d, sm, cm in rows]
+        rows = self.connection.execute(_SELECT_MOVES + " ORDER BY seq", (participant, maze_id))
+        return [_move_row(*row) for row in rows]
 
     def move(self, participant: str, maze_id: str, seq: int) -> MoveRow | None:
-        row = self.connection.execute(
-            "SELECT seq, from_row, from_col, to_row, to_col, direction, server_ms, client_ms "
-            "FROM play_moves WHERE participant = ? AND maze_id = ? AND seq = ?",
-            (participant, maze_id, seq)).fetchone()
-        if row is None:
-            return None
-        s, fr, fc, tr, tc, d, sm, cm = row
-        return MoveRow(s, (fr, fc), (tr, tc), d, sm, cm)
+        row = self.connection.execute(_SELECT_MOVES + " AND seq = ?",
+                                      (participant, maze_id, seq)).fetchone()
+        return None if row is None else _move_row(*row)
 
     @staticmethod
     def insert_move(db: sqlite3.Connection, participant: str, maze_id: str, row: MoveRow) -> None:
@@ -177,6 +171,11 @@ class PlayStore:
                        [(participant, maze_id, ch.step, *ch.cell, ch.mark or "",
                          direction_name(ch.arrival), _names(ch.open), _names(ch.unexplored),
                          ch.direction, int(ch.first)) for ch in choices])
+
+
+def _move_row(seq: int, from_row: int, from_col: int, to_row: int, to_col: int, direction: str,
+              server_ms: int, client_ms: float | None) -> MoveRow:
+    return MoveRow(seq, (from_row, from_col), (to_row, to_col), direction, server_ms, client_ms)
 
 
 def _names(directions: tuple[int, ...]) -> str:
