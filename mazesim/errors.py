@@ -1,5 +1,7 @@
 """The exception types of mazesim: one root, one subclass per domain (STYLE.md, Errors)."""
 
+from pathlib import Path
+
 __all__ = [
     "MazesimError",
     "MazeFormatError",
@@ -9,6 +11,7 @@ __all__ = [
     "LevelError",
     "SearchError",
     "PlayError",
+    "read_text",
 ]
 
 
@@ -44,3 +47,15 @@ class PlayError(MazesimError, ValueError):
     """A refused request of the human-trial server; `status` is its HTTP status code."""
 
     status = 400
+
+
+def read_text(path: str | Path, error: type[MazesimError]) -> str:
+    """The UTF-8 text of `path`; a missing or unreadable file raises `error` naming it."""
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise error(f"{path}: no such file") from None
+    except UnicodeDecodeError:
+        raise error(f"{path}: not UTF-8 text") from None
+    except OSError as err:
+        raise error(f"{path}: cannot read ({err.strerror})") from None

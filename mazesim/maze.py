@@ -10,7 +10,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from mazesim.errors import MazeFormatError
+from mazesim.errors import MazeFormatError, read_text
 
 __all__ = [
     "Cell",
@@ -240,12 +240,7 @@ def maze_from_json(data: Any, source: str = "<json>") -> Maze:
 def read_maze(path: str | Path) -> Maze:
     """Read a maze file: JSON when the name ends in `.json`, the text format otherwise."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise MazeFormatError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as err:
-        raise MazeFormatError(f"{path}: cannot read ({err.__class__.__name__})") from None
+    text = read_text(path, MazeFormatError)
     if path.suffix.lower() == ".json":
         try:
             data = json.loads(text)

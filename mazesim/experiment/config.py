@@ -17,7 +17,7 @@ from typing import Any, Mapping
 
 import yaml
 
-from mazesim.errors import ConfigError, MazesimError
+from mazesim.errors import ConfigError, MazesimError, read_text
 from mazesim.maze import DIRECTIONS, Maze, parse_size, read_maze
 
 __all__ = [
@@ -117,23 +117,21 @@ class Config:
         return tuple(vision_label(v) for v in self.vision)
 
 
-def load_config(path: str | Path) -> Config:
-    """Read and validate a YAML config file."""
-    path = Path(path)
+def read_yaml(path: str | Path) -> Any:
+    """The YAML document of `path`; unreadable files and bad YAML raise ConfigError (line:col)."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as err:
-        raise ConfigError(f"{path}: cannot read ({err.__class__.__name__})") from None
-    try:
-        data = yaml.safe_load(text)
+        return yaml.safe_load(read_text(path, ConfigError))
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         where = f":{mark.line + 1}:{mark.column + 1}" if mark else ""
         problem = getattr(err, "problem", None) or "invalid YAML"
         raise ConfigError(f"{path}{where}: {problem}") from None
-    return config_from_dict(data, source=str(path), base=path.resolve().parent)
+
+
+def load_config(path: str | Path) -> Config:
+    """Read and validate a YAML config file."""
+    path = Path(path)
+    return config_from_dict(read_yaml(path), source=str(path), base=path.resolve().parent)
 
 
 def config_from_dict(data: Any, *, source: str = "<config>", base: Path | None = None) -> Config:

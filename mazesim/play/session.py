@@ -26,10 +26,10 @@ from pathlib import Path
 from typing import Any, Mapping
 
 import numpy as np
-import yaml
 
 from mazesim.agents.vision import parse_vision
 from mazesim.errors import ConfigError, MazesimError
+from mazesim.experiment.config import read_yaml
 from mazesim.maze import Maze, read_maze
 
 __all__ = [
@@ -93,15 +93,7 @@ class Session:
 def load_session(path: str | Path) -> Session:
     """Read and validate a session YAML file; errors name the file and the key path."""
     path = Path(path)
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConfigError(f"{path}: no such file") from None
-    except yaml.YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        where = f":{mark.line + 1}:{mark.column + 1}" if mark else ""
-        raise ConfigError(f"{path}{where}: not valid YAML") from None
-    return parse_session(data, source=str(path), base_dir=path.parent)
+    return parse_session(read_yaml(path), source=str(path), base_dir=path.parent)
 
 
 def parse_session(data: Any, *, source: str = "<session>", base_dir: str | Path = ".") -> Session:

@@ -19,7 +19,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from mazesim.errors import LevelError, SearchError
+from mazesim.errors import LevelError, SearchError, read_text
 from mazesim.maze import Cell, readonly
 from mazesim.search import _kernels
 
@@ -91,14 +91,7 @@ def parse_costs(text: str, source: str = "<text>") -> np.ndarray:
 
 def read_costs(path: str | Path) -> np.ndarray:
     """Read a cost grid file (CSV or whitespace-separated text); see `parse_costs`."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as err:
-        raise LevelError(f"{path}: cannot read ({err.strerror})") from None
-    except UnicodeDecodeError:
-        raise LevelError(f"{path}: not UTF-8 text") from None
-    return parse_costs(text, str(path))
+    return parse_costs(read_text(path, LevelError), str(path))
 
 
 def cost_to_goal(costs: np.ndarray, goal: Cell, *, convention: str = "enter") -> np.ndarray:

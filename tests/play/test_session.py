@@ -77,7 +77,7 @@ def test_duplicate_names_and_bad_yaml(corridor, tmp_path):
         _session([{"file": corridor, "name": "m"}, {"file": corridor, "name": "m"}])
     bad = tmp_path / "bad.yaml"
     bad.write_text("name: s\nmazes: [\n", encoding="utf-8")
-    with pytest.raises(ConfigError, match=r"bad.yaml:3:1: not valid YAML"):
+    with pytest.raises(ConfigError, match=r"bad.yaml:3:1: expected the node content"):
         load_session(bad)
     with pytest.raises(ConfigError, match="no such file"):
         load_session(tmp_path / "none.yaml")
