@@ -90,7 +90,7 @@ def replay(run_dir: str, trial_id: int, picture: str | None) -> None:
 def report(run_dir: str) -> None:
     """Rebuild report.md, the CSV exports and figures/ of RUN_DIR from its database (a play
     run's report adds its participants)."""
-    from mazesim.play.run import build_run_report
+    from mazesim.play.report import build_run_report
 
     result = build_run_report(run_dir)
     click.echo(f"wrote {result.path} and {len(result.figures)} figures in "

@@ -24,6 +24,7 @@ from mazesim.errors import ConfigError, MazesimError
 from mazesim.experiment.statistics import (ChoiceTest, Correlation, choice_test, correlations)
 from mazesim.experiment.storage import RunStore
 from mazesim.maze import parse_maze
+from mazesim.play.run import KIND
 
 __all__ = ["AgentLikelihood", "Comparison", "compare_runs", "format_comparison"]
 
@@ -73,9 +74,9 @@ def compare_runs(human_run: str | Path, sim_run: str | Path) -> Comparison:
     """Compare a play run with a simulated run over the mazes they share."""
     human_run, sim_run = Path(human_run), Path(sim_run)
     with RunStore(human_run) as human, RunStore(sim_run) as sim:
-        if human.meta("kind") != "play":
+        if human.meta("kind") != KIND:
             raise ConfigError(f"{human_run}: not a play run (record one with `mazesim play`)")
-        if sim.meta("kind") == "play":
+        if sim.meta("kind") == KIND:
             raise ConfigError(f"{sim_run}: a play run, not a simulated run (`mazesim run`)")
         sim_texts = {m.text: m.maze_id for m in sim.mazes()}
         mazes = {m.maze_id: m for m in human.mazes() if m.text in sim_texts}

@@ -18,9 +18,10 @@ from mazesim.errors import ConfigError
 from mazesim.experiment.report import REPORT, Report, build_report
 from mazesim.experiment.storage import DATABASE, RunStore
 from mazesim.maze import parse_maze
+from mazesim.play.run import KIND
 
 __all__ = ["PARTICIPANTS_CSV", "ParticipantMaze", "participant_rows", "is_play_run",
-           "build_play_report"]
+           "build_play_report", "build_run_report"]
 
 PARTICIPANTS_CSV = "participants.csv"
 MS_PER_SECOND = 1000.0
@@ -43,13 +44,19 @@ class ParticipantMaze:
     choices: str            # first departure at each mark, e.g. "A:up"
 
 
+def build_run_report(run_dir: str | Path) -> Report:
+    """The report of any run directory: participants added for a play run (`build_play_report`),
+    `mazesim.experiment.report.build_report` otherwise."""
+    return (build_play_report if is_play_run(run_dir) else build_report)(run_dir)
+
+
 def is_play_run(run_dir: str | Path) -> bool:
     """True when `run_dir` holds a database written by `mazesim play`."""
     path = Path(run_dir) / DATABASE
     if not path.is_file():
         return False
     with RunStore(run_dir) as store:
-        return store.meta("kind") == "play"
+        return store.meta("kind") == KIND
 
 
 def participant_rows(run_dir: str | Path) -> list[ParticipantMaze]:
@@ -58,7 +65,7 @@ def participant_rows(run_dir: str | Path) -> list[ParticipantMaze]:
     from mazesim.simulate import choices_of
 
     with RunStore(run_dir) as store:
-        if store.meta("kind") != "play":
+        if store.meta("kind") != KIND:
             raise ConfigError(f"{run_dir}: not a play run (no human trials recorded)")
         session = store.meta("session")
         shown = store.query(

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import yaml
@@ -32,11 +32,8 @@ from mazesim.play.server import DEFAULT_HOST, DEFAULT_PORT, PlayServer, make_ser
 from mazesim.play.session import PlayMaze, Session, load_session
 from mazesim.play.store import MoveRow, PlayStore
 
-if TYPE_CHECKING:
-    from mazesim.experiment.report import Report
-
 __all__ = ["HUMAN", "SESSION_FILE", "open_run", "open_server", "report_config", "maze_number",
-           "trajectory", "build_run_report"]
+           "trajectory"]
 
 HUMAN = "human"
 SESSION_FILE = "session.yaml"
@@ -109,15 +106,6 @@ def report_config(session: Session) -> dict[str, Any]:
         "output": str(session.output),
         "trajectories": 0,
     }
-
-
-def build_run_report(run_dir: str | Path) -> Report:
-    """The report of any run directory: `build_play_report` for a play run (participants added),
-    `mazesim.experiment.report.build_report` otherwise."""
-    from mazesim.experiment.report import build_report
-    from mazesim.play.report import build_play_report, is_play_run
-
-    return (build_play_report if is_play_run(run_dir) else build_report)(run_dir)
 
 
 def maze_number(session: Session, maze: PlayMaze) -> int:
