@@ -138,7 +138,7 @@ def simulate(maze: Maze, agent: AgentBase, vision: Vision | str | int,
     ss = _seed_sequence(seed)
     moves, reached, rows, flat = _walk_trials(
         maze, agent, vision, max_steps, 1, lambda: ss.generate_state(_STATE_WORDS, np.uint64)[None],
-        lambda i: ss, keep=True)
+        lambda i: ss, keep=True, record=_recorded(maze, "all"))
     reached = bool(reached[0])
     names, mark_grid = _mark_grid(maze)
     choices = _choice_array(rows, mark_grid)
@@ -147,11 +147,13 @@ def simulate(maze: Maze, agent: AgentBase, vision: Vision | str | int,
 
 
 def simulate_many(maze: Maze, agent: AgentBase, vision: Vision | str | int, trials: int,
-                  seed: Seed, *, keep_positions: bool = False) -> Batch:
+                  seed: Seed, *, keep_positions: bool = False, choices: str = "all") -> Batch:
     """Run `trials` trials; trial i uses `trial_seed(seed, i)` (see the module docstring).
 
     Walking agents run all trials in one compiled loop; each trial's stream words come from its
     seed sequence exactly as numpy derives them, so trial i equals `simulate` with that seed.
+    `choices`: "all" records every departure from a branch point, "marks" only those from
+    marked cells (what experiments store; no recording pass at all in a maze without marks).
     """
     if isinstance(trials, bool) or not isinstance(trials, (int, np.integer)) or trials < 0:
         raise AgentError(f"trials: {trials!r} (allowed: an integer >= 0)")
@@ -163,7 +165,7 @@ def simulate_many(maze: Maze, agent: AgentBase, vision: Vision | str | int, tria
         lambda: _streams.trial_states(_streams.seed_words(parent.entropy),
                                       _streams.seed_words(parent.spawn_key), trials,
                                       parent.pool_size),
-        lambda i: trial_seed(parent, i), keep=keep_positions)
+        lambda i: trial_seed(parent, i), keep=keep_positions, record=_recorded(maze, choices))
     ends = np.cumsum(moves + 1)
     capped = ~reached & (moves == max_steps)
     names, mark_grid = _mark_grid(maze)
@@ -173,14 +175,15 @@ def simulate_many(maze: Maze, agent: AgentBase, vision: Vision | str | int, tria
                  readonly(_choice_array(rows, mark_grid)), names, kept)
 
 
-def _walk_trials(maze, agent, vision, max_steps, trials, stream_states, trial_sequence, keep):
+def _walk_trials(maze, agent, vision, max_steps, trials, stream_states, trial_sequence, keep,
+                 record):
     """(moves, reached, choice rows with the trial first, positions stacked if `keep`).
 
     Walking agents take uint64 stream words (`stream_states()`); others (`shortest`) a
     Generator per trial from `trial_sequence(i)`.
     """
     if isinstance(agent, KernelAgent):
-        return agent.run_trials(maze, vision, stream_states(), max_steps, keep)
+        return agent.run_trials(maze, vision, stream_states(), max_steps, keep, record)
     moves = np.zeros(trials, np.int64)
     reached = np.zeros(trials, np.bool_)
     rows, walks = [np.zeros((0, agent_kernels.CHOICE_COLUMNS + 1), np.int64)], []
@@ -188,7 +191,7 @@ def _walk_trials(maze, agent, vision, max_steps, trials, stream_states, trial_se
         pos = agent.walk(maze, vision, np.random.default_rng(trial_sequence(i)), max_steps)
         moves[i] = len(pos) - 1
         reached[i] = tuple(pos[-1].tolist()) == maze.goal
-        raw = agent_kernels.branch_choices(maze.grid, pos, moves[i])
+        raw = agent_kernels.branch_choices(maze.grid, pos, moves[i], record)
         rows.append(np.column_stack([np.full(len(raw), i, np.int64), raw]))
         walks.append(pos)
     flat = np.concatenate(walks) if keep and walks else np.zeros((0, 2), np.int64)
@@ -199,7 +202,7 @@ def choices_of(maze: Maze, positions: np.ndarray) -> tuple[Choice, ...]:
     """The choice records of a walk (DESIGN section 7); the same for agents and humans."""
     pos = np.array(positions, dtype=np.int64).reshape(-1, 2)
     names, mark_grid = _mark_grid(maze)
-    raw = agent_kernels.branch_choices(maze.grid, pos, len(pos) - 1)
+    raw = agent_kernels.branch_choices(maze.grid, pos, len(pos) - 1, _recorded(maze, "all"))
     rows = np.column_stack([np.zeros(len(raw), np.int64), raw])
     return tuple(_choice(row, names) for row in _choice_array(rows, mark_grid))
 
@@ -245,6 +248,18 @@ def _seed_sequence(seed: Seed) -> np.random.SeedSequence:
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise AgentError(f"seed: {seed!r} (allowed: an integer >= 0 or a SeedSequence)")
     return np.random.SeedSequence(int(seed))
+
+
+def _recorded(maze: Maze, choices: str) -> np.ndarray:
+    """Bool grid of the cells whose departures are recorded (`simulate_many`'s `choices`)."""
+    if choices == "all":
+        return np.ones(maze.shape, np.bool_)
+    if choices != "marks":
+        raise AgentError(f"choices: {choices!r} (allowed: all, marks)")
+    record = np.zeros(maze.shape, np.bool_)
+    for cell in maze.marks.values():
+        record[cell] = True
+    return record
 
 
 def _mark_grid(maze: Maze) -> tuple[tuple[str, ...], np.ndarray]:

@@ -133,11 +133,26 @@ def test_batch_without_positions_has_no_trajectories():
     assert simulate_many(TUTORIAL, make_agent("random-walk"), 0, 0, seed=0).choices.size == 0
 
 
+@pytest.mark.parametrize("name", ["random-walk", "weighted-walker", "shortest"])
+def test_choices_at_marks_are_the_marked_rows_of_all_choices(name):
+    maze = parse_maze("#######\n#S.A..#\n#.#.#.#\n#.....#\n###.#G#\n#######")
+    agent = make_agent(name)
+    every = simulate_many(maze, agent, 1, 50, 4, choices="all")
+    marked = simulate_many(maze, agent, 1, 50, 4, choices="marks")
+    assert np.array_equal(marked.moves, every.moves)
+    assert np.array_equal(marked.choices, every.choices[every.choices["mark"] >= 0])
+    assert len(every.choices) > len(marked.choices) > 0 or name == "shortest"
+    unmarked = Maze(maze.grid, maze.start, maze.goal)
+    assert len(simulate_many(unmarked, agent, 1, 50, 4, choices="marks").choices) == 0
+
+
 @pytest.mark.parametrize("call, where", [
     (lambda: simulate(TUTORIAL, make_agent("dfs"), -1, 0), "vision: -1"),
     (lambda: simulate(TUTORIAL, make_agent("dfs"), 0, -3), "seed: -3"),
     (lambda: simulate(TUTORIAL, "dfs", 0, 0), "agent: 'dfs' is not an agent"),
     (lambda: simulate_many(TUTORIAL, make_agent("dfs"), 0, -1, 0), "trials: -1"),
+    (lambda: simulate_many(TUTORIAL, make_agent("dfs"), 0, 2, 0, choices="some"),
+     "choices: 'some' \\(allowed: all, marks\\)"),
     (lambda: simulate(parse_maze("#####\n#S#G#\n#####"), make_agent("dfs"), 0, 0),
      "goal \\(1, 3\\) is unreachable"),
 ])

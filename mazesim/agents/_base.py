@@ -109,18 +109,21 @@ class KernelAgent(AgentBase):
         """Positions (T+1, 2) of one trial, ending at the goal or after `max_steps` moves."""
         state = rng.integers(0, np.iinfo(np.uint64).max, size=(1, _STATE_WORDS),
                              dtype=np.uint64, endpoint=True)
-        _, _, _, positions = self.run_trials(maze, vision, state, max_steps, keep=True)
+        _, _, _, positions = self.run_trials(maze, vision, state, max_steps, keep=True,
+                                             record=np.zeros(maze.shape, np.bool_))
         return positions
 
     def run_trials(self, maze: Maze, vision: Vision, states: np.ndarray, max_steps: int,
-                   keep: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+                   keep: bool, record: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                            np.ndarray]:
         """One trial per row of `states` (uint64 stream words) in one compiled loop.
 
         Returns moves (trials,), reached (trials,), choice rows (trial + the columns of
-        `_kernels.branch_choices`) and, if `keep`, every trial's positions stacked.
+        `_kernels.branch_choices`, at the cells set in the bool grid `record`) and, if `keep`,
+        every trial's positions stacked.
         """
         moves, reached, rows, positions, _ = _kernels.run_trials(
-            *self._kernel_args(maze, vision), states, max_steps, keep, _NO_WALK)
+            *self._kernel_args(maze, vision), states, max_steps, keep, record, _NO_WALK)
         return moves, reached, rows, positions
 
     def log_likelihood(self, maze: Maze, vision: Vision,
@@ -132,7 +135,8 @@ class KernelAgent(AgentBase):
         pos = np.array(positions, dtype=np.int64)        # writable: one compiled signature
         unused = np.ones((1, _STATE_WORDS), np.uint64)     # no random numbers in a replay
         *_, (ll_all, ll_branch) = _kernels.run_trials(*self._kernel_args(maze, vision), unused,
-                                                      len(pos) - 1, False, pos)
+                                                      len(pos) - 1, False,
+                                                      np.zeros(maze.shape, np.bool_), pos)
         return float(ll_all), float(ll_branch)
 
     def _kernel_args(self, maze: Maze, vision: Vision) -> tuple:

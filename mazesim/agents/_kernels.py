@@ -217,12 +217,12 @@ def _grow(rows, needed):
 
 @njit(cache=True)
 def run_trials(kind, grid, sr, sc, gr, gc, ip, fp, order, k, occlusion, memory, goal_seeking,
-               states, max_steps, keep, replay):
+               states, max_steps, keep, record, replay):
     """Walk one trial per row of `states` (xoshiro256** words, see `_streams`), or, when
     `replay` holds a walk (T+1, 2), score it instead (one entry point: one compilation).
 
     Returns moves (trials,), reached (trials,), choice rows (m, 1 + CHOICE_COLUMNS) starting with
-    the trial index, all positions stacked if `keep` (sum of moves + 1 per trial, 2), and the
+    the trial index (departures from branch points where `record` is set), all positions stacked if `keep` (sum of moves + 1 per trial, 2), and the
     log-likelihoods of a replay (every move, moves leaving branch points; zeros when walking).
     """
     h, w = grid.shape
@@ -243,13 +243,15 @@ def run_trials(kind, grid, sr, sc, gr, gc, ip, fp, order, k, occlusion, memory, 
     choices = np.empty((_INITIAL_ROWS, CHOICE_COLUMNS + 1), np.int64)
     flat = np.empty((_INITIAL_ROWS if keep else 0, 2), np.int64)
     nc, nf = 0, 0
+    recording = record.any()
+    no_rows = np.empty((0, CHOICE_COLUMNS), np.int64)
     for i in range(trials):
         state = states[i].copy()
         n, _, _ = _run(kind, grid, sr, sc, gr, gc, ip, fp, order, k, occlusion, memory,
                        goal_seeking, state, max_steps, buf, -1, ws)
         moves[i] = n
         reached[i] = buf[n, 0] == gr and buf[n, 1] == gc
-        rows = branch_choices(grid, buf, n)
+        rows = branch_choices(grid, buf, n, record) if recording else no_rows
         m = rows.shape[0]
         if nc + m > choices.shape[0]:
             choices = _grow(choices, nc + m)
@@ -265,9 +267,10 @@ def run_trials(kind, grid, sr, sc, gr, gc, ip, fp, order, k, occlusion, memory, 
 
 
 @njit(cache=True)
-def branch_choices(grid, pos, n):
+def branch_choices(grid, pos, n, record):
     """Int64 (m, 8) choice records of a walk of `n` moves: one row per departure from a branch
-    point (step, row, col, arrival or -1, open mask, unexplored mask, chosen, first 0/1).
+    point whose `record` cell is set (step, row, col, arrival or -1, open mask, unexplored mask,
+    chosen, first 0/1).
 
     Masks are bit sets over directions (bit d for direction d); "unexplored" means not visited
     by the walk before that step.
@@ -282,6 +285,10 @@ def branch_choices(grid, pos, n):
     for t in range(n):
         r, c = pos[t, 0], pos[t, 1]
         d = _direction(r, c, pos[t + 1, 0], pos[t + 1, 1])
+        if not record[r, c]:
+            visited[pos[t + 1, 0], pos[t + 1, 1]] = True
+            arrival = d
+            continue
         open_mask, unexplored, degree = 0, 0, 0
         for e in range(4):
             y, x = r + _DR[e], c + _DC[e]

@@ -85,11 +85,12 @@ def run_chunk(chunk: Chunk) -> list[UnitResult]:
         keep = unit.samples > 0 and (unit.trials * agent.resolved_max_steps(maze)
                                      <= KEEP_ALL_POSITIONS)
         kernel_began = time.perf_counter()
-        batch = simulate_many(maze, agent, vision, unit.trials, seed, keep_positions=keep)
+        batch = simulate_many(maze, agent, vision, unit.trials, seed, keep_positions=keep,
+                              choices="marks")
         kernel = time.perf_counter() - kernel_began
         if not keep and unit.samples > 0:  # too many moves to keep: walk the sample again
             batch_positions = simulate_many(maze, agent, vision, min(unit.samples, unit.trials),
-                                            seed, keep_positions=True).positions
+                                            seed, keep_positions=True, choices="marks").positions
         else:  # trial i of a shorter batch is trial i of `batch`
             batch_positions = batch.positions
         samples = {i: np.asarray(pos, dtype=np.int16)
