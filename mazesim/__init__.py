@@ -1,6 +1,35 @@
-"""mazesim: maze generation, maze parameters and simulated solvers for maze-difficulty research."""
+"""mazesim: maze generation, maze parameters and simulated solvers for maze-difficulty research.
 
+The domain in a few names::
+
+    from mazesim import generate, parameters, make_agent, simulate
+    maze = generate("digging", (31, 31), seed=1)
+    walk = simulate(maze, make_agent("weighted-walker"), vision=2, seed=7)
+"""
+
+from mazesim.agents import AGENTS, make_agent
+from mazesim.analysis import PARAMETERS, distance_map, parameters, shortest_path
 from mazesim.errors import MazesimError
+from mazesim.generators import GENERATORS, generate
 from mazesim.maze import Maze, format_maze, parse_maze, read_maze, write_maze
+from mazesim.simulate import Trajectory, simulate, simulate_many
 
-__all__ = ["MazesimError", "Maze", "format_maze", "parse_maze", "read_maze", "write_maze"]
+__all__ = [
+    "AGENTS",
+    "GENERATORS",
+    "PARAMETERS",
+    "Maze",
+    "MazesimError",
+    "Trajectory",
+    "distance_map",
+    "format_maze",
+    "generate",
+    "make_agent",
+    "parameters",
+    "parse_maze",
+    "read_maze",
+    "shortest_path",
+    "simulate",
+    "simulate_many",
+    "write_maze",
+]
