@@ -18,8 +18,7 @@ from mazesim.agents._rule_kernels import (BFS_AGENT, BRANCH_DEGREE, DFS, FINITE_
                                           tremaux_rule, turn_rule, wall_follower_rule,
                                           weighted_rule)
 from mazesim.agents._streams import next_double
-from mazesim.agents._vision_kernels import (UNKNOWN, bfs_target, perceive, plan_to,
-                                            start_distances)
+from mazesim.agents._vision_kernels import UNKNOWN, bfs_target, perceive, plan_to
 from mazesim.maze import DELTAS
 
 __all__ = ["run_trials", "branch_choices", "CHOICE_COLUMNS", "RANDOM_WALK", "WEIGHTED",
@@ -75,12 +74,10 @@ def _sense(grid, visits, last, r, c, om, nv, nlast):
 @njit(cache=True)
 def _workspace(h, w):
     """Arrays of one trial, reused across a batch: visits, last visit, first-entry direction,
-    Tremaux marks, known map, plan, then BFS scratch: stamps and distances for plans and for
-    the distances from the start, and a queue."""
+    Tremaux marks, known map, plan, then BFS scratch: stamps, distances and a queue."""
     return (np.zeros((h, w), np.int32), np.full((h, w), -1, np.int64),
             np.full((h, w), -1, np.int8), np.zeros((h, w, 4), np.int16),
             np.full((h, w), UNKNOWN, np.int8), np.empty(h * w, np.int8),
-            np.zeros((h, w), np.int32), np.zeros((h, w), np.int32),
             np.zeros((h, w), np.int32), np.zeros((h, w), np.int32), np.empty(h * w, np.int64))
 
 
@@ -92,7 +89,7 @@ def _run(kind, grid, sr, sc, gr, gc, ip, fp, order, k, occlusion, memory, goal_s
     Returns (moves, log-likelihood of every move, of the moves leaving branch points); the
     likelihoods are 0 when walking.
     """
-    visits, last, came, marks, known, plan, stamp, dist, start_stamp, start_dist, queue = ws
+    visits, last, came, marks, known, plan, stamp, dist, queue = ws
     h, w = grid.shape
     needs_map = goal_seeking or kind == BFS_AGENT
     visits[:, :] = 0
@@ -108,14 +105,13 @@ def _run(kind, grid, sr, sc, gr, gc, ip, fp, order, k, occlusion, memory, goal_s
         known[:, :] = UNKNOWN
     if needs_map:
         stamp[:, :] = 0
-        start_stamp[:, :] = 0
-    gen, start_gen = 0, 0
+    gen = 0
     counts = np.zeros(4)
     if kind == WEIGHTED:
         counts[:] = ip[0]
     probs, mask = np.zeros(4), np.zeros(4, np.int64)
     om, nv, nlast = np.zeros(4, np.int64), np.zeros(4, np.int64), np.zeros(4, np.int64)
-    plan_len, plan_i, goal_plan, dirty, stale = 0, 0, False, True, True
+    plan_len, plan_i, goal_plan, dirty = 0, 0, False, True
     r, c = sr, sc
     visits[r, c] = 1
     last[r, c] = 0
@@ -137,11 +133,8 @@ def _run(kind, grid, sr, sc, gr, gc, ip, fp, order, k, occlusion, memory, goal_s
                 plan_len, plan_i, goal_plan = m, 0, True
         dirty = False
         if kind == BFS_AGENT and plan_i >= plan_len:
-            if stale:                       # the map grew: distances from the start anew
-                start_gen += 1
-                start_distances(known, sr, sc, start_stamp, start_gen, start_dist, queue)
-                stale = False
-            target = bfs_target(known, visits, start_stamp, start_gen, start_dist)
+            gen += 1
+            target = bfs_target(known, visits, sr, sc, stamp, gen, queue)
             plan_len, plan_i = 0, 0
             if target >= 0:
                 gen += 1
@@ -204,7 +197,6 @@ def _run(kind, grid, sr, sc, gr, gc, ip, fp, order, k, occlusion, memory, goal_s
         arrival = d
         if needs_map and k >= 0:
             dirty = perceive(grid, known, visits, r, c, k, occlusion, memory, pr, pc) > 0
-            stale = stale or dirty
     return t, ll_all, ll_branch
 
 

@@ -9,7 +9,7 @@ from numba import njit
 
 from mazesim.maze import DELTAS
 
-__all__ = ["UNKNOWN", "perceive", "seen_along", "plan_to", "start_distances", "bfs_target"]
+__all__ = ["UNKNOWN", "perceive", "seen_along", "plan_to", "bfs_target"]
 
 _DR = np.array(DELTAS[:, 0])
 _DC = np.array(DELTAS[:, 1])
@@ -156,12 +156,6 @@ def plan_to(known, r, c, tr, tc, plan, stamp, gen, dist, queue):
 
 
 @njit(cache=True)
-def start_distances(known, sr, sc, stamp, gen, dist, queue):
-    """BFS distances from the start over known passages (valid where stamp == gen)."""
-    _bfs(known, sr, sc, -1, -1, stamp, gen, dist, queue)
-
-
-@njit(cache=True)
 def _frontier(known, y, x):
     """Whether the known passage (y, x) has an unknown neighbour: going there shows more."""
     h, w = known.shape
@@ -173,18 +167,28 @@ def _frontier(known, y, x):
 
 
 @njit(cache=True)
-def bfs_target(known, visits, stamp, gen, dist):
+def bfs_target(known, visits, sr, sc, stamp, gen, queue):
     """The `bfs` agent's next target as a flat index (-1 if none is left): the frontier cell
-    (a known passage next to an unknown cell) nearest the start, else the unvisited known
-    passage nearest the start (distances from `start_distances`; ties row major)."""
-    h, w = visits.shape
-    for frontier_only in (True, False):
-        best, target = -1, -1
-        for y in range(h):
-            for x in range(w):
-                if (stamp[y, x] == gen and visits[y, x] == 0 and (best < 0 or dist[y, x] < best)
-                        and (not frontier_only or _frontier(known, y, x))):
-                    best, target = dist[y, x], y * w + x
-        if target >= 0:
-            return target
-    return -1
+    (a known, unvisited passage next to an unknown cell) nearest the start, else the unvisited
+    known passage nearest the start. One BFS from the start over known passages (canonical
+    order, so ties go to the cell it reaches first) that stops at the first frontier cell."""
+    h, w = known.shape
+    stamp[sr, sc] = gen
+    queue[0] = sr * w + sc
+    head, tail, fallback = 0, 1, -1
+    while head < tail:
+        cur = queue[head]
+        head += 1
+        r, c = cur // w, cur % w
+        if visits[r, c] == 0:
+            if _frontier(known, r, c):
+                return cur
+            if fallback < 0:
+                fallback = cur
+        for d in range(4):
+            y, x = r + _DR[d], c + _DC[d]
+            if 0 <= y < h and 0 <= x < w and known[y, x] == 0 and stamp[y, x] != gen:
+                stamp[y, x] = gen
+                queue[tail] = y * w + x
+                tail += 1
+    return fallback
