@@ -19,8 +19,6 @@ from mazesim.maze import DIRECTIONS, Maze
 __all__ = ["Unit", "Chunk", "UnitResult", "run_chunk", "CHOICE_COLUMNS"]
 
 CHOICE_COLUMNS = ("trial", "step", "row", "col", "mark", "arrival", "chosen", "first")
-KEEP_ALL_POSITIONS = 4_000_000  # keep every trial's positions (then take the samples) when the
-# moves of a unit cannot exceed this (64 MB); otherwise the sampled trials are walked again
 
 
 @dataclass(frozen=True)
@@ -82,19 +80,16 @@ def run_chunk(chunk: Chunk) -> list[UnitResult]:
         agent = make_agent(unit.agent_type, **unit.agent_params)
         vision = parse_vision(unit.vision)
         seed = cell_seed(chunk.root, unit.maze_id, unit.agent_index, unit.vision_index)
-        keep = unit.samples > 0 and (unit.trials * agent.resolved_max_steps(maze)
-                                     <= KEEP_ALL_POSITIONS)
         kernel_began = time.perf_counter()
-        batch = simulate_many(maze, agent, vision, unit.trials, seed, keep_positions=keep,
-                              choices="marks")
+        batch = simulate_many(maze, agent, vision, unit.trials, seed, choices="marks")
+        # the sampled trials are walked again with their positions kept (trial i of a shorter
+        # batch is trial i): cheaper than keeping every trial's positions
+        sampled = min(unit.samples, unit.trials)
+        batch_positions = simulate_many(maze, agent, vision, sampled, seed, keep_positions=True,
+                                        choices="marks").positions if sampled else ()
         kernel = time.perf_counter() - kernel_began
-        if not keep and unit.samples > 0:  # too many moves to keep: walk the sample again
-            batch_positions = simulate_many(maze, agent, vision, min(unit.samples, unit.trials),
-                                            seed, keep_positions=True, choices="marks").positions
-        else:  # trial i of a shorter batch is trial i of `batch`
-            batch_positions = batch.positions
         samples = {i: np.asarray(pos, dtype=np.int16)
-                   for i, pos in enumerate(batch_positions[:unit.samples])}
+                   for i, pos in enumerate(batch_positions)}
         results.append(UnitResult(
             unit,
             np.asarray(batch.moves, dtype=np.int64),
