@@ -292,11 +292,15 @@ def choice_columns(choices: Iterable[Choice]) -> dict[str, list]:
             "chosen": [c.chosen for c in choices], "first": [c.first for c in choices]}
 
 
+_STEP_CODES = np.zeros((3, 3), np.uint8)         # (dr + 1, dc + 1) -> direction index
+_STEP_CODES[DELTAS[:, 0] + 1, DELTAS[:, 1] + 1] = np.arange(len(DELTAS))
+
+
 def _packed(trial_id: int, positions: np.ndarray) -> dict[str, np.ndarray]:
     """A trajectory as its start and one direction code per move (a quarter of the bytes)."""
     positions = np.asarray(positions, dtype=np.int64)
-    steps = np.diff(positions, axis=0)
-    codes = np.argmax((steps[:, None, :] == DELTAS[None, :, :]).all(axis=2), axis=1)
+    steps = np.diff(positions, axis=0) + 1
+    codes = _STEP_CODES[steps[:, 0], steps[:, 1]]
     return {f"t{trial_id}_start": positions[0].astype(np.int32),
             f"t{trial_id}": codes.astype(np.uint8)}
 
