@@ -84,7 +84,8 @@ class Maze:
         taken = {self.start: "S", self.goal: "G"}
         for name, cell in marks.items():
             if len(name) != 1 or not "A" <= name <= "Z" or name in "SG":
-                raise MazeFormatError(f"mark {name!r}: names are single capitals other than S and G")
+                raise MazeFormatError(
+                    f"mark {name!r}: names are single capitals other than S and G")
             if cell in taken:
                 raise MazeFormatError(f"mark {name}: {cell} already holds {taken[cell]}")
             taken[cell] = name
@@ -188,9 +189,8 @@ def parse_maze(text: str, source: str = "<text>") -> Maze:
                     )
                 found[ch] = (i, j)
             else:
-                raise MazeFormatError(
-                    f"{source}:{lineno}:{j + 1}: unknown character {ch!r} (allowed: # . space S G A-Z)"
-                )
+                raise MazeFormatError(f"{source}:{lineno}:{j + 1}: unknown character {ch!r} "
+                                      "(allowed: # . space S G A-Z)")
     for key, what in (("S", "start"), ("G", "goal")):
         if key not in found:
             raise MazeFormatError(f"{source}: no '{key}' ({what}) in the maze")
