@@ -215,7 +215,8 @@ def run_trials(kind, grid, sr, sc, gr, gc, ip, fp, order, k, occlusion, memory, 
 
     Returns moves (trials,), reached (trials,), choice rows (m, 1 + CHOICE_COLUMNS) starting with
     the trial index (departures from branch points where `record` is set), all positions stacked
-    if `keep` (sum of moves + 1 per trial, 2), and the log-likelihoods of a replay (every move, moves leaving branch points; zeros when walking).
+    if `keep` (sum of moves + 1 per trial, 2), and the log-likelihoods of a replay (every move,
+    moves leaving branch points; zeros when walking).
     """
     h, w = grid.shape
     ws = _workspace(h, w)
