@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import heapq
 import math
+import time
 from collections import deque
 from dataclasses import dataclass
 from itertools import count
@@ -30,6 +31,7 @@ GoalTest = Callable[[State], bool]
 Heuristic = Callable[[State], float]
 
 _UNIT_COST = 1
+_CLOCK_EVERY = 1024  # states taken between two looks at the clock (time_limit)
 _ROOT = object()  # parent of the start state (a state may itself be None)
 
 
@@ -51,7 +53,7 @@ class SearchResult:
     found : bool
         Whether a goal state was reached.
     truncated : bool
-        True when the search stopped at `max_explored` before deciding.
+        True when the search stopped at `max_explored` or `time_limit` before deciding.
     """
 
     path: tuple
@@ -68,7 +70,7 @@ class SearchResult:
 
 
 def bfs(start: State, neighbours: Neighbours, is_goal: GoalTest, *,
-        max_explored: int | None = None) -> SearchResult:
+        max_explored: int | None = None, time_limit: float | None = None) -> SearchResult:
     """Breadth-first search: a path with the fewest moves.
 
     Neighbours are queued in the order `neighbours` yields them, so the search is deterministic;
@@ -80,6 +82,9 @@ def bfs(start: State, neighbours: Neighbours, is_goal: GoalTest, *,
         ``neighbours(state)`` yields the states one move away.
     max_explored : int, optional
         Stop (``truncated=True``, ``found=False``) after taking this many states from the queue.
+    time_limit : float, optional
+        Likewise after this many seconds (the clock is read every 1,024 states); all four
+        searches take both limits.
 
     Examples
     --------
@@ -87,21 +92,21 @@ def bfs(start: State, neighbours: Neighbours, is_goal: GoalTest, *,
     >>> bfs("a", lambda s: graph[s], lambda s: s == "d").path
     ('a', 'b', 'd')
     """
-    return _deque_search(start, neighbours, is_goal, lifo=False, max_explored=max_explored)
+    return _deque_search(start, neighbours, is_goal, False, _Limit(max_explored, time_limit))
 
 
 def dfs(start: State, neighbours: Neighbours, is_goal: GoalTest, *,
-        max_explored: int | None = None) -> SearchResult:
+        max_explored: int | None = None, time_limit: float | None = None) -> SearchResult:
     """Depth-first search: some path, not necessarily the shortest.
 
     The last neighbour yielded is tried first (a stack); yield neighbours in reverse preference
     order to try the preferred one first. Each state is marked when pushed, so it is pushed once.
     """
-    return _deque_search(start, neighbours, is_goal, lifo=True, max_explored=max_explored)
+    return _deque_search(start, neighbours, is_goal, True, _Limit(max_explored, time_limit))
 
 
 def dijkstra(start: State, neighbours: WeightedNeighbours, is_goal: GoalTest, *,
-             max_explored: int | None = None) -> SearchResult:
+             max_explored: int | None = None, time_limit: float | None = None) -> SearchResult:
     """Uniform-cost search: a least-cost path; ``neighbours(state)`` yields ``(state, cost)``.
 
     Move costs must be non-negative (a negative one raises `SearchError`). Ties are taken first in,
@@ -114,28 +119,43 @@ def dijkstra(start: State, neighbours: WeightedNeighbours, is_goal: GoalTest, *,
     >>> result.path, result.cost
     (('a', 'b', 'c'), 2)
     """
-    return _heap_search(start, neighbours, is_goal, None, max_explored)
+    return _heap_search(start, neighbours, is_goal, None, _Limit(max_explored, time_limit))
 
 
 def astar(start: State, neighbours: WeightedNeighbours, is_goal: GoalTest,
-          heuristic: Heuristic, *, max_explored: int | None = None) -> SearchResult:
+          heuristic: Heuristic, *, max_explored: int | None = None,
+          time_limit: float | None = None) -> SearchResult:
     """A* search: Dijkstra ordered by cost so far plus ``heuristic(state)``.
 
     The path is least-cost when the heuristic never overestimates the remaining cost and is
     consistent; with ``heuristic = lambda s: 0`` this is `dijkstra`. Among equal estimates the
     state with the smaller heuristic (the deeper one) is taken first, then first in, first out.
     """
-    return _heap_search(start, neighbours, is_goal, heuristic, max_explored)
+    return _heap_search(start, neighbours, is_goal, heuristic, _Limit(max_explored, time_limit))
 
 
-def _deque_search(start, neighbours, is_goal, *, lifo: bool, max_explored) -> SearchResult:
+class _Limit:
+    """When a search must stop: a number of states taken and/or a deadline."""
+
+    def __init__(self, max_explored: int | None, time_limit: float | None) -> None:
+        self.max_explored = max_explored
+        self.deadline = None if time_limit is None else time.perf_counter() + time_limit
+
+    def reached(self, explored: int) -> bool:
+        if self.max_explored is not None and explored >= self.max_explored:
+            return True
+        return (self.deadline is not None and explored % _CLOCK_EVERY == 0
+                and time.perf_counter() > self.deadline)
+
+
+def _deque_search(start, neighbours, is_goal, lifo: bool, limit: _Limit) -> SearchResult:
     """The BFS/DFS loop: mark states when queued, test the goal when taken."""
     parent: dict = {start: _ROOT}
     frontier = deque([start])
     take = frontier.pop if lifo else frontier.popleft
     explored = 0
     while frontier:
-        if max_explored is not None and explored >= max_explored:
+        if limit.reached(explored):
             return _not_found(explored, len(parent), truncated=True)
         state = take()
         explored += 1
@@ -149,7 +169,7 @@ def _deque_search(start, neighbours, is_goal, *, lifo: bool, max_explored) -> Se
     return _not_found(explored, len(parent))
 
 
-def _heap_search(start, neighbours, is_goal, heuristic, max_explored) -> SearchResult:
+def _heap_search(start, neighbours, is_goal, heuristic, limit: _Limit) -> SearchResult:
     """The Dijkstra/A* loop: lazy deletion; a state is settled when first taken from the heap.
 
     Heap entries are (cost + estimate, estimate, insertion number, cost, state).
@@ -163,7 +183,7 @@ def _heap_search(start, neighbours, is_goal, heuristic, max_explored) -> SearchR
     heap = [(h0, h0, next(tie), 0, start)]
     explored = 0
     while heap:
-        if max_explored is not None and explored >= max_explored:
+        if limit.reached(explored):
             return _not_found(explored, len(parent), truncated=True)
         _, _, _, cost, state = heapq.heappop(heap)
         if state in settled:

@@ -9,7 +9,6 @@ in the project report), which is why `sokoban_solver` runs its own compiled loop
 
 from __future__ import annotations
 
-import time
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
@@ -21,12 +20,6 @@ from mazesim.search.sokoban import Board
 from mazesim.search.sokoban_deadlocks import dead_mask, push_distances
 
 __all__ = ["push_astar"]
-
-_TIME_CHECK = 256
-
-
-class _TimeUp(Exception):
-    """Raised inside the generic search when its time limit has passed."""
 
 
 def push_astar(board: Board, prune: str, time_limit: float | None = None):
@@ -41,7 +34,7 @@ def push_astar(board: Board, prune: str, time_limit: float | None = None):
     full = prune == "full"
     occ, mark, member = np.zeros(n, np.uint8), np.zeros(n, np.int32), np.zeros(n, np.uint8)
     area, group = np.zeros(n, np.int32), np.zeros(n, np.int32)
-    start, calls, stamp = time.perf_counter(), [0], [0]
+    stamp = [0]
 
     def canonical(player: int, boxes) -> int:
         occ[list(boxes)] = 1
@@ -56,10 +49,6 @@ def push_astar(board: Board, prune: str, time_limit: float | None = None):
         return float(cost[rows, cols].sum())
 
     def pushes(state):
-        calls[0] += 1
-        if time_limit is not None and calls[0] % _TIME_CHECK == 0 \
-                and time.perf_counter() - start > time_limit:
-            raise _TimeUp
         player, boxes = state
         occ[list(boxes)] = 1
         stamp[0] += 1
@@ -88,12 +77,10 @@ def push_astar(board: Board, prune: str, time_limit: float | None = None):
 
     root = (canonical(board.player, board.boxes), tuple(sorted(board.boxes)))
     goals = tuple(int(g) for g in np.flatnonzero(board.goal))
-    try:
-        result = generic.astar(root, pushes, lambda s: s[1] == goals, heuristic)
-    except _TimeUp:
-        return None, calls[0], True
+    result = generic.astar(root, pushes, lambda s: s[1] == goals, heuristic,
+                           time_limit=time_limit)
     if not result.found:
-        return None, result.seen, False
+        return None, result.seen, result.truncated
     path = []
     for (_, before), (_, after) in zip(result.path, result.path[1:]):
         (b,) = set(before) - set(after)

@@ -35,7 +35,6 @@ MAX_NODES = 1 << 24
 running out of time."""
 ZOBRIST_SEED = 20001
 """Seed of the Zobrist keys (fixed, so runs are repeatable)."""
-_TIME_CHECK = 4096
 _OPTIMAL, _GREEDY = (1, 1), (0, 1)
 STAGES = ((_OPTIMAL, False, False, 0.25), (_OPTIMAL, True, False, 0.5),
           (_GREEDY, True, False, 0.6), (_GREEDY, False, False, 0.75), (_GREEDY, False, True, 1.0))
@@ -70,10 +69,6 @@ class SokobanResult:
         return {"solved": self.solved, "optimal": self.optimal, "moves": self.moves,
                 "pushes": self.pushes, "solution": self.solution, "states": self.states,
                 "seconds": round(self.seconds, 4), "timed_out": self.timed_out}
-
-
-class _TimeUp(Exception):
-    """Raised inside a generic search when its time limit has passed."""
 
 
 def solve(level: Level, *, method: str = "astar", prune: str | None = None,
@@ -120,13 +115,8 @@ def _move_bfs(board: Board, prune: str, start: float, time_limit: float | None):
     nbr, goals = board.nbr, frozenset(np.flatnonzero(board.goal).tolist())
     dead = dead_mask(board, prune)
     freeze_dead = dead_squares(board) if prune == "full" else None
-    calls = [0]
 
     def neighbours(state):
-        calls[0] += 1
-        if time_limit is not None and calls[0] % _TIME_CHECK == 0 \
-                and time.perf_counter() - start > time_limit:
-            raise _TimeUp
         player, boxes = state
         for d in SEED_ORDER:
             nxt = nbr[player, d]
@@ -143,13 +133,11 @@ def _move_bfs(board: Board, prune: str, start: float, time_limit: float | None):
             else:
                 yield int(nxt), boxes
 
-    try:
-        result = generic.bfs((board.player, frozenset(board.boxes)), neighbours,
-                             lambda state: state[1] == goals)
-    except _TimeUp:
-        return None, calls[0], True
+    left = None if time_limit is None else max(time_limit - (time.perf_counter() - start), 0.0)
+    result = generic.bfs((board.player, frozenset(board.boxes)), neighbours,
+                         lambda state: state[1] == goals, time_limit=left)
     if not result.found:
-        return None, result.seen, False
+        return None, result.seen, result.truncated
     letters = []
     for (a, boxes), (b, moved) in zip(result.path, result.path[1:]):
         d = int(np.flatnonzero(nbr[a] == b)[0])

@@ -154,3 +154,14 @@ def test_searches_agree_with_floyd_warshall(graph):
         assert sum(min(w for v, w in adjacency[u] if v == x) for u, x in pairs) == weighted.cost
         assert weighted.path[0] == 0 and weighted.path[-1] == goal
         assert all(v in dict(adjacency[u]) for u, v in zip(some.path, some.path[1:]))
+
+
+@pytest.mark.parametrize("search", [bfs, dfs])
+def test_time_limit_stops_an_endless_search(search):
+    result = search(0, lambda n: [n + 1], lambda n: False, time_limit=0.05)
+    assert result.truncated and not result.found and result.explored > 0
+
+
+def test_time_limit_stops_an_endless_weighted_search():
+    result = astar(0, lambda n: [(n + 1, 1)], lambda n: False, lambda n: 0, time_limit=0.05)
+    assert result.truncated and not result.found
