@@ -4,6 +4,8 @@ from mazesim.search.generic import SearchResult, astar, bfs, dfs, dijkstra
 from mazesim.search.knight import knight_distance, knight_path
 from mazesim.search.moves import EIGHT, FOUR, KNIGHT, MOVE_SETS, grid_neighbours
 from mazesim.search.pursuit import Chase, chase, chase_text, place_chasers
+from mazesim.search.sokoban import Level, parse_levels, read_level, read_levels, replay
+from mazesim.search.sokoban_solver import SokobanResult, solve
 from mazesim.search.terrain import (
     TerrainRoute,
     cost_to_goal,
@@ -34,4 +36,11 @@ __all__ = [
     "chase",
     "place_chasers",
     "chase_text",
+    "Level",
+    "parse_levels",
+    "read_levels",
+    "read_level",
+    "replay",
+    "SokobanResult",
+    "solve",
 ]
