@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import math
 
@@ -14,7 +13,8 @@ from mazesim.cli._options import CELL
 from mazesim.errors import LevelError
 from mazesim.maze import read_maze
 from mazesim.search.knight import MAX_PATH_BOARD, knight_distance, knight_path
-from mazesim.search.pursuit import CHASER_NAMES, chase as run_chase, chase_text, place_chasers
+from mazesim.search.pursuit import (CHASER_NAMES, chase as run_chase, chase_scene, chase_text,
+                                    place_chasers)
 from mazesim.search.terrain import CONVENTIONS, cost_to_goal, read_costs, terrain_route
 
 __all__ = ["knight", "terrain", "chase"]
@@ -127,8 +127,5 @@ def _table_text(rows: list[list]) -> str:
 def _draw_chase(maze, result, output: str) -> None:
     from mazesim.render import maze_image, save_image
 
-    final = {name: tuple(cell) for name, cell in zip(CHASER_NAMES, result.chasers[-1].tolist())}
-    visits = np.zeros(maze.shape, np.int64)
-    np.add.at(visits, (result.chasers[..., 0].ravel(), result.chasers[..., 1].ravel()), 1)
-    scene = dataclasses.replace(maze, start=tuple(result.player[-1].tolist()), marks=final)
+    scene, visits = chase_scene(maze, result)
     save_image(maze_image(scene, visits=visits), output)

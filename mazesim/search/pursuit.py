@@ -19,7 +19,8 @@ from mazesim import _kernels
 from mazesim.errors import SearchError
 from mazesim.maze import DELTAS, PASSAGE, Cell, Maze, readonly
 
-__all__ = ["PLAYER_CHAR", "CHASER_NAMES", "Chase", "chase", "place_chasers", "chase_text"]
+__all__ = ["PLAYER_CHAR", "CHASER_NAMES", "Chase", "chase", "place_chasers", "chase_text",
+           "chase_scene"]
 
 PLAYER_CHAR = "@"
 CHASER_NAMES = ascii_uppercase
@@ -122,6 +123,25 @@ def chase_text(maze: Maze, player: Cell, chasers: Sequence[Cell]) -> str:
         chars[tuple(cell)] = name
     chars[tuple(player)] = PLAYER_CHAR
     return "".join("".join(row) + "\n" for row in chars)
+
+
+def chase_scene(maze: Maze, chase_result: Chase) -> tuple[Maze, np.ndarray]:
+    """The final position as a maze to draw (player as S, chasers as marks) and the chasers'
+    visit counts (a heat map of their tracks).
+
+    As in `chase_text`, the player hides chasers on its cell and the first chaser of a shared
+    cell is shown; a chaser on G is hidden by G.
+    """
+    player = tuple(chase_result.player[-1].tolist())
+    taken, marks = {player, maze.goal}, {}
+    for name, cell in zip(CHASER_NAMES, map(tuple, chase_result.chasers[-1].tolist())):
+        if cell not in taken:
+            marks[name] = cell
+            taken.add(cell)
+    tracks = chase_result.chasers.reshape(-1, 2)
+    visits = np.zeros(maze.shape, np.int64)
+    np.add.at(visits, (tracks[:, 0], tracks[:, 1]), 1)
+    return Maze(maze.grid, player, maze.goal, marks), visits
 
 
 def _distance_map(grid: np.ndarray, player: np.ndarray) -> np.ndarray:

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from mazesim.errors import MazeFormatError, SearchError
 from mazesim.maze import PASSAGE, WALL, Maze, read_maze
 from mazesim.search import FOUR, bfs, grid_neighbours
-from mazesim.search.pursuit import chase, chase_text, place_chasers
+from mazesim.search.pursuit import chase, chase_scene, chase_text, place_chasers
 
 from fixture_paths import DATA
 
@@ -111,3 +111,16 @@ def test_bad_requests():
         place_chasers(TUTORIAL, 36, np.random.default_rng(0), avoid=TUTORIAL.start)
     with pytest.raises(SearchError, match="at most 26"):
         chase_text(TUTORIAL, TUTORIAL.start, [TUTORIAL.goal] * 27)
+
+
+def test_chase_scene_draws_each_cell_once():
+    """A caught chaser stands on the player (drawn as S) and is hidden; of two chasers on one
+    cell the first is drawn; a chaser on G is hidden by G (as in chase_text)."""
+    maze = read_maze(DATA / "tutorial_7x13.txt")
+    result = chase(maze, maze.start, [(1, 3), (5, 5), (5, 5)], steps=2)
+    scene, visits = chase_scene(maze, result)
+    assert (scene.start, scene.goal) == (maze.start, maze.goal)
+    assert dict(scene.marks) == {"B": (5, 3)}
+    assert visits.sum() == 3 * 3 and visits[5, 3] == 2
+    on_goal, _ = chase_scene(maze, chase(maze, maze.start, [maze.goal], steps=0))
+    assert dict(on_goal.marks) == {}
