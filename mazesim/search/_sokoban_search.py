@@ -46,6 +46,17 @@ def _deadlocked(t, nbr, occ, dead, goal, member, group):
 
 
 @njit(cache=True)
+def _areas(nbr, occ, mark, stamp):
+    """The number of separate free areas left by the boxes `occ`, and the last stamp used."""
+    count = 0
+    for c in range(nbr.shape[0]):
+        if occ[c] == 0 and mark[c] <= stamp:
+            count += 1
+            reach(nbr, occ, c, mark, stamp + count)
+    return count, stamp + count
+
+
+@njit(cache=True)
 def _next_goal(order, occ):
     for g in order:
         if not occ[g]:
@@ -61,15 +72,16 @@ def _tie(weight_g, g, h):
 
 @njit(cache=True)
 def box_search(nbr, targets, dead, dist, start_boxes, roots, final_player, zbox, zplayer,
-               weight_g, weight_h, pull, freeze, order, time_limit, max_nodes):
+               weight_g, weight_h, pull, freeze, order, time_limit, max_nodes, weight_c=0):
     """Best-first search moving boxes: A* with ``weight_g = weight_h = 1``, greedy with 0 and 1.
 
     Forward (``pull`` false) it pushes boxes from `start_boxes` onto the `targets` (goal mask);
     backward it pulls them from the goals (`start_boxes`) to the level's boxes (`targets`), from
     every player region in `roots`, until the player's region holds `final_player`. States are
     (sorted boxes, smallest cell of the player's region); the priority is ``weight_g * moves +
-    weight_h * h`` with h the minimum-cost matching of boxes to `dist` rows, ties to the smaller h
-    (greedy: to the deeper state).
+    weight_h * h + weight_c * areas`` with h the minimum-cost matching of boxes to `dist` rows and
+    areas the number of separate free areas the boxes leave (connectivity, FESS-style; with
+    ``weight_c > 0`` states are not reopened), ties to the smaller h (greedy: to the deeper state).
 
     With a goal packing `order` (forward only; empty: none), a push onto a goal other than the
     next empty one in that order also has a goal macro: the box pushed on, alone, to that goal
@@ -94,6 +106,8 @@ def box_search(nbr, targets, dead, dist, start_boxes, roots, final_player, zbox,
     occ = np.zeros(n, np.uint8)
     mark = np.zeros(n, np.int32)
     mark2 = np.zeros(n, np.int32)
+    mark3 = np.zeros(n, np.int32)
+    stamp3 = 0
     solid = np.zeros(n, np.uint8)
     area = np.full(n, -1, np.int32)
     side = np.zeros(_NDIR, np.uint8)
@@ -183,13 +197,16 @@ def box_search(nbr, targets, dead, dist, start_boxes, roots, final_player, zbox,
                 boxes.sort()
                 stamp2 += 1
                 canon = reach(nbr, occ, q, mark2, stamp2)
+                areas = 0
+                if weight_c > 0:
+                    areas, stamp3 = _areas(nbr, occ, mark3, stamp3)
                 occ[b], occ[t] = 1, 0
                 key = keys[i] ^ zbox[b] ^ zbox[t] ^ zplayer[players[i]] ^ zplayer[canon]
                 slot = find_slot(table, keys, pool, players, key, boxes, canon)
                 g = gcost[i] + step
                 node = table[slot]
                 if node >= 0:
-                    if not closed[node] and g < gcost[node]:
+                    if not closed[node] and g < gcost[node] and weight_c == 0:
                         gcost[node], parent[node] = g, i
                         moved[node, 0], moved[node, 1] = b, move
                         hn = np.int64(hcost[node])
@@ -221,7 +238,7 @@ def box_search(nbr, targets, dead, dist, start_boxes, roots, final_player, zbox,
                 if solved:
                     found = node
                     break
-                prio = np.int64(weight_g * g + weight_h * h)
+                prio = np.int64(weight_g * g + weight_h * h + weight_c * areas)
                 heap = heap_push(heap, size, heap_item(prio, _tie(weight_g, g, h), node))
                 size += 1
             if found >= 0 or status < 0:

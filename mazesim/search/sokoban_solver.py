@@ -36,12 +36,19 @@ running out of time."""
 ZOBRIST_SEED = 20001
 """Seed of the Zobrist keys (fixed, so runs are repeatable)."""
 _OPTIMAL, _GREEDY = (1, 1), (0, 1)
-STAGES = ((_OPTIMAL, False, False, 0.25), (_OPTIMAL, True, False, 0.5),
-          (_GREEDY, True, False, 0.6), (_GREEDY, False, False, 0.75), (_GREEDY, False, True, 1.0))
-"""(weights, backward, goal macros, share of the time limit at which it stops) of each search run
-in turn: push-optimal A* forward, then backward (pulling boxes from the goals), then greedy
-best-first backward (quick when it works at all), forward, and forward with goal macros (boxes
-fill the goals in a packing order). Without a time limit forward A* runs alone."""
+AREA_WEIGHT = 1000
+"""Priority of each separate free area in the connectivity stage: well above the lower bounds of
+Microban-sized levels, so fewer areas come first and the bound breaks ties."""
+STAGES = ((_OPTIMAL, False, False, 0, 0.25), (_OPTIMAL, True, False, 0, 0.5),
+          (_GREEDY, True, False, 0, 0.55), (_GREEDY, False, False, AREA_WEIGHT, 0.85),
+          (_GREEDY, False, False, 0, 0.92), (_GREEDY, False, True, 0, 1.0))
+"""(weights, backward, goal macros, area weight, share of the time limit at which it stops) of each
+search run in turn: push-optimal A* forward, then backward (pulling boxes from the goals), then
+greedy best-first backward (quick when it works at all), forward guided first by connectivity
+(FESS-style: fewer separate areas of free floor, then the lower bound; it opens rooms the player
+must reach even when that pushes boxes away from the goals, as in Microban 153), forward, and
+forward with goal macros (boxes fill the goals in a packing order). Without a time limit forward
+A* runs alone."""
 
 
 @dataclass(frozen=True)
@@ -154,11 +161,11 @@ def _push_search(board: Board, prune: str, start: float, time_limit: float | Non
     zbox, zplayer = (rng.integers(0, 1 << 62, board.size, dtype=np.int64) for _ in range(2))
     stages = STAGES if time_limit is not None else STAGES[:1]
     states = 0
-    for weights, pull, macros, share in stages:
+    for weights, pull, macros, areas, share in stages:
         budget = np.inf if time_limit is None else \
             time_limit * share - (time.perf_counter() - start)
         status, path, seen = _box_search(board, prune, weights, pull, macros, zbox, zplayer,
-                                         budget)
+                                         budget, areas)
         states += seen
         if status >= 0:
             break
@@ -168,7 +175,7 @@ def _push_search(board: Board, prune: str, start: float, time_limit: float | Non
 
 
 def _box_search(board: Board, prune: str, weights: tuple[int, int], pull: bool, macros: bool,
-                zbox: np.ndarray, zplayer: np.ndarray, budget: float):
+                zbox: np.ndarray, zplayer: np.ndarray, budget: float, areas: int = 0):
     """One run of the kernel, forward (pushes, optionally with goal macros) or backward."""
     goals = np.flatnonzero(board.goal).astype(np.int16)
     boxes = np.array(board.boxes, np.int16)
@@ -191,7 +198,8 @@ def _box_search(board: Board, prune: str, weights: tuple[int, int], pull: bool, 
         return -1, None, 0                         # no packing order: nothing to try here
     status, path, seen, _ = _search.box_search(
         board.nbr, mask, dead.astype(np.uint8), dist, starts, roots, final, zbox, zplayer,
-        weights[0], weights[1], pull, prune == "full" and not pull, order, budget, MAX_NODES)
+        weights[0], weights[1], pull, prune == "full" and not pull, order, budget, MAX_NODES,
+        areas)
     if macros and status > 0:
         path = _expand_macros(board, path, order, mask)
     if pull and status > 0:             # pulls from the goals, reversed, are pushes to them

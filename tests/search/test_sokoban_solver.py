@@ -182,6 +182,25 @@ def test_greedy_with_goal_macros_gives_replayable_solutions(number):
     assert status == 1 and replay(level, _lurd(board, pushes))
 
 
+@needs_microban
+def test_connectivity_stage_solves_microban_153_within_the_limit():
+    levels = read_levels(MICROBAN)
+    solve(levels[0], method="astar", time_limit=10.0)    # compile or load the kernels first
+    level = levels[152]                                  # every distance-guided stage times out
+    result = solve(level, method="astar", time_limit=10.0)
+    assert result.solved and result.seconds < 10.0 and replay(level, result.solution)
+
+
+def test_areas_counts_the_separate_free_regions():
+    level = parse_levels("#######\n#@ $ .#\n#######\n")[0]
+    board = level.board()
+    occupied = np.zeros(board.size, np.uint8)
+    mark = np.zeros(board.size, np.int32)
+    assert _search._areas(board.nbr, occupied, mark, 0) == (1, 1)
+    occupied[board.index[1, 3]] = 1                        # the box splits the corridor
+    assert _search._areas(board.nbr, occupied, mark, 1) == (2, 3)
+
+
 @st.composite
 def _small_levels(draw):
     """Random closed levels: a 4x5 interior with some walls, one or two boxes."""
