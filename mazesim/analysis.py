@@ -6,14 +6,13 @@ the parameters, all computed in one call); the functions here validate, call and
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable, Sequence
 from types import MappingProxyType
 
 import numpy as np
 
 from mazesim import _analysis_kernels, _kernels
-from mazesim.errors import ConfigError, SearchError
+from mazesim.errors import ConfigError, SearchError, did_you_mean
 from mazesim.maze import DIRECTIONS, Cell, Maze, readonly
 
 __all__ = [
@@ -151,11 +150,8 @@ def _check_names(names: Iterable[str]) -> frozenset[str]:
     names = list(names)
     for name in names:
         if name not in DESCRIPTIONS:
-            close = difflib.get_close_matches(str(name), PARAMETERS, n=1)
-            hint = f"; did you mean {close[0]!r}?" if close else ""
-            raise ConfigError(
-                f"unknown parameter {name!r}{hint} (allowed: {', '.join(PARAMETERS)})"
-            )
+            raise ConfigError(f"unknown parameter {name!r}{did_you_mean(name, PARAMETERS)} "
+                              f"(allowed: {', '.join(PARAMETERS)})")
     return frozenset(names)
 
 

@@ -1,6 +1,8 @@
 """The exception types of mazesim: one root, one subclass per domain (STYLE.md, Errors)."""
 
+import difflib
 from pathlib import Path
+from typing import Any, Iterable
 
 __all__ = [
     "MazesimError",
@@ -12,6 +14,7 @@ __all__ = [
     "SearchError",
     "PlayError",
     "read_text",
+    "did_you_mean",
 ]
 
 
@@ -59,3 +62,9 @@ def read_text(path: str | Path, error: type[MazesimError]) -> str:
         raise error(f"{path}: not UTF-8 text") from None
     except OSError as err:
         raise error(f"{path}: cannot read ({err.strerror})") from None
+
+
+def did_you_mean(value: Any, allowed: Iterable[str]) -> str:
+    """`"; did you mean 'x'?"` for the closest of `allowed` to `value`, or "" when none is close."""
+    close = difflib.get_close_matches(str(value), list(allowed), n=1)
+    return f"; did you mean {close[0]!r}?" if close else ""

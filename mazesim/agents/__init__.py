@@ -8,7 +8,6 @@ passage cells). What an agent can see is a `Vision` (`mazesim.agents.vision`).
 from __future__ import annotations
 
 import dataclasses
-import difflib
 from types import MappingProxyType
 from typing import Any, Mapping
 
@@ -21,7 +20,7 @@ from mazesim.agents.tremaux import Tremaux
 from mazesim.agents.vision import FULL, STUDY_VISION, Vision, parse_vision, seen_cells
 from mazesim.agents.wall_followers import LeftHand, RightHand
 from mazesim.agents.weighted_walker import WeightedWalker
-from mazesim.errors import AgentError
+from mazesim.errors import AgentError, did_you_mean
 
 __all__ = [
     "AGENTS",
@@ -83,6 +82,5 @@ def make_agent(name: str, **params: Any) -> AgentBase:
 def _lookup(name: str) -> type:
     if name in AGENTS:
         return AGENTS[name]
-    close = difflib.get_close_matches(str(name), list(AGENTS), n=1)
-    hint = f"; did you mean {close[0]!r}?" if close else ""
-    raise AgentError(f"unknown agent {name!r} (known: {', '.join(AGENTS)}){hint}")
+    raise AgentError(f"unknown agent {name!r} (known: {', '.join(AGENTS)})"
+                     f"{did_you_mean(name, AGENTS)}")

@@ -8,7 +8,6 @@ config file, the key path, the bad value and what is allowed::
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import re
 from dataclasses import dataclass, field, fields
@@ -17,7 +16,7 @@ from typing import Any, Mapping
 
 import yaml
 
-from mazesim.errors import ConfigError, MazesimError, read_text
+from mazesim.errors import ConfigError, MazesimError, did_you_mean, read_text
 from mazesim.maze import DIRECTIONS, Maze, parse_size, read_maze
 
 __all__ = [
@@ -187,10 +186,8 @@ def vision_label(value: Any) -> str:
 
 def _suggest(value: Any, allowed: Any, what: str) -> str:
     allowed = list(allowed)
-    close = difflib.get_close_matches(str(value), allowed, n=1)
-    if close:
-        return f"{value!r} is not {what}; did you mean {close[0]!r}?"
-    return f"{value!r} is not {what} (allowed: {', '.join(allowed)})"
+    return f"{value!r} is not {what}" + (did_you_mean(value, allowed)
+                                         or f" (allowed: {', '.join(allowed)})")
 
 
 class _Validator:
@@ -212,9 +209,7 @@ class _Validator:
         for key in value:
             if key not in keys:
                 where = f"{path}.{key}" if path else str(key)
-                close = difflib.get_close_matches(str(key), keys, n=1)
-                hint = f"; did you mean {close[0]!r}?" if close else \
-                    f" (allowed: {', '.join(keys)})"
+                hint = did_you_mean(key, keys) or f" (allowed: {', '.join(keys)})"
                 raise self.fail(where, f"unknown key{hint}")
         for key in required:
             if key not in value:

@@ -6,7 +6,6 @@ family modules explicitly, which fills the registry once (STYLE.md, Generators a
 
 from __future__ import annotations
 
-import difflib
 import inspect
 import numbers
 from dataclasses import dataclass
@@ -15,7 +14,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from mazesim.errors import GeneratorError, MazeFormatError
+from mazesim.errors import GeneratorError, MazeFormatError, did_you_mean
 from mazesim.maze import Size, parse_size
 
 __all__ = ["GeneratorSpec", "register", "check_size", "check_fraction", "lookup", "REGISTRY"]
@@ -79,9 +78,8 @@ def lookup(name: str) -> GeneratorSpec:
     except (KeyError, TypeError):
         pass
     names = sorted(REGISTRY)
-    close = difflib.get_close_matches(str(name), names, n=1)
-    hint = f"; did you mean {close[0]!r}?" if close else ""
-    raise GeneratorError(f"unknown generator {name!r} (known: {', '.join(names)}){hint}")
+    raise GeneratorError(f"unknown generator {name!r} (known: {', '.join(names)})"
+                         f"{did_you_mean(name, names)}")
 
 
 def check_size(size: Any) -> Size:

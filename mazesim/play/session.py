@@ -19,7 +19,6 @@ A maze is a `file` (text or JSON; relative to the config file) or a generator bl
 
 from __future__ import annotations
 
-import difflib
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,7 +27,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from mazesim.agents.vision import parse_vision
-from mazesim.errors import ConfigError, MazesimError
+from mazesim.errors import ConfigError, MazesimError, did_you_mean
 from mazesim.experiment.config import read_yaml
 from mazesim.maze import Maze, read_maze
 
@@ -233,9 +232,6 @@ def _integer(value: Any, where: str, *, minimum: int) -> int:
 def _check_keys(data: dict, allowed: tuple[str, ...], where: str, path: str) -> None:
     for key in data:
         if key not in allowed:
-            close = difflib.get_close_matches(str(key), allowed, n=1)
-            hint = f"; did you mean {close[0]!r}?" if close else ""
             place = f"{path}.{key}" if path else str(key)
-            raise ConfigError(
-                f"{where} {place}: unknown key (allowed: {', '.join(allowed)}){hint}"
-            )
+            raise ConfigError(f"{where} {place}: unknown key (allowed: {', '.join(allowed)})"
+                              f"{did_you_mean(key, allowed)}")
