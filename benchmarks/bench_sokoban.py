@@ -16,8 +16,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from mazesim.search.sokoban import read_levels
-from mazesim.search.sokoban_solver import ENGINES, METHODS, PRUNES, solve
+from mazesim.search.sokoban.level import read_levels
+from mazesim.search.sokoban.solver import ENGINES, METHODS, PRUNES, solve
 
 SHARED = Path(__file__).resolve().parents[1] / ".." / "shared" / "levels"
 SETS = {"microban": ("microban.txt", 10.0), "xsokoban": ("xsokoban.txt", 60.0)}

@@ -7,8 +7,8 @@ import json
 import click
 
 from mazesim.cli import main
-from mazesim.search.sokoban import read_level
-from mazesim.search.sokoban_solver import METHODS, PRUNES, SokobanResult, solve
+from mazesim.search.sokoban.level import read_level
+from mazesim.search.sokoban.solver import METHODS, PRUNES, SokobanResult, solve
 
 
 @main.command()

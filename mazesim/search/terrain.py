@@ -21,7 +21,7 @@ import numpy as np
 
 from mazesim.errors import LevelError, SearchError, read_text
 from mazesim.maze import Cell, readonly
-from mazesim.search import _kernels
+from mazesim.search import _terrain_kernels as _kernels
 
 __all__ = [
     "CONVENTIONS",

@@ -8,7 +8,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from mazesim.errors import LevelError, SearchError
-from mazesim.search import FOUR, _kernels, dijkstra
+from mazesim.search import FOUR, dijkstra
+from mazesim.search import _terrain_kernels as _kernels
 from mazesim.search.terrain import cost_to_goal, parse_costs, read_costs, terrain_route
 
 from fixture_paths import DATA

@@ -9,18 +9,15 @@ from hypothesis import strategies as st
 
 from mazesim.errors import SearchError
 from mazesim.maze import DELTAS
-from mazesim.search import _sokoban_kernels as _k
-from mazesim.search import _sokoban_search as _search
+from mazesim.search.sokoban import _kernels as _k
+from mazesim.search.sokoban import _search
 from mazesim.search import generic
-from mazesim.search.sokoban import parse_levels, read_levels, replay
-from mazesim.search.sokoban_deadlocks import corner_squares, dead_squares, is_frozen
-from mazesim.search.sokoban_solver import _box_search, _lurd, solve
+from mazesim.search.sokoban.level import parse_levels, read_levels, replay
+from mazesim.search.sokoban.deadlocks import corner_squares, dead_squares, is_frozen
+from mazesim.search.sokoban.solver import _box_search, _lurd, solve
 
-DATA = Path(__file__).parents[1] / "data"
+DATA = Path(__file__).parents[2] / "data"
 TUTORIAL = read_levels(DATA / "sokoban_tutorial_9x6.txt")[0]
-MICROBAN = Path(__file__).parents[3] / "shared" / "levels" / "microban.txt"
-needs_microban = pytest.mark.skipif(not MICROBAN.exists(),
-                                    reason="../shared/levels/microban.txt not present")
 
 
 @pytest.mark.parametrize("prune, states", [("none", 1490), ("corners", 907)])
@@ -112,26 +109,23 @@ def test_astar_is_push_optimal_on_the_tutorial():
     assert result.pushes == _push_optimal(TUTORIAL) == 5
 
 
-@needs_microban
 @pytest.mark.parametrize("number", [1, 2, 3, 8, 9, 10, 11, 12, 14, 15, 19, 20, 21, 23, 24])
-def test_astar_push_optimal_on_small_microban_levels(number):
-    level = read_levels(MICROBAN)[number - 1]
+def test_astar_push_optimal_on_small_microban_levels(number, microban):
+    level = microban[number - 1]
     result = solve(level, method="astar", time_limit=20)
     assert result.solved and result.optimal and replay(level, result.solution)
     assert result.pushes == _push_optimal(level)
     assert result.moves == len(result.solution) >= result.pushes
 
 
-@needs_microban
-def test_microban_push_counts():
-    levels = read_levels(MICROBAN)
+def test_microban_push_counts(microban):
+    levels = microban
     # the oracle's figures, for levels where it is slow (Microban 1 is 8: its known optimum)
     assert [solve(levels[n - 1]).pushes for n in (1, 5, 7, 16)] == [8, 6, 6, 39]
 
 
-@needs_microban
-def test_a_time_limit_stops_the_search():
-    level = read_levels(MICROBAN)[152]                    # Microban 153: minutes for A*
+def test_a_time_limit_stops_the_search(microban):
+    level = microban[152]                    # Microban 153: minutes for A*
     result = solve(level, method="astar", time_limit=0.2)
     assert not result.solved and result.timed_out and result.solution == ""
     assert result.states > 0
@@ -155,36 +149,32 @@ def test_bad_options():
         solve(TUTORIAL, time_limit=0)
 
 
-@needs_microban
 @pytest.mark.parametrize("number", [1, 3, 10, 60])
-def test_generic_engine_finds_the_same_push_counts(number):
-    level = read_levels(MICROBAN)[number - 1]
+def test_generic_engine_finds_the_same_push_counts(number, microban):
+    level = microban[number - 1]
     fast, reference = solve(level), solve(level, engine="generic")
     assert reference.solved and reference.optimal and replay(level, reference.solution)
     assert reference.pushes == fast.pushes
 
 
-@needs_microban
-def test_packing_order_fills_the_corridor_from_its_end():
-    board = read_levels(MICROBAN)[152].board()                   # Microban 153
+def test_packing_order_fills_the_corridor_from_its_end(microban):
+    board = microban[152].board()                   # Microban 153
     order = _search.packing_order(board.nbr, board.goal.astype(np.uint8))
     assert [board.cell(g) for g in order] == [(1, 1), (2, 1), (3, 1), (4, 1), (5, 1), (6, 1),
                                               (8, 1), (8, 2), (7, 1), (7, 2)]
 
 
-@needs_microban
 @pytest.mark.parametrize("number", [1, 3, 60, 100])
-def test_greedy_with_goal_macros_gives_replayable_solutions(number):
-    level = read_levels(MICROBAN)[number - 1]
+def test_greedy_with_goal_macros_gives_replayable_solutions(number, microban):
+    level = microban[number - 1]
     board = level.board()
     keys = np.random.default_rng(0).integers(0, 1 << 62, (2, board.size), dtype=np.int64)
     status, pushes, _ = _box_search(board, "full", (0, 1), False, True, keys[0], keys[1], 20.0)
     assert status == 1 and replay(level, _lurd(board, pushes))
 
 
-@needs_microban
-def test_connectivity_stage_solves_microban_153_within_the_limit():
-    levels = read_levels(MICROBAN)
+def test_connectivity_stage_solves_microban_153_within_the_limit(microban):
+    levels = microban
     solve(levels[0], method="astar", time_limit=10.0)    # compile or load the kernels first
     level = levels[152]                                  # every distance-guided stage times out
     # 20 s, not the benchmark's 10 s: the stages share the limit, so the connectivity stage gets

@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 from mazesim.maze import DOWN, LEFT, RIGHT, UP, readonly
-from mazesim.search import _sokoban_kernels as _k
-from mazesim.search.sokoban import Board
+from mazesim.search.sokoban import _kernels as _k
+from mazesim.search.sokoban.level import Board
 
 __all__ = ["PRUNES", "corner_squares", "push_distances", "dead_squares", "dead_mask",
            "is_frozen"]

@@ -18,11 +18,12 @@ import numpy as np
 
 from mazesim.errors import LevelError, SearchError
 from mazesim.maze import DELTAS
-from mazesim.search import _sokoban_kernels as _k
-from mazesim.search import _sokoban_search as _search
-from mazesim.search import generic, sokoban_generic
-from mazesim.search.sokoban import LURD, SEED_ORDER, Board, Level, replay
-from mazesim.search.sokoban_deadlocks import PRUNES, dead_mask, dead_squares, is_frozen, \
+from mazesim.search.sokoban import _kernels as _k
+from mazesim.search.sokoban import _search
+from mazesim.search import generic
+from mazesim.search.sokoban import reference
+from mazesim.search.sokoban.level import LURD, SEED_ORDER, Board, Level, replay
+from mazesim.search.sokoban.deadlocks import PRUNES, dead_mask, dead_squares, is_frozen, \
     push_distances
 
 __all__ = ["METHODS", "ENGINES", "PRUNES", "DEFAULT_PRUNE", "SokobanResult", "solve"]
@@ -102,7 +103,7 @@ def solve(level: Level, *, method: str = "astar", prune: str | None = None,
         solution, states, timed_out = _move_bfs(board, prune, start, time_limit)
         optimal = solution is not None
     elif engine == "generic":
-        path, states, timed_out = sokoban_generic.push_astar(board, prune, time_limit)
+        path, states, timed_out = reference.push_astar(board, prune, time_limit)
         solution = None if path is None else _lurd(board, path)
         optimal = solution is not None
     else:

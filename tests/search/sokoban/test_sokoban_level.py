@@ -5,11 +5,10 @@ from pathlib import Path
 import pytest
 
 from mazesim.errors import LevelError
-from mazesim.search.sokoban import format_level, parse_levels, read_level, read_levels, replay
+from mazesim.search.sokoban.level import format_level, parse_levels, read_level, read_levels, replay
 
-DATA = Path(__file__).parents[1] / "data"
+DATA = Path(__file__).parents[2] / "data"
 TUTORIAL = DATA / "sokoban_tutorial_9x6.txt"
-MICROBAN = Path(__file__).parents[3] / "shared" / "levels" / "microban.txt"
 
 TWO_LEVELS = """\
 ; a collection
@@ -107,9 +106,8 @@ def test_replay_rejects_a_blocked_push():
         replay(level, "R")
 
 
-@pytest.mark.skipif(not MICROBAN.exists(), reason="../shared/levels/microban.txt not present")
-def test_microban_reads_all_155_levels():
-    levels = read_levels(MICROBAN)
+def test_microban_reads_all_155_levels(microban):
+    levels = microban
     assert len(levels) == 155
     assert [lv.title for lv in levels[:3]] == ["1", "2", "3"]
     assert all(len(lv.boxes) == len(lv.goals) for lv in levels)

@@ -7,7 +7,7 @@ Private to `mazesim.search.sokoban_solver`; the primitives it calls are in `_sok
 import numpy as np
 from numba import njit
 
-from mazesim.search._sokoban_kernels import (INF, find_slot, frozen_group,
+from mazesim.search.sokoban._kernels import (INF, find_slot, frozen_group,
                                              goals_cut_off, grow, heap_item, heap_pop, heap_push,
                                              matching_cost, now, pi_corral, reach, rehash)
 

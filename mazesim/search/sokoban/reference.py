@@ -13,11 +13,11 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from mazesim.search import _sokoban_kernels as _k
-from mazesim.search import _sokoban_search as _search
+from mazesim.search.sokoban import _kernels as _k
+from mazesim.search.sokoban import _search
 from mazesim.search import generic
-from mazesim.search.sokoban import Board
-from mazesim.search.sokoban_deadlocks import dead_mask, push_distances
+from mazesim.search.sokoban.level import Board
+from mazesim.search.sokoban.deadlocks import dead_mask, push_distances
 
 __all__ = ["push_astar"]
 

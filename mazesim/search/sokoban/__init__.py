@@ -1,0 +1,1 @@
+"""Sokoban (DESIGN.md section 10): levels, deadlocks, the push search and its reference."""
