@@ -4,8 +4,9 @@ from mazesim.search.generic import SearchResult, astar, bfs, dfs, dijkstra
 from mazesim.search.knight import knight_distance, knight_path
 from mazesim.search.moves import EIGHT, FOUR, KNIGHT, MOVE_SETS, grid_neighbours
 from mazesim.search.pursuit import Chase, chase, chase_text, place_chasers
-from mazesim.search.sokoban.level import Level, parse_levels, read_level, read_levels, replay
-from mazesim.search.sokoban.solver import SokobanResult, solve
+from mazesim.search.sokoban import (Level, SokobanResult, Stage, parse_levels, read_level,
+                                    read_levels, verify_solution)
+from mazesim.search.sokoban import solve as solve_sokoban
 from mazesim.search.terrain import (
     TerrainRoute,
     cost_to_goal,
@@ -40,7 +41,8 @@ __all__ = [
     "parse_levels",
     "read_levels",
     "read_level",
-    "replay",
+    "verify_solution",
+    "Stage",
     "SokobanResult",
-    "solve",
+    "solve_sokoban",
 ]

@@ -1,4 +1,5 @@
-"""numba kernels of the Sokoban solvers (STYLE.md, numba kernels).
+"""numba kernels of the Sokoban solvers: board primitives, deadlock tests, the matching bound and
+the clock (STYLE.md, numba kernels).
 
 Boards are numbered floor cells with a neighbour table ``nbr`` (n, 4) in the direction order of
 `mazesim.maze.DELTAS` (up, right, down, left; -1 = wall); the opposite of ``d`` is ``(d + 2) % 4``.
@@ -9,15 +10,50 @@ import time
 import numpy as np
 from numba import njit, objmode
 
-__all__ = ["reach", "push_distances", "frozen_group", "frozen_off_goal", "goals_cut_off",
-           "pi_corral", "matching_cost", "now", "heap_push",
-           "heap_pop", "heap_item", "grow", "find_slot", "rehash", "INF"]
+__all__ = ["INF", "CLOCK_WORK", "reach", "free_regions", "push_distances", "frozen_group",
+           "frozen_off_goal", "goals_cut_off", "pi_corral", "matching_cost", "now", "new_clock",
+           "charge", "late"]
 
 INF = 1 << 20
 """Distance of a box that can never reach a goal; a matching at or above it is impossible."""
+CLOCK_WORK = 1 << 15
+"""Work (about one cell visited per unit) between two readings of the clock. numba has no clock
+of its own: `now` calls back into Python (about 0.3 microseconds), so the searches count their work
+and read the clock after this much, every few tens of microseconds."""
 _NDIR = 4
 _HALF = 2
-_TIE_CAP = (1 << 12) - 1
+_WORK, _LATE, _CLOCK_SLOTS = 0, 1, 2
+
+
+@njit(cache=True)
+def now():
+    """`time.perf_counter()` inside a kernel (the clock of every deadline)."""
+    with objmode(t="float64"):
+        t = time.perf_counter()
+    return t
+
+
+@njit(cache=True)
+def new_clock():
+    """The work counter of one search: work since the last reading, and whether it is late."""
+    return np.zeros(_CLOCK_SLOTS, np.int64)
+
+
+@njit(cache=True)
+def charge(clock, work):
+    """Count `work` units on `clock` (read by the next `late`)."""
+    clock[_WORK] += work
+
+
+@njit(cache=True)
+def late(clock, deadline):
+    """Whether `deadline` (a `now` time) has passed; the clock is read once `CLOCK_WORK` units have
+    been charged since the last reading. Once late, always late."""
+    if clock[_WORK] >= CLOCK_WORK:
+        clock[_WORK] = 0
+        if now() > deadline:
+            clock[_LATE] = 1
+    return clock[_LATE] != 0
 
 
 @njit(cache=True)
@@ -43,6 +79,21 @@ def reach(nbr, occupied, start, mark, stamp):
                 if m < low:
                     low = m
     return low
+
+
+@njit(cache=True)
+def free_regions(nbr, occupied):
+    """One cell (the smallest) of each region of free cells left by the `occupied` ones."""
+    n = nbr.shape[0]
+    mark = np.zeros(n, np.int32)
+    roots = np.empty(n, np.int32)
+    count = 0
+    for cell in range(n):
+        if occupied[cell] == 0 and mark[cell] == 0:
+            reach(nbr, occupied, cell, mark, 1)
+            roots[count] = cell
+            count += 1
+    return roots[:count].copy()
 
 
 @njit(cache=True)
@@ -211,96 +262,6 @@ def matching_cost(cost):
             p[j0] = p[j1]
             j0 = j1
     return -v[0]
-
-
-@njit(cache=True)
-def now():
-    with objmode(t="float64"):
-        t = time.perf_counter()
-    return t
-
-
-@njit(cache=True)
-def heap_item(priority, h, node):
-    """Heap entry: priority, then the smaller h (capped to its 12 bits), then the node number."""
-    return (priority << 43) | (min(h, _TIE_CAP) << 31) | node
-
-
-@njit(cache=True)
-def heap_push(heap, size, item):
-    if size == len(heap):
-        bigger = np.empty(2 * len(heap), np.int64)
-        bigger[:size] = heap
-        heap = bigger
-    i = size
-    heap[i] = item
-    while i > 0:
-        up = (i - 1) >> 1
-        if heap[up] <= heap[i]:
-            break
-        heap[up], heap[i] = heap[i], heap[up]
-        i = up
-    return heap
-
-
-@njit(cache=True)
-def heap_pop(heap, size):
-    top = heap[0]
-    size -= 1
-    heap[0] = heap[size]
-    i = 0
-    while True:
-        left = 2 * i + 1
-        if left >= size:
-            break
-        small = left
-        if left + 1 < size and heap[left + 1] < heap[left]:
-            small = left + 1
-        if heap[i] <= heap[small]:
-            break
-        heap[i], heap[small] = heap[small], heap[i]
-        i = small
-    return top
-
-
-@njit(cache=True)
-def grow(array, rows):
-    bigger = np.empty((rows,) + array.shape[1:], array.dtype)
-    bigger[:len(array)] = array
-    return bigger
-
-
-@njit(cache=True)
-def find_slot(table, keys, pool, players, key, boxes, player):
-    """Slot of the state (boxes, player) in the open-addressing `table`: its node or -1 there."""
-    mask = len(table) - 1
-    slot = key & mask
-    while table[slot] >= 0:
-        node = table[slot]
-        if keys[node] == key and players[node] == player and _same(pool[node], boxes):
-            return slot
-        slot = (slot + 1) & mask
-    return slot
-
-
-@njit(cache=True)
-def _same(a, b):
-    for i in range(len(a)):
-        if a[i] != b[i]:
-            return False
-    return True
-
-
-@njit(cache=True)
-def rehash(table_size, keys, count):
-    table = np.full(table_size, -1, np.int32)
-    mask = table_size - 1
-    for node in range(count):
-        slot = keys[node] & mask
-        while table[slot] >= 0:
-            slot = (slot + 1) & mask
-        table[slot] = node
-    return table
 
 
 @njit(cache=True)

@@ -1,24 +1,278 @@
-"""numba kernels of the push-based Sokoban search: best-first over pushes, or over pulls backwards;
-one box walking alone (goal macros) and the goal packing order.
+"""numba kernel of the push-based Sokoban search: best-first over pushes, or over pulls backwards.
 
-Private to `mazesim.search.sokoban_solver`; the primitives it calls are in `_sokoban_kernels`.
+Private to `mazesim.search.sokoban.stages`. One run is `box_search(problem, start_boxes, roots)`:
+the roots are set up (`_add_roots`), then each node taken from the heap is expanded: its moves are
+listed by `_push_moves` or `_pull_moves` and each becomes a child by `_add_child` (deadlock
+tests, the canonical player cell, the hash lookup, the lower bound). The clock (`_kernels.late`)
+is charged with the work done and read every `CLOCK_WORK` units, so a deadline holds within
+microseconds on any board.
 """
+
+from collections import namedtuple
 
 import numpy as np
 from numba import njit
 
-from mazesim.search.sokoban._kernels import (INF, find_slot, frozen_group,
-                                             goals_cut_off, grow, heap_item, heap_pop, heap_push,
-                                             matching_cost, now, pi_corral, reach, rehash)
+from mazesim.search.sokoban._kernels import (INF, charge, frozen_group, goals_cut_off, late,
+                                             matching_cost, new_clock, pi_corral, reach)
+from mazesim.search.sokoban._tables import (COUNT, QUEUED, TIE_CAP, add_node, find_slot, grown,
+                                            is_full, new_nodes, queue, take)
+from mazesim.search.sokoban._walks import box_walk
 
-__all__ = ["box_search", "box_walk", "packing_order"]
+__all__ = ["Problem", "box_search", "deadlocked", "free_areas"]
 
-_NDIR = 4
-_HALF = 2
+Problem = namedtuple("Problem", ["nbr", "targets", "dead", "dist", "zbox", "zplayer", "order",
+                                 "final_player", "weight_g", "weight_h", "weight_c", "freeze",
+                                 "pull", "max_nodes", "deadline"])
+"""One search run. ``nbr`` the board's neighbour table; ``targets`` (n,) uint8 where the boxes must
+end (the goals forward, the level's boxes backward); ``dead`` (n,) uint8 squares a box may not
+enter; ``dist`` (targets, n) int32 push distances for the bound; ``zbox``/``zplayer`` Zobrist keys;
+``order`` the goal packing order for goal macros (forward only; empty: none); ``final_player`` a
+cell the player's region must hold at the end (backward) or -1; the priority ``weight_g * moves
++ weight_h * bound + weight_c * free areas``; ``freeze`` freeze, cut-off and PI-corral pruning
+(forward); ``pull`` backward; ``max_nodes`` the most states kept; ``deadline`` a `now` time."""
+
+_NDIR, _HALF = 4, 2
 _START_CAP = 1 << 12
-_NODE_MASK = (1 << 31) - 1
-_TIE_CAP = (1 << 12) - 1
-_TIME_CHECK_MASK = 1023
+_SKIP, _FULL = -1, -2
+_EXPAND, _CHILD, _AREA, _STAMPS = 0, 1, 2, 3
+_BOX, _TO, _PLAYER, _STEP, _MOVE, _MOVE_FIELDS = 0, 1, 2, 3, 4, 5
+
+Scratch = namedtuple("Scratch", ["occ", "mark", "reached", "area_mark", "member", "corral",
+                                 "side", "group", "boxes", "cost", "moves", "stamps", "clock"])
+"""Work arrays of one run, made once by `_scratch`: ``occ`` the boxes of the node in hand;
+``mark``/``reached``/``area_mark`` flood-fill stamps of the expanded node's player, of a child's
+player and of the free areas (``stamps`` holds their last values); ``member``/``group`` for the
+freeze test; ``corral`` PI-corral labels; ``side`` a box walk's start side; ``boxes`` a child's
+sorted boxes; ``cost`` the matching matrix; ``moves`` (box index, box target, player cell, steps,
+move) rows of the node in hand; ``clock`` the work counter."""
+
+
+@njit(cache=True)
+def box_search(problem, start_boxes, roots):
+    """Best-first search moving boxes: A* with ``weight_g = weight_h = 1``, greedy with 0 and 1.
+
+    Forward (``pull`` false) it pushes boxes from `start_boxes` onto the targets; backward it
+    pulls them from the goals (`start_boxes`) to the level's boxes, from every player region in
+    `roots` (forward: the player's cell), until the player's region holds ``final_player``.
+    States are (sorted boxes, smallest cell of the player's region); ties go to the smaller bound
+    (greedy: to the deeper state); with ``weight_c > 0`` states are not reopened. With a goal
+    packing ``order``, a push onto a goal other than the next empty one in that order also has a
+    goal macro: the box pushed on, alone, to that goal (recorded as direction + 4).
+
+    Returns (status 1 solved / 0 no solution / -1 deadline or node limit, the moves as (box cell,
+    direction) rows in search order, states seen).
+    """
+    p, s = problem, _scratch(problem.nbr.shape[0], len(start_boxes))
+    nodes = new_nodes(_START_CAP, len(start_boxes))
+    nodes, found = _add_roots(p, s, nodes, start_boxes, roots)
+    status = 0
+    while found < 0 and status == 0 and nodes.sizes[QUEUED] > 0:
+        i = take(nodes)
+        if nodes.closed[i]:
+            continue
+        nodes.closed[i] = 1
+        if late(s.clock, p.deadline):
+            status = -1
+            break
+        _occupy(s.occ, nodes.pool[i], 1)
+        count = _pull_moves(p, s, nodes, i) if p.pull else _push_moves(p, s, nodes, i)
+        for m in range(count):
+            nodes, outcome = _add_child(p, s, nodes, i, m)
+            if outcome >= 0:
+                found = outcome
+                break
+            if outcome == _FULL or late(s.clock, p.deadline):
+                status = -1
+                break
+        _occupy(s.occ, nodes.pool[i], 0)
+    if found < 0:
+        return status, np.empty((0, 2), np.int16), nodes.sizes[COUNT]
+    return 1, _path(nodes, found), nodes.sizes[COUNT]
+
+
+@njit(cache=True)
+def _scratch(n, k):
+    return Scratch(np.zeros(n, np.uint8), np.zeros(n, np.int32), np.zeros(n, np.int32),
+                   np.zeros(n, np.int32), np.zeros(n, np.uint8), np.full(n, -1, np.int32),
+                   np.zeros(_NDIR, np.uint8), np.empty(n, np.int32), np.empty(k, np.int16),
+                   np.empty((k, k), np.int64), np.empty((2 * _NDIR * k, _MOVE_FIELDS), np.int32),
+                   np.zeros(_STAMPS, np.int64), new_clock())
+
+
+@njit(cache=True)
+def _add_roots(p, s, nodes, start_boxes, roots):
+    """Put the start state of every root region on the heap; returns (nodes, a solved root or -1)."""
+    boxes, found = s.boxes, -1
+    boxes[:] = np.sort(start_boxes)
+    h = _lower_bound(p.dist, boxes, s.cost)
+    if h >= INF:
+        return nodes, found
+    _occupy(s.occ, boxes, 1)
+    for root in roots:
+        charge(s.clock, p.nbr.shape[0])
+        s.stamps[_CHILD] += 1
+        canon = reach(p.nbr, s.occ, root, s.reached, s.stamps[_CHILD])
+        key = p.zplayer[canon]
+        for b in boxes:
+            key ^= p.zbox[b]
+        slot = find_slot(nodes, key, boxes, canon)
+        if nodes.table[slot] >= 0:
+            continue
+        if is_full(nodes):
+            nodes = grown(nodes)
+            slot = find_slot(nodes, key, boxes, canon)
+        node = add_node(nodes, slot, boxes, canon, key, -1, 0, h, -1, -1)
+        if h == 0 and _final_reached(p, s):
+            found = node
+        nodes = queue(nodes, p.weight_h * h, _tie(p.weight_g, 0, h), node)
+    _occupy(s.occ, boxes, 0)
+    return nodes, found
+
+
+@njit(cache=True)
+def _push_moves(p, s, nodes, i):
+    """List the pushes (and goal macros) of node `i` in `s.moves`; returns how many."""
+    nbr, occ, mark = p.nbr, s.occ, s.mark
+    s.stamps[_EXPAND] += 1
+    stamp = s.stamps[_EXPAND]
+    reach(nbr, occ, nodes.players[i], mark, stamp)
+    charge(s.clock, 2 * nbr.shape[0])
+    corral, doomed = -1, False
+    if p.freeze:
+        corral, doomed = pi_corral(nbr, occ, mark, stamp, p.dead, p.targets, s.corral)
+    if doomed:
+        return 0
+    macro_goal = _next_goal(p.order, occ)
+    variants = 2 * _NDIR if macro_goal >= 0 else _NDIR
+    count = 0
+    for j in range(nodes.pool.shape[1]):
+        b = nodes.pool[i, j]
+        for variant in range(variants):
+            d = variant % _NDIR
+            back = (d + _HALF) % _NDIR
+            behind, t = nbr[b, back], nbr[b, d]
+            if behind < 0 or mark[behind] != stamp or t < 0 or occ[t] or p.dead[t]:
+                continue
+            if corral >= 0 and s.corral[t] != corral:
+                continue
+            if variant < _NDIR:                 # the player behind the box pushes it on to t
+                _record(s.moves, count, j, t, b, 1, d)
+                count += 1
+                continue
+            if not p.targets[t] or t == macro_goal:     # a goal macro: on to the next goal
+                continue
+            occ[b] = 0
+            s.side[:] = 0
+            s.side[back] = 1
+            walk = box_walk(nbr, occ, t, s.side, False, macro_goal, p.targets, s.clock,
+                            p.deadline)
+            occ[b] = 1
+            if len(walk) > 0:
+                _record(s.moves, count, j, macro_goal, walk[-1, 0], 1 + len(walk), d + _NDIR)
+                count += 1
+    return count
+
+
+@njit(cache=True)
+def _pull_moves(p, s, nodes, i):
+    """List the pulls of node `i` in `s.moves`; returns how many."""
+    nbr, occ, mark = p.nbr, s.occ, s.mark
+    s.stamps[_EXPAND] += 1
+    stamp = s.stamps[_EXPAND]
+    reach(nbr, occ, nodes.players[i], mark, stamp)
+    charge(s.clock, nbr.shape[0])
+    count = 0
+    for j in range(nodes.pool.shape[1]):
+        b = nodes.pool[i, j]
+        for d in range(_NDIR):      # the player beside the box steps on to q; the box follows
+            here = nbr[b, d]
+            if here < 0 or mark[here] != stamp:
+                continue
+            q = nbr[here, d]
+            if q < 0 or occ[q] or p.dead[here]:
+                continue
+            _record(s.moves, count, j, here, q, 1, d)
+            count += 1
+    return count
+
+
+@njit(cache=True)
+def _add_child(p, s, nodes, i, m):
+    """Make move `m` of node `i`: returns (nodes, the new node if it is solved, else `_SKIP`, or
+    `_FULL` at the node limit). A known state reached more cheaply is reopened (A* only)."""
+    nbr, occ, boxes, row = p.nbr, s.occ, s.boxes, s.moves[m]
+    j, t = row[_BOX], row[_TO]
+    b = nodes.pool[i, j]
+    occ[b], occ[t] = 0, 1
+    charge(s.clock, nbr.shape[0] + len(boxes) * len(boxes))
+    if p.freeze and deadlocked(t, nbr, occ, p.dead, p.targets, s.member, s.group, s.clock):
+        occ[b], occ[t] = 1, 0
+        return nodes, _SKIP
+    boxes[:] = nodes.pool[i]
+    boxes[j] = t
+    boxes.sort()
+    s.stamps[_CHILD] += 1
+    canon = reach(nbr, occ, row[_PLAYER], s.reached, s.stamps[_CHILD])
+    areas = 0
+    if p.weight_c > 0:
+        charge(s.clock, nbr.shape[0])
+        areas, s.stamps[_AREA] = free_areas(nbr, occ, s.area_mark, s.stamps[_AREA])
+    occ[b], occ[t] = 1, 0
+    key = nodes.keys[i] ^ p.zbox[b] ^ p.zbox[t] ^ p.zplayer[nodes.players[i]] ^ p.zplayer[canon]
+    slot = find_slot(nodes, key, boxes, canon)
+    g = nodes.gcost[i] + row[_STEP]
+    node = nodes.table[slot]
+    if node >= 0:
+        if not nodes.closed[node] and g < nodes.gcost[node] and p.weight_c == 0:
+            nodes.gcost[node], nodes.parent[node] = g, i
+            nodes.moved[node, 0], nodes.moved[node, 1] = b, row[_MOVE]
+            h = nodes.hcost[node]
+            nodes = queue(nodes, p.weight_g * g + p.weight_h * h, _tie(p.weight_g, g, h), node)
+        return nodes, _SKIP
+    h = _lower_bound(p.dist, boxes, s.cost)
+    if h >= INF:
+        return nodes, _SKIP
+    if is_full(nodes):
+        if len(nodes.keys) >= p.max_nodes:
+            return nodes, _FULL
+        nodes = grown(nodes)
+        slot = find_slot(nodes, key, boxes, canon)
+    node = add_node(nodes, slot, boxes, canon, key, i, g, h, b, row[_MOVE])
+    if h == 0 and _final_reached(p, s):
+        return nodes, node
+    priority = p.weight_g * g + p.weight_h * h + p.weight_c * areas
+    nodes = queue(nodes, priority, _tie(p.weight_g, g, h), node)
+    return nodes, _SKIP
+
+
+@njit(cache=True)
+def deadlocked(t, nbr, occ, dead, goal, member, group, clock):
+    """After a push to `t`: a frozen box off a goal, or boxes newly frozen on goals that cut the
+    remaining boxes off the remaining goals (that test is charged to `clock`)."""
+    count = frozen_group(t, nbr, occ, dead, member, group)
+    if count == 0:
+        return False
+    fresh = False
+    for i in range(count):
+        if goal[group[i]] == 0:
+            return True
+        fresh = fresh or group[i] == t
+    if not fresh:
+        return False
+    charge(clock, _NDIR * nbr.shape[0] * count)
+    return goals_cut_off(nbr, occ, goal, group, count)
+
+
+@njit(cache=True)
+def free_areas(nbr, occ, mark, stamp):
+    """The number of separate free areas left by the boxes `occ`, and the last stamp used."""
+    count = 0
+    for c in range(nbr.shape[0]):
+        if occ[c] == 0 and mark[c] <= stamp:
+            count += 1
+            reach(nbr, occ, c, mark, stamp + count)
+    return count, stamp + count
 
 
 @njit(cache=True)
@@ -31,29 +285,9 @@ def _lower_bound(dist, boxes, cost):
 
 
 @njit(cache=True)
-def _deadlocked(t, nbr, occ, dead, goal, member, group):
-    """After a push to `t`: a frozen box off a goal, or boxes newly frozen on goals that cut the
-    remaining boxes off the remaining goals."""
-    count = frozen_group(t, nbr, occ, dead, member, group)
-    if count == 0:
-        return False
-    fresh = False
-    for i in range(count):
-        if goal[group[i]] == 0:
-            return True
-        fresh = fresh or group[i] == t
-    return fresh and goals_cut_off(nbr, occ, goal, group, count)
-
-
-@njit(cache=True)
-def _areas(nbr, occ, mark, stamp):
-    """The number of separate free areas left by the boxes `occ`, and the last stamp used."""
-    count = 0
-    for c in range(nbr.shape[0]):
-        if occ[c] == 0 and mark[c] <= stamp:
-            count += 1
-            reach(nbr, occ, c, mark, stamp + count)
-    return count, stamp + count
+def _final_reached(p, s):
+    """Whether the last child's player region holds ``final_player`` (always, forward)."""
+    return p.final_player < 0 or s.reached[p.final_player] == s.stamps[_CHILD]
 
 
 @njit(cache=True)
@@ -67,288 +301,31 @@ def _next_goal(order, occ):
 @njit(cache=True)
 def _tie(weight_g, g, h):
     """Tie-break among equal priorities: the smaller h for A*, the deeper state for greedy."""
-    return h if weight_g > 0 else max(_TIE_CAP - g, 0)
+    return h if weight_g > 0 else max(TIE_CAP - g, 0)
 
 
 @njit(cache=True)
-def box_search(nbr, targets, dead, dist, start_boxes, roots, final_player, zbox, zplayer,
-               weight_g, weight_h, pull, freeze, order, time_limit, max_nodes, weight_c=0):
-    """Best-first search moving boxes: A* with ``weight_g = weight_h = 1``, greedy with 0 and 1.
+def _record(moves, m, j, t, q, step, move):
+    moves[m, _BOX], moves[m, _TO], moves[m, _PLAYER] = j, t, q
+    moves[m, _STEP], moves[m, _MOVE] = step, move
 
-    Forward (``pull`` false) it pushes boxes from `start_boxes` onto the `targets` (goal mask);
-    backward it pulls them from the goals (`start_boxes`) to the level's boxes (`targets`), from
-    every player region in `roots`, until the player's region holds `final_player`. States are
-    (sorted boxes, smallest cell of the player's region); the priority is ``weight_g * moves +
-    weight_h * h + weight_c * areas`` with h the minimum-cost matching of boxes to `dist` rows and
-    areas the number of separate free areas the boxes leave (connectivity, FESS-style; with
-    ``weight_c > 0`` states are not reopened), ties to the smaller h (greedy: to the deeper state).
 
-    With a goal packing `order` (forward only; empty: none), a push onto a goal other than the
-    next empty one in that order also has a goal macro: the box pushed on, alone, to that goal
-    (recorded with direction + 4) when it can get there.
-
-    Returns (status 1 solved / 0 no solution / -1 time or node limit, the moves as (box cell,
-    direction) rows in search order, states seen, states expanded).
-    """
-    t0 = now()
-    n, k = nbr.shape[0], len(start_boxes)
-    cap = _START_CAP
-    pool = np.empty((cap, k), np.int16)
-    players = np.empty(cap, np.int32)
-    parent = np.empty(cap, np.int32)
-    gcost = np.empty(cap, np.int32)
-    hcost = np.empty(cap, np.int32)
-    moved = np.empty((cap, 2), np.int16)
-    keys = np.empty(cap, np.int64)
-    closed = np.zeros(cap, np.uint8)
-    table = np.full(2 * cap, -1, np.int32)
-    heap = np.empty(cap, np.int64)
-    occ = np.zeros(n, np.uint8)
-    mark = np.zeros(n, np.int32)
-    mark2 = np.zeros(n, np.int32)
-    mark3 = np.zeros(n, np.int32)
-    stamp3 = 0
-    solid = np.zeros(n, np.uint8)
-    area = np.full(n, -1, np.int32)
-    side = np.zeros(_NDIR, np.uint8)
-    group = np.empty(n, np.int32)
-    boxes = np.empty(k, np.int16)
-    cost = np.empty((k, k), np.int64)
-    stamp, stamp2 = 0, 0
-    found, count, size, expanded, status = -1, 0, 0, 0, 0
-
-    boxes[:] = np.sort(start_boxes)
-    h = _lower_bound(dist, boxes, cost)
+@njit(cache=True)
+def _occupy(occ, boxes, value):
     for b in boxes:
-        occ[b] = 1
-    for root in roots:
-        stamp2 += 1
-        canon = reach(nbr, occ, root, mark2, stamp2)
-        key = zplayer[canon]
-        for b in boxes:
-            key ^= zbox[b]
-        slot = find_slot(table, keys, pool, players, key, boxes, canon)
-        if table[slot] >= 0 or h >= INF:
-            continue
-        pool[count], players[count], keys[count] = boxes, canon, key
-        parent[count], gcost[count], hcost[count] = -1, 0, h
-        table[slot] = count
-        if h == 0 and (final_player < 0 or mark2[final_player] == stamp2):
-            found = count
-        heap = heap_push(heap, size, heap_item(np.int64(weight_h * h), _tie(weight_g, 0, h), count))
-        size += 1
-        count += 1
-    for b in boxes:
-        occ[b] = 0
+        occ[b] = value
 
-    while size > 0 and found < 0:
-        i = heap_pop(heap, size) & _NODE_MASK
-        size -= 1
-        if closed[i]:
-            continue
-        closed[i] = 1
-        expanded += 1
-        if expanded & _TIME_CHECK_MASK == 0 and now() - t0 > time_limit:
-            status = -1
-            break
-        for b in pool[i]:
-            occ[b] = 1
-        stamp += 1
-        reach(nbr, occ, players[i], mark, stamp)
-        corral, doomed = -1, False
-        if freeze and not pull:
-            corral, doomed = pi_corral(nbr, occ, mark, stamp, dead, targets, area)
-        for j in range(k if not doomed else 0):
-            b = pool[i, j]
-            for variant in range(2 * _NDIR if len(order) > 0 else _NDIR):
-                d = variant % _NDIR
-                if pull:          # player at p beside the box steps on to q; the box follows to p
-                    p = nbr[b, d]
-                    if p < 0 or mark[p] != stamp:
-                        continue
-                    t, q, step, move = p, nbr[p, d], 1, d
-                    if q < 0 or occ[q] or dead[t]:
-                        continue
-                else:             # player at p behind the box pushes it on to t and stands at b
-                    p, t = nbr[b, (d + _HALF) % _NDIR], nbr[b, d]
-                    if p < 0 or mark[p] != stamp or t < 0 or occ[t] or dead[t]:
-                        continue
-                    if corral >= 0 and area[t] != corral:
-                        continue
-                    q, step, move = b, 1, d
-                    if variant >= _NDIR:      # a goal macro: on to the next goal of the order
-                        t_goal = _next_goal(order, occ)
-                        if not targets[t] or t == t_goal:
-                            continue
-                        occ[b] = 0
-                        side[:] = 0
-                        side[(d + _HALF) % _NDIR] = 1
-                        walk = box_walk(nbr, occ, t, side, False, t_goal, targets)
-                        occ[b] = 1
-                        if len(walk) == 0:
-                            continue
-                        q, t, step, move = walk[-1, 0], t_goal, 1 + len(walk), d + _NDIR
-                occ[b], occ[t] = 0, 1
-                if freeze and _deadlocked(t, nbr, occ, dead, targets, solid, group):
-                    occ[b], occ[t] = 1, 0
-                    continue
-                boxes[:] = pool[i]
-                boxes[j] = t
-                boxes.sort()
-                stamp2 += 1
-                canon = reach(nbr, occ, q, mark2, stamp2)
-                areas = 0
-                if weight_c > 0:
-                    areas, stamp3 = _areas(nbr, occ, mark3, stamp3)
-                occ[b], occ[t] = 1, 0
-                key = keys[i] ^ zbox[b] ^ zbox[t] ^ zplayer[players[i]] ^ zplayer[canon]
-                slot = find_slot(table, keys, pool, players, key, boxes, canon)
-                g = gcost[i] + step
-                node = table[slot]
-                if node >= 0:
-                    if not closed[node] and g < gcost[node] and weight_c == 0:
-                        gcost[node], parent[node] = g, i
-                        moved[node, 0], moved[node, 1] = b, move
-                        hn = np.int64(hcost[node])
-                        prio = np.int64(weight_g * g + weight_h * hn)
-                        heap = heap_push(heap, size, heap_item(prio, _tie(weight_g, g, hn), node))
-                        size += 1
-                    continue
-                h = _lower_bound(dist, boxes, cost)
-                if h >= INF:
-                    continue
-                solved = h == 0 and (final_player < 0 or mark2[final_player] == stamp2)
-                if count == cap:
-                    if cap >= max_nodes:
-                        status = -1
-                        break
-                    cap *= 2
-                    pool, players, parent = grow(pool, cap), grow(players, cap), grow(parent, cap)
-                    gcost, hcost, moved = grow(gcost, cap), grow(hcost, cap), grow(moved, cap)
-                    keys, closed = grow(keys, cap), grow(closed, cap)
-                    closed[count:] = 0
-                    table = rehash(2 * cap, keys, count)
-                    slot = find_slot(table, keys, pool, players, key, boxes, canon)
-                node = count
-                count += 1
-                pool[node], players[node], keys[node] = boxes, canon, key
-                parent[node], gcost[node], hcost[node] = i, g, h
-                moved[node, 0], moved[node, 1] = b, move
-                table[slot] = node
-                if solved:
-                    found = node
-                    break
-                prio = np.int64(weight_g * g + weight_h * h + weight_c * areas)
-                heap = heap_push(heap, size, heap_item(prio, _tie(weight_g, g, h), node))
-                size += 1
-            if found >= 0 or status < 0:
-                break
-        for b in pool[i]:
-            occ[b] = 0
-        if status < 0:
-            break
-    if found < 0:
-        return status, np.empty((0, 2), np.int16), count, expanded
+
+@njit(cache=True)
+def _path(nodes, found):
+    """The (box cell, direction) moves from the root to node `found`."""
     steps, node = 0, found
-    while parent[node] >= 0:
+    while nodes.parent[node] >= 0:
         steps += 1
-        node = parent[node]
+        node = nodes.parent[node]
     path = np.empty((steps, 2), np.int16)
     node = found
     for s in range(steps - 1, -1, -1):
-        path[s] = moved[node]
-        node = parent[node]
-    return 1, path, count, expanded
-
-
-@njit(cache=True)
-def box_walk(nbr, occ, cell, sides, pull, target, goal):
-    """Move one box alone (the other boxes `occ` stay) by pushes or pulls, breadth first.
-
-    States are (box cell, side of the player); the walk starts at `cell` with the player on any of
-    `sides` (a 4-mask of directions from the box) and ends when the box reaches `target`, or any
-    non-goal cell when `target` is -1. Returns the moves as (box cell, direction) rows, empty if
-    none; for pulls the direction is the side the box is pulled to.
-    """
-    n = nbr.shape[0]
-    parent = np.full(n * _NDIR, -1, np.int32)
-    queue = np.empty(n * _NDIR, np.int32)
-    mark = np.zeros(n, np.int32)
-    head, tail, stamp, found = 0, 0, 0, -1
-    for s in range(_NDIR):
-        if sides[s] and nbr[cell, s] >= 0 and not occ[nbr[cell, s]]:
-            parent[cell * _NDIR + s] = cell * _NDIR + s
-            queue[tail] = cell * _NDIR + s
-            tail += 1
-    while head < tail and found < 0:
-        state = queue[head]
-        head += 1
-        c, s = state // _NDIR, state % _NDIR
-        if (target >= 0 and c == target) or (target < 0 and goal[c] == 0):
-            found = state
-            break
-        occ[c] = 1
-        stamp += 1
-        reach(nbr, occ, nbr[c, s], mark, stamp)
-        occ[c] = 0
-        for d in range(_NDIR):
-            if pull:
-                p = nbr[c, d]
-                if p < 0 or mark[p] != stamp or nbr[p, d] < 0 or occ[nbr[p, d]]:
-                    continue
-                nxt = p * _NDIR + d
-            else:
-                p, t = nbr[c, (d + _HALF) % _NDIR], nbr[c, d]
-                if p < 0 or mark[p] != stamp or t < 0 or occ[t]:
-                    continue
-                nxt = t * _NDIR + (d + _HALF) % _NDIR
-            if parent[nxt] < 0:
-                parent[nxt] = state
-                queue[tail] = nxt
-                tail += 1
-    if found < 0:
-        return np.empty((0, 2), np.int16)
-    steps = 0
-    state = found
-    while parent[state] != state:
-        steps += 1
-        state = parent[state]
-    path = np.empty((steps, 2), np.int16)
-    state = found
-    for i in range(steps - 1, -1, -1):
-        prev = parent[state]
-        c, s = state // _NDIR, state % _NDIR
-        path[i, 0] = prev // _NDIR
-        path[i, 1] = s if pull else (s + _HALF) % _NDIR
-        state = prev
+        path[s] = nodes.moved[node]
+        node = nodes.parent[node]
     return path
-
-
-@njit(cache=True)
-def packing_order(nbr, goal):
-    """Goals in an order they can be filled, by taking boxes off a full goal area one at a time.
-
-    A box may leave its goal when it can be pulled to a non-goal cell with the boxes still on goals
-    as obstacles; the reverse of the leaving order is the packing order. Empty if it gets stuck.
-    """
-    n = nbr.shape[0]
-    occ = goal.copy()
-    left = 0
-    for g in range(n):
-        left += goal[g] != 0
-    order = np.empty(left, np.int32)
-    sides = np.ones(_NDIR, np.uint8)
-    while left > 0:
-        moved = False
-        for g in range(n):
-            if occ[g]:
-                occ[g] = 0
-                if len(box_walk(nbr, occ, g, sides, True, -1, goal)) > 0:
-                    left -= 1
-                    order[left] = g
-                    moved = True
-                    break
-                occ[g] = 1
-        if not moved:
-            return np.empty(0, np.int32)
-    return order

@@ -10,7 +10,7 @@ import numpy as np
 
 from mazesim.maze import DOWN, LEFT, RIGHT, UP, readonly
 from mazesim.search.sokoban import _kernels as _k
-from mazesim.search.sokoban.level import Board
+from mazesim.search.sokoban.board import Board
 
 __all__ = ["PRUNES", "corner_squares", "push_distances", "dead_squares", "dead_mask",
            "is_frozen"]

@@ -1,4 +1,4 @@
-"""Sokoban levels (DESIGN.md section 10): XSB text, validation, the board model and replay.
+"""Sokoban levels (DESIGN.md section 10): XSB text, validation, size ceilings and solution checks.
 
 XSB: ``#`` wall, ``@`` player, ``+`` player on goal, ``$`` box, ``*`` box on goal, ``.`` goal,
 space, ``-`` or ``_`` floor. A file holds one or many levels separated by blank or ``;`` lines;
@@ -10,31 +10,45 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from mazesim import _kernels
-from mazesim.errors import LevelError
+from mazesim.errors import LevelError, read_text
 from mazesim.maze import DELTAS, DOWN, LEFT, PASSAGE, RIGHT, UP, WALL, Cell
+
+if TYPE_CHECKING:
+    from mazesim.search.sokoban.board import Board
 
 __all__ = [
     "Level",
-    "Board",
     "LURD",
-    "SEED_ORDER",
+    "WALL_CHAR",
+    "TUTORIAL_MOVE_ORDER",
+    "MAX_LEVEL_CELLS",
+    "MAX_BOXES",
     "parse_levels",
     "read_levels",
     "read_level",
     "format_level",
-    "replay",
+    "check_size",
+    "verify_solution",
 ]
 
 LURD = {UP: "u", RIGHT: "r", DOWN: "d", LEFT: "l"}
 """Walk letter of each direction; the push letter is its capital."""
-SEED_ORDER = (UP, DOWN, LEFT, RIGHT)
-"""Move order of the tutorial (source 001): up, down, left, right."""
+TUTORIAL_MOVE_ORDER = (UP, DOWN, LEFT, RIGHT)
+"""Move order of the tutorial's BFS (source 001): up, down, left, right."""
+MAX_LEVEL_CELLS = 1 << 15
+"""Most cells (rows x columns of the text) of a level the solvers take: the compiled search
+stores floor numbers as 16-bit integers (a 181 x 181 room fits)."""
+MAX_BOXES = 64
+"""Most boxes of a level the solvers take: every state stores them all and the lower bound is a
+matching of cubic cost in their number."""
 
-_WALL, _PLAYER, _PLAYER_GOAL, _BOX, _BOX_GOAL, _GOAL = "#", "@", "+", "$", "*", "."
+WALL_CHAR = "#"
+_PLAYER, _PLAYER_GOAL, _BOX, _BOX_GOAL, _GOAL = "@", "+", "$", "*", "."
 _FLOOR = {" ", "-", "_"}
 _ALLOWED = "# @ + $ * . space - _"
 _LEVEL_CHARS = set("#@+$*.") | _FLOOR
@@ -64,10 +78,12 @@ class Level:
     def is_wall(self, cell: Cell) -> bool:
         r, c = cell
         h, w = self.shape
-        return not (0 <= r < h and 0 <= c < w) or self.rows[r][c] == _WALL
+        return not (0 <= r < h and 0 <= c < w) or self.rows[r][c] == WALL_CHAR
 
     def board(self) -> Board:
         """The solver's view: the player's region as numbered floor cells."""
+        from mazesim.search.sokoban.board import Board
+
         return Board.of(self)
 
     def text(self) -> str:
@@ -75,61 +91,15 @@ class Level:
         return format_level(self, self.player, self.boxes)
 
 
-@dataclass(frozen=True, eq=False)
-class Board:
-    """Floor cells of the player's region numbered 0..n-1, with neighbour and goal tables.
-
-    ``cells`` (n, 2) row/col of each floor number; ``index`` (H, W) int32 floor number or -1;
-    ``nbr`` (n, 4) the neighbour in each direction of `DELTAS` or -1; ``goal`` (n,) bool.
-    Boxes outside the region never move; they are kept in ``fixed_boxes``.
-    """
-
-    cells: np.ndarray
-    index: np.ndarray
-    nbr: np.ndarray
-    goal: np.ndarray
-    player: int
-    boxes: tuple[int, ...]
-    fixed_boxes: frozenset[Cell]
-    fixed_goals: frozenset[Cell]
-
-    @classmethod
-    def of(cls, level: Level) -> Board:
-        h, w = level.shape
-        grid = np.array([[WALL if ch == _WALL else PASSAGE for ch in row] for row in level.rows],
-                        dtype=np.uint8)
-        dist, _ = _kernels.bfs(grid, *level.player)
-        index = np.full((h, w), -1, np.int32)
-        cells = np.argwhere(dist >= 0)
-        index[cells[:, 0], cells[:, 1]] = np.arange(len(cells), dtype=np.int32)
-        nbr = np.full((len(cells), 4), -1, np.int32)
-        for d, (dr, dc) in enumerate(DELTAS):
-            r, c = cells[:, 0] + dr, cells[:, 1] + dc
-            inside = (r >= 0) & (r < h) & (c >= 0) & (c < w)
-            nbr[inside, d] = index[r[inside], c[inside]]
-        region = {tuple(map(int, cell)) for cell in cells}
-        goal = np.array([tuple(map(int, cell)) in level.goals for cell in cells], dtype=bool)
-        boxes = tuple(sorted(int(index[b]) for b in level.boxes if b in region))
-        for array in (cells, index, nbr, goal):
-            array.flags.writeable = False
-        return cls(cells, index, nbr, goal, int(index[level.player]), boxes,
-                   frozenset(b for b in level.boxes if b not in region),
-                   frozenset(g for g in level.goals if g not in region))
-
-    @property
-    def size(self) -> int:
-        return len(self.cells)
-
-    def cell(self, i: int) -> Cell:
-        return int(self.cells[i, 0]), int(self.cells[i, 1])
-
-    def solvable_outside(self) -> bool:
-        """Whether the boxes the player can never reach already sit on the goals it can't reach."""
-        return self.fixed_boxes == self.fixed_goals
-
-
 def parse_levels(text: str, source: str = "<text>") -> list[Level]:
-    """Every level of an XSB text, validated; `source` names the file in messages."""
+    """Every level of an XSB text, validated; `source` names the file in messages.
+
+    Examples
+    --------
+    >>> (level,) = parse_levels("#####\\n#@$.#\\n#####\\n")
+    >>> level.player, sorted(level.boxes), sorted(level.goals)
+    ((1, 1), [(1, 2)], [(1, 3)])
+    """
     items: list[tuple[str, int, str]] = []           # (kind, line number, text)
     for lineno, line in enumerate(text.splitlines(), start=1):
         stripped = line.strip()
@@ -165,12 +135,7 @@ def parse_levels(text: str, source: str = "<text>") -> list[Level]:
 
 def read_levels(path: str | Path) -> list[Level]:
     """Read an XSB level file (one or many levels); errors name the file, line and column."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as err:
-        raise LevelError(f"{path}: cannot read level file ({err})") from None
-    return parse_levels(text, str(path))
+    return parse_levels(read_text(path, LevelError), str(path))
 
 
 def read_level(path: str | Path, number: int = 1) -> Level:
@@ -219,7 +184,7 @@ def _check_closed(block: list[tuple[int, str]], player: Cell, source: str, numbe
     grid = np.zeros((h + 2, w + 2), np.uint8)          # outside the text: passage, one cell wide
     for r, (_, row) in enumerate(block):
         for c, ch in enumerate(row):
-            grid[r + 1, c + 1] = WALL if ch == _WALL else PASSAGE
+            grid[r + 1, c + 1] = WALL if ch == WALL_CHAR else PASSAGE
     inside = np.zeros_like(grid, dtype=bool)
     for r, (_, row) in enumerate(block):
         inside[r + 1, 1:len(row) + 1] = True
@@ -240,7 +205,7 @@ def format_level(level: Level, player: Cell, boxes: frozenset[Cell] | set[Cell])
     for r, row in enumerate(level.rows):
         chars = []
         for c, ch in enumerate(row):
-            if ch == _WALL:
+            if ch == WALL_CHAR:
                 chars.append(ch)
                 continue
             goal = (r, c) in level.goals
@@ -254,12 +219,30 @@ def format_level(level: Level, player: Cell, boxes: frozenset[Cell] | set[Cell])
     return "\n".join(lines) + "\n"
 
 
-def replay(level: Level, solution: str) -> bool:
+def check_size(level: Level) -> None:
+    """Raise `LevelError` when `level` is above the solvers' ceilings (`MAX_LEVEL_CELLS`,
+    `MAX_BOXES`); checked before any work."""
+    h, w = level.shape
+    if h * w > MAX_LEVEL_CELLS:
+        raise LevelError(f"{level.source}: {h}x{w} = {h * w} cells is too large to solve "
+                         f"(at most {MAX_LEVEL_CELLS} cells)")
+    if len(level.boxes) > MAX_BOXES:
+        raise LevelError(f"{level.source}: {len(level.boxes)} boxes are too many to solve "
+                         f"(at most {MAX_BOXES})")
+
+
+def verify_solution(level: Level, solution: str) -> bool:
     """Play a LURD `solution`; True if it ends with every box on a goal, False if not solved.
 
     Raises `LevelError` naming the move at the first illegal step: a walk or push into a wall or a
     second box, a lower-case letter that would push or a capital that pushes nothing, or an unknown
     letter.
+
+    Examples
+    --------
+    >>> (level,) = parse_levels("######\\n#@$ .#\\n######\\n")
+    >>> verify_solution(level, "RR"), verify_solution(level, "R")
+    (True, False)
     """
     player, boxes = level.player, set(level.boxes)
     for i, letter in enumerate(solution, start=1):

@@ -1,29 +1,33 @@
-"""Push-based A* for Sokoban on the generic search layer: the reference for the numba kernel.
+"""Push-based A* for Sokoban on the generic search layer: the reference (and test oracle) of the
+compiled search.
 
 The same states (player normalised to the smallest cell of its region, sorted boxes), the same
 pruning kernels (dead squares, freeze and cut-off goals, PI-corrals) and the same lower bound,
 computed here with ``scipy.optimize.linear_sum_assignment``; only the loop is
-`mazesim.search.generic.astar`. It finds the same push counts, far more slowly (see the benchmark
-in the project report), which is why `sokoban_solver` runs its own compiled loop.
+`mazesim.search.generic.astar`. It finds the same push counts, about 10x more slowly on Microban
+(``benchmarks/bench_sokoban.py --engine generic``), which is why `solver` runs its own compiled
+loop.
 """
 
 from __future__ import annotations
 
+import math
+import time
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from mazesim.search.sokoban import _kernels as _k
-from mazesim.search.sokoban import _search
 from mazesim.search import generic
-from mazesim.search.sokoban.level import Board
+from mazesim.search.sokoban._search import deadlocked
+from mazesim.search.sokoban.board import Board
 from mazesim.search.sokoban.deadlocks import dead_mask, push_distances
 
 __all__ = ["push_astar"]
 
 
-def push_astar(board: Board, prune: str, time_limit: float | None = None):
-    """Push-optimal A* on `generic.astar`.
+def push_astar(board: Board, prune: str, deadline: float = math.inf):
+    """Push-optimal A* on `generic.astar` until the `time.perf_counter` time `deadline`.
 
     Returns (pushes as (box cell, direction) rows or None, states seen, timed out).
     """
@@ -35,6 +39,7 @@ def push_astar(board: Board, prune: str, time_limit: float | None = None):
     occ, mark, member = np.zeros(n, np.uint8), np.zeros(n, np.int32), np.zeros(n, np.uint8)
     area, group = np.zeros(n, np.int32), np.zeros(n, np.int32)
     stamp = [0]
+    clock = _k.new_clock()          # the deadlock test charges it; generic.astar keeps the time
 
     def canonical(player: int, boxes) -> int:
         occ[list(boxes)] = 1
@@ -64,7 +69,7 @@ def push_astar(board: Board, prune: str, time_limit: float | None = None):
                 if corral >= 0 and area[t] != corral:
                     continue
                 occ[b], occ[t] = 0, 1
-                stuck = full and _search._deadlocked(t, nbr, occ, dead, goal, member, group)
+                stuck = full and deadlocked(t, nbr, occ, dead, goal, member, group, clock)
                 occ[b], occ[t] = 1, 0
                 if not stuck:
                     found.append((b, int(t)))
@@ -77,8 +82,8 @@ def push_astar(board: Board, prune: str, time_limit: float | None = None):
 
     root = (canonical(board.player, board.boxes), tuple(sorted(board.boxes)))
     goals = tuple(int(g) for g in np.flatnonzero(board.goal))
-    result = generic.astar(root, pushes, lambda s: s[1] == goals, heuristic,
-                           time_limit=time_limit)
+    left = None if math.isinf(deadline) else max(deadline - time.perf_counter(), 0.0)
+    result = generic.astar(root, pushes, lambda s: s[1] == goals, heuristic, time_limit=left)
     if not result.found:
         return None, result.seen, result.truncated
     path = []

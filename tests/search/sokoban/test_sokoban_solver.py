@@ -1,5 +1,6 @@
 """Sokoban solvers: the tutorial's exact figures (source 001), deadlocks, push-optimal A*."""
 
+import time
 from pathlib import Path
 
 import numpy as np
@@ -9,12 +10,13 @@ from hypothesis import strategies as st
 
 from mazesim.errors import SearchError
 from mazesim.maze import DELTAS
-from mazesim.search.sokoban import _kernels as _k
-from mazesim.search.sokoban import _search
 from mazesim.search import generic
-from mazesim.search.sokoban.level import parse_levels, read_levels, replay
+from mazesim.search.sokoban import _kernels as _k
+from mazesim.search.sokoban import _search, _walks
 from mazesim.search.sokoban.deadlocks import corner_squares, dead_squares, is_frozen
-from mazesim.search.sokoban.solver import _box_search, _lurd, solve
+from mazesim.search.sokoban.level import parse_levels, read_levels, verify_solution
+from mazesim.search.sokoban.solver import _lurd, solve
+from mazesim.search.sokoban.stages import STAGES, run_stage, zobrist_keys
 
 DATA = Path(__file__).parents[2] / "data"
 TUTORIAL = read_levels(DATA / "sokoban_tutorial_9x6.txt")[0]
@@ -24,7 +26,7 @@ TUTORIAL = read_levels(DATA / "sokoban_tutorial_9x6.txt")[0]
 def test_tutorial_bfs_figures(prune, states):
     result = solve(TUTORIAL, method="bfs", prune=prune)
     assert (result.moves, result.states) == (14, states)       # source 001, exactly
-    assert result.solved and result.optimal and replay(TUTORIAL, result.solution)
+    assert result.solved and result.optimal and verify_solution(TUTORIAL, result.solution)
 
 
 def test_stronger_pruning_keeps_the_move_count_and_sees_fewer_states():
@@ -105,7 +107,7 @@ def _push_optimal(level) -> int:
 
 def test_astar_is_push_optimal_on_the_tutorial():
     result = solve(TUTORIAL, method="astar")
-    assert result.solved and result.optimal and replay(TUTORIAL, result.solution)
+    assert result.solved and result.optimal and verify_solution(TUTORIAL, result.solution)
     assert result.pushes == _push_optimal(TUTORIAL) == 5
 
 
@@ -113,7 +115,7 @@ def test_astar_is_push_optimal_on_the_tutorial():
 def test_astar_push_optimal_on_small_microban_levels(number, microban):
     level = microban[number - 1]
     result = solve(level, method="astar", time_limit=20)
-    assert result.solved and result.optimal and replay(level, result.solution)
+    assert result.solved and result.optimal and verify_solution(level, result.solution)
     assert result.pushes == _push_optimal(level)
     assert result.moves == len(result.solution) >= result.pushes
 
@@ -153,13 +155,13 @@ def test_bad_options():
 def test_generic_engine_finds_the_same_push_counts(number, microban):
     level = microban[number - 1]
     fast, reference = solve(level), solve(level, engine="generic")
-    assert reference.solved and reference.optimal and replay(level, reference.solution)
+    assert reference.solved and reference.optimal and verify_solution(level, reference.solution)
     assert reference.pushes == fast.pushes
 
 
 def test_packing_order_fills_the_corridor_from_its_end(microban):
     board = microban[152].board()                   # Microban 153
-    order = _search.packing_order(board.nbr, board.goal.astype(np.uint8))
+    order = _walks.packing_order(board.nbr, board.goal.astype(np.uint8), _k.new_clock(), np.inf)
     assert [board.cell(g) for g in order] == [(1, 1), (2, 1), (3, 1), (4, 1), (5, 1), (6, 1),
                                               (8, 1), (8, 2), (7, 1), (7, 2)]
 
@@ -168,9 +170,9 @@ def test_packing_order_fills_the_corridor_from_its_end(microban):
 def test_greedy_with_goal_macros_gives_replayable_solutions(number, microban):
     level = microban[number - 1]
     board = level.board()
-    keys = np.random.default_rng(0).integers(0, 1 << 62, (2, board.size), dtype=np.int64)
-    status, pushes, _ = _box_search(board, "full", (0, 1), False, True, keys[0], keys[1], 20.0)
-    assert status == 1 and replay(level, _lurd(board, pushes))
+    (macros,) = [stage for stage in STAGES if stage.goal_macros]
+    status, pushes, _ = run_stage(board, macros, "full", zobrist_keys(board), time.perf_counter() + 20)
+    assert status == 1 and verify_solution(level, _lurd(board, pushes))
 
 
 def test_connectivity_stage_solves_microban_153_within_the_limit(microban):
@@ -180,7 +182,7 @@ def test_connectivity_stage_solves_microban_153_within_the_limit(microban):
     # 20 s, not the benchmark's 10 s: the stages share the limit, so the connectivity stage gets
     # 6 s for the ~2 s it needs and a busy CI machine does not make the test flaky
     result = solve(level, method="astar", time_limit=20.0)
-    assert result.solved and result.seconds < 20.0 and replay(level, result.solution)
+    assert result.solved and result.seconds < 20.0 and verify_solution(level, result.solution)
 
 
 def test_areas_counts_the_separate_free_regions():
@@ -188,9 +190,9 @@ def test_areas_counts_the_separate_free_regions():
     board = level.board()
     occupied = np.zeros(board.size, np.uint8)
     mark = np.zeros(board.size, np.int32)
-    assert _search._areas(board.nbr, occupied, mark, 0) == (1, 1)
+    assert _search.free_areas(board.nbr, occupied, mark, 0) == (1, 1)
     occupied[board.index[1, 3]] = 1                        # the box splits the corridor
-    assert _search._areas(board.nbr, occupied, mark, 1) == (2, 3)
+    assert _search.free_areas(board.nbr, occupied, mark, 1) == (2, 3)
 
 
 @st.composite
@@ -226,6 +228,6 @@ def test_astar_matches_the_push_oracle_on_random_levels(level):
     best = _push_optimal(level) if level.board().solvable_outside() else -1
     assert result.solved == (best >= 0)
     if result.solved:
-        assert result.optimal and result.pushes == best and replay(level, result.solution)
+        assert result.optimal and result.pushes == best and verify_solution(level, result.solution)
         moves = solve(level, method="bfs", prune="none")
         assert moves.solved and moves.moves <= result.moves
