@@ -13,8 +13,8 @@ from mazesim.cli._options import CELL
 from mazesim.errors import LevelError
 from mazesim.maze import read_maze
 from mazesim.search.knight import MAX_PATH_BOARD, knight_distance, knight_path
-from mazesim.search.pursuit import (CHASER_NAMES, chase as run_chase, chase_scene, chase_text,
-                                    place_chasers)
+from mazesim.search.pursuit import CHASER_NAMES, chase as run_chase, chase_scene, chase_text, \
+    place_chasers
 from mazesim.search.terrain import CONVENTIONS, cost_to_goal, read_costs, terrain_route
 
 __all__ = ["knight", "terrain", "chase"]
@@ -79,24 +79,37 @@ def terrain(costs_file, start, goal, convention, with_table, as_json):
 @click.option("--wander", is_flag=True, help="The player (at S) walks at random; else stays.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False),
               help="Draw a PNG (chasers' tracks as a heat map) instead of printing the maze.")
-def chase(maze_file, chasers, steps, seed, wander, output):
+@click.option("--json", "as_json", is_flag=True,
+              help='Print {"steps": T, "player": [r, c], "chasers": [{"name", "cell", '
+                   '"distance", "caught"}, ...]} (null: no route / never caught).')
+def chase(maze_file, chasers, steps, seed, wander, output, as_json):
     """Chasers descending one distance map from the player at S (source 000)."""
     maze = read_maze(maze_file)
     rng = np.random.default_rng(seed)
     cells = place_chasers(maze, chasers, rng, avoid=maze.start)
     result = run_chase(maze, maze.start, cells, steps, rng if wander else None)
-    player, final = tuple(result.player[-1].tolist()), result.chasers[-1].tolist()
+    report = result.to_dict()
     if output:
         _draw_chase(maze, result, output)
-    else:
-        click.echo(chase_text(maze, player, final), nl=False)
-    for name, cell, dist, caught in zip(CHASER_NAMES, final, result.distances[-1],
-                                        result.caught):
-        click.echo(f"{name} ({cell[0]},{cell[1]}): {_chaser_state(dist, caught)}")
+    text = json.dumps(report) if as_json else _chase_text(maze, report, not output)
+    if text:                                   # nothing to say: a picture of no chasers
+        click.echo(text)
 
 
-def _chaser_state(dist: int, caught: int) -> str:
-    if dist < 0:
+def _chase_text(maze, report: dict, picture: bool) -> str:
+    """The final position (as a picture unless drawn to a file) and one line per chaser."""
+    lines = []
+    if picture:
+        final = [chaser["cell"] for chaser in report["chasers"]]
+        lines.append(chase_text(maze, tuple(report["player"]), final).rstrip("\n"))
+    for chaser in report["chasers"]:
+        (r, c), state = chaser["cell"], _chaser_state(chaser["distance"], chaser["caught"])
+        lines.append(f"{chaser['name']} ({r},{c}): {state}")
+    return "\n".join(lines)
+
+
+def _chaser_state(dist: int | None, caught: int | None) -> str:
+    if dist is None:
         return "no route to the player"
     if dist == 0:
         return f"caught at step {caught}"

@@ -19,12 +19,16 @@ from mazesim import _kernels
 from mazesim.errors import SearchError
 from mazesim.maze import DELTAS, PASSAGE, Cell, Maze, readonly
 
-__all__ = ["PLAYER_CHAR", "CHASER_NAMES", "Chase", "chase", "place_chasers", "chase_text",
-           "chase_scene"]
+__all__ = ["PLAYER_CHAR", "CHASER_NAMES", "MAX_CHASE_RECORD", "Chase", "chase", "place_chasers",
+           "chase_text", "chase_scene"]
 
 PLAYER_CHAR = "@"
 CHASER_NAMES = ascii_uppercase
 """Chaser i is drawn as letter i (so pictures show at most 26 chasers)."""
+MAX_CHASE_RECORD = 2_000_000
+"""Most cells one pursuit records, steps x (chasers + 1): each step stores the player's cell and
+every chaser's (about 24 bytes each) and costs 10 to 30 microseconds (a wandering player also
+costs a BFS of the maze per step)."""
 
 _UNREACHED = -1
 _PASSAGE_CHAR, _WALL_CHAR = ".", "#"
@@ -58,6 +62,18 @@ class Chase:
         on_player = self.distances == 0
         return np.where(on_player.any(axis=0), on_player.argmax(axis=0), -1)
 
+    def to_dict(self) -> dict:
+        """The final position: the player's cell and each chaser's name (`CHASER_NAMES`, then
+        numbers), cell, distance (None: no route) and caught step (None: never)."""
+        chasers = []
+        for i, (cell, dist, caught) in enumerate(zip(self.chasers[-1].tolist(),
+                                                     self.distances[-1].tolist(),
+                                                     self.caught.tolist())):
+            chasers.append({"name": CHASER_NAMES[i] if i < len(CHASER_NAMES) else str(i + 1),
+                            "cell": cell, "distance": None if dist == _UNREACHED else dist,
+                            "caught": None if caught == _UNREACHED else caught})
+        return {"steps": self.steps, "player": self.player[-1].tolist(), "chasers": chasers}
+
 
 def chase(maze: Maze, player: Cell, chasers: Sequence[Cell], steps: int,
           rng: np.random.Generator | None = None) -> Chase:
@@ -72,9 +88,25 @@ def chase(maze: Maze, player: Cell, chasers: Sequence[Cell], steps: int,
     rng : numpy.random.Generator, optional
         Without it the player stands still; with it the player moves each step to a uniformly
         chosen open neighbour (a random walk) before the chasers move.
+
+    Raises `SearchError` before any work when ``steps x (chasers + 1)`` is above
+    `MAX_CHASE_RECORD`.
+
+    Examples
+    --------
+    >>> from mazesim.maze import parse_maze
+    >>> maze = parse_maze("#####\\n#S.G#\\n#####\\n")
+    >>> result = chase(maze, maze.start, [maze.goal], 3)
+    >>> result.distances[:, 0].tolist(), result.caught.tolist()
+    ([2, 1, 0, 0], [2])
     """
     if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or steps < 0:
         raise SearchError(f"steps: {steps!r} (allowed: an integer >= 0)")
+    record = (int(steps) + 1) * (len(chasers) + 1)
+    if record > MAX_CHASE_RECORD:
+        raise SearchError(f"steps: {steps} with {len(chasers)} chasers is too long a pursuit: "
+                          f"(steps + 1) x (chasers + 1) = {record:,} cells to record "
+                          f"(at most {MAX_CHASE_RECORD:,})")
     here = np.array(maze.passage_cell(player, "player"), np.int64)
     them = np.array([maze.passage_cell(c, f"chaser {i + 1}") for i, c in enumerate(chasers)],
                     np.int64).reshape(-1, 2)

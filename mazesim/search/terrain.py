@@ -26,6 +26,8 @@ from mazesim.search import _terrain_kernels as _kernels
 __all__ = [
     "CONVENTIONS",
     "IMPASSABLE",
+    "MAX_GRID_CELLS",
+    "MAX_COST",
     "TerrainRoute",
     "parse_costs",
     "read_costs",
@@ -36,6 +38,13 @@ __all__ = [
 CONVENTIONS = ("enter", "leave")
 IMPASSABLE = ("inf", "#")
 """Tokens of an impassable cell (``inf`` in any case, ``infinity`` too)."""
+MAX_GRID_CELLS = 16_000_000
+"""Most cells of a cost grid (4000 x 4000): the Dijkstra keeps about 56 bytes per cell."""
+MAX_COST = 1e300
+"""Largest finite cost. A route sums at most `MAX_GRID_CELLS` costs, and 1e300 x 1.6e7 stays
+below the largest float (1.8e308): a finite route cost never overflows to infinity."""
+_INFINITY_WORDS = {"inf", "+inf", "infinity", "+infinity"}
+_ALLOWED_COSTS = "a number >= 0, inf or #"
 
 _FULL_TABLE = -1
 _TOKEN = re.compile(r"[^,\s]+")
@@ -53,8 +62,9 @@ def parse_costs(text: str, source: str = "<text>") -> np.ndarray:
     """Read a cost grid from text: rows of numbers split by commas or whitespace.
 
     Blank lines are skipped; ``inf`` or ``#`` marks an impassable cell. A negative, NaN or
-    non-numeric cost, an empty CSV field or a row of another length raises `LevelError` naming
-    ``source:line:col`` and the cell.
+    non-numeric cost, a number that overflows to infinity (``1e400``) or is above `MAX_COST`, an
+    empty CSV field, a row of another length or more than `MAX_GRID_CELLS` cells raise
+    `LevelError` naming ``source:line:col`` and the cell.
 
     Examples
     --------
@@ -62,7 +72,6 @@ def parse_costs(text: str, source: str = "<text>") -> np.ndarray:
     [[1.0, 2.0, inf], [3.0, inf, 0.0]]
     """
     rows: list[list[float]] = []
-    numbers: list[int] = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
@@ -74,19 +83,18 @@ def parse_costs(text: str, source: str = "<text>") -> np.ndarray:
             row = [math.inf if t == "#" else float(t) for t in _TOKEN.findall(line)]
         except ValueError:
             row = _checked_row(line, source, number, len(rows))   # raises, naming the cell
+        if not all(0 <= v <= MAX_COST for v in row):   # infinite, too large, negative or NaN
+            row = _checked_row(line, source, number, len(rows))   # raises unless inf or #
         if rows and len(row) != len(rows[0]):
             raise LevelError(f"{source}:{number}: row {len(rows)} has {len(row)} cells, "
                              f"the first row has {len(rows[0])}")
         rows.append(row)
-        numbers.append(number)
+        if len(rows) * len(row) > MAX_GRID_CELLS:
+            raise LevelError(f"{source}:{number}: more than {MAX_GRID_CELLS:,} cells "
+                             f"(the most a cost grid may have)")
     if not rows:
         raise LevelError(f"{source}: no cost rows")
-    costs = np.array(rows, dtype=np.float64)
-    bad = np.argwhere(~(costs >= 0))                     # negative or NaN
-    if len(bad):
-        r = int(bad[0, 0])
-        _checked_row(text.splitlines()[numbers[r] - 1], source, numbers[r], r)
-    return readonly(costs)
+    return readonly(np.array(rows, dtype=np.float64))
 
 
 def read_costs(path: str | Path) -> np.ndarray:
@@ -149,10 +157,15 @@ def _cost(match: re.Match, source: str, line: int, cell: Cell) -> float:
     try:
         value = float(token)
     except ValueError:
-        raise LevelError(f"{where}: {token!r} is not a cost "
-                         "(allowed: a number >= 0, inf or #)") from None
+        raise LevelError(f"{where}: {token!r} is not a cost (allowed: {_ALLOWED_COSTS})") from None
     if not value >= 0:
-        raise LevelError(f"{where}: cost {token} (allowed: a number >= 0, inf or #)")
+        raise LevelError(f"{where}: cost {token} (allowed: {_ALLOWED_COSTS})")
+    if math.isinf(value) and token.lower() not in _INFINITY_WORDS:
+        raise LevelError(f"{where}: {token} overflows to infinity (impassable cells are written "
+                         f"inf or #; the largest cost is {MAX_COST:g})")
+    if value > MAX_COST and not math.isinf(value):
+        raise LevelError(f"{where}: cost {token} is above the largest cost {MAX_COST:g} "
+                         "(route sums must stay finite)")
     return value
 
 
@@ -160,10 +173,18 @@ def _check_costs(costs) -> np.ndarray:
     grid = np.ascontiguousarray(costs, dtype=np.float64)
     if grid.ndim != 2 or grid.size == 0:
         raise LevelError(f"costs must be a non-empty 2-D grid, got shape {grid.shape}")
+    if grid.size > MAX_GRID_CELLS:
+        raise LevelError(f"costs: {grid.shape[0]}x{grid.shape[1]} = {grid.size:,} cells "
+                         f"(at most {MAX_GRID_CELLS:,})")
     if np.isnan(grid).any() or (grid < 0).any():
         r, c = np.argwhere(np.isnan(grid) | (grid < 0))[0]
         raise LevelError(f"costs: cell {(int(r), int(c))}: cost {grid[r, c]} "
                          "(allowed: a number >= 0 or inf)")
+    too_large = np.isfinite(grid) & (grid > MAX_COST)
+    if too_large.any():
+        r, c = np.argwhere(too_large)[0]
+        raise LevelError(f"costs: cell {(int(r), int(c))}: cost {grid[r, c]:g} is above the "
+                         f"largest cost {MAX_COST:g} (route sums must stay finite)")
     return grid
 
 

@@ -123,6 +123,57 @@ def test_chase_png(runner, tmp_path):
     assert [line[:1] for line in result.stdout.splitlines()] == ["A", "B"]
 
 
+def test_chase_json(runner):
+    result = runner.invoke(main, ["chase", TUTORIAL, "--chasers", "3", "--steps", "5",
+                                  "--seed", "1", "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout) == {"steps": 5, "player": [1, 1], "chasers": [
+        {"name": "A", "cell": [1, 3], "distance": 2, "caught": None},
+        {"name": "B", "cell": [1, 1], "distance": 0, "caught": 4},
+        {"name": "C", "cell": [2, 1], "distance": 1, "caught": None}]}
+    text = runner.invoke(main, ["chase", TUTORIAL, "--chasers", "3", "--steps", "5",
+                                "--seed", "1"])
+    assert text.stdout.splitlines()[7:] == ["A (1,3): 2 moves away", "B (1,1): caught at step 4",
+                                            "C (2,1): 1 move away"]
+
+
+def test_chase_json_no_route(runner, tmp_path):
+    split = tmp_path / "split.txt"
+    split.write_text("#######\n#S.#.G#\n#######\n")
+    result = runner.invoke(main, ["chase", str(split), "--chasers", "3", "--steps", "2",
+                                  "--json"])
+    chasers = json.loads(result.stdout)["chasers"]
+    assert sorted((c["cell"], c["distance"], c["caught"]) for c in chasers) == [
+        ([1, 1], 0, 1), ([1, 4], None, None), ([1, 5], None, None)]
+
+
+def test_chase_refuses_a_pursuit_too_long_before_any_work(runner):
+    result = runner.invoke(main, ["chase", TUTORIAL, "--chasers", "3", "--steps", str(10**9)])
+    assert error_line(result) == (
+        "Error: steps: 1000000000 with 3 chasers is too long a pursuit: (steps + 1) x "
+        "(chasers + 1) = 4,000,000,004 cells to record (at most 2,000,000)")
+
+
+@pytest.mark.parametrize("command", ["knight", "terrain", "chase", "sokoban"])
+def test_every_command_has_help(runner, command):
+    result = runner.invoke(main, [command, "--help"])
+    assert result.exit_code == 0 and result.stdout.startswith(f"Usage: main {command} ")
+    assert "--json" in result.stdout
+
+
+def test_terrain_refuses_costs_that_overflow(runner, tmp_path):
+    costs = tmp_path / "costs.txt"
+    costs.write_text("1 1\n1 1e400\n")
+    result = runner.invoke(main, ["terrain", str(costs), "--from", "0,0", "--to", "0,1"])
+    assert error_line(result) == (f"Error: {costs}:2:3: cell (1, 1): 1e400 overflows to infinity "
+                                  "(impassable cells are written inf or #; the largest cost is "
+                                  "1e+300)")
+    costs.write_text("1e308 1e308 1e308\n")
+    result = runner.invoke(main, ["terrain", str(costs), "--from", "0,0", "--to", "0,2"])
+    assert error_line(result) == (f"Error: {costs}:1:1: cell (0, 0): cost 1e308 is above the "
+                                  "largest cost 1e+300 (route sums must stay finite)")
+
+
 def test_chase_errors(runner, tmp_path):
     result = runner.invoke(main, ["chase", TUTORIAL, "--chasers", "27", "--steps", "5"])
     assert result.exit_code == 2                          # click's range: at most 26 letters

@@ -1,6 +1,7 @@
 """The `mazesim sokoban` command: text and JSON output, the time limit, errors as one line."""
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -9,58 +10,36 @@ from click.testing import CliRunner
 from mazesim.cli import main
 
 TUTORIAL = str(Path(__file__).parents[1] / "data" / "sokoban_tutorial_9x6.txt")
+SHARED_LEVELS = Path("shared") / "levels" / "microban.txt"
+BOX_SPACING = 3
 
 
 def _run(*args):
     return CliRunner().invoke(main, ["sokoban", *args])
 
 
-def test_json_bfs_tutorial():
-    result = _run(TUTORIAL, "--method", "bfs", "--prune", "corners", "--json")
-    assert result.exit_code == 0
-    data = json.loads(result.output)
-    assert (data["solved"], data["optimal"], data["moves"], data["pushes"]) == (True, True, 14, 5)
-    assert (data["solution"], data["states"]) == ("ruLulDDullulDD", 907)
-    assert data["seconds"] >= 0
+def _error_line(result):
+    """The one line a failing command prints (exit code 2)."""
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    return lines[0]
 
 
-def test_text_astar_tutorial():
-    result = _run(TUTORIAL, "--level", "1")
-    assert result.exit_code == 0
-    lines = result.output.splitlines()
-    assert lines[0].endswith("level 1: solved (push-optimal)")
-    assert "pushes: 5" in lines and any(line.startswith("solution: ") for line in lines)
-
-
-def test_unsolvable_level_is_one_clear_line(tmp_path):
-    path = tmp_path / "stuck.txt"
-    path.write_text("######\n#@  $#\n#.   #\n######\n")
-    result = _run(str(path), "--json")
-    assert result.exit_code == 0 and json.loads(result.output)["solved"] is False
-    result = _run(str(path))
-    assert result.exit_code == 0
-    assert result.output.count("\n") == 1
-    assert "no solution: the level is unsolvable" in result.output
-
-
-def test_bad_level_number_and_bad_file(tmp_path):
-    result = _run(TUTORIAL, "--level", "2")
-    assert result.exit_code == 2
-    assert result.output.strip().splitlines()[-1].endswith("no level 2 (the file has 1: 1 to 1)")
-    bad = tmp_path / "bad.txt"
-    bad.write_text("#####\n#@$.#\n##x##\n")
-    result = _run(str(bad))
-    assert result.exit_code == 2
-    assert result.output.strip() == f"Error: {bad}:3:3: unknown character 'x' " \
-                                    "(allowed: # @ + $ * . space - _)"
-
-
-def test_bad_options_exit_2():
-    assert _run(TUTORIAL, "--method", "dfs").exit_code == 2
-    assert _run(TUTORIAL, "--time-limit", "0").exit_code == 2
-
-
-SHARED_LEVELS = Path("shared") / "levels" / "microban.txt"
+def _room(tmp_path, size: int, boxes: int) -> str:
+    """A level file: an open `size` x `size` room, boxes on rows from the top (every third
+    column, every other row), their goals as many rows up from the bottom."""
+    inner, per_row = size - 2, (size - 4) // BOX_SPACING
+    rows = [list("#" * size)] + [list("#" + " " * inner + "#") for _ in range(inner)] + \
+        [list("#" * size)]
+    for i in range(boxes):
+        band, col = 2 * (i // per_row), BOX_SPACING * (i % per_row + 1)
+        rows[3 + band][col] = "$"
+        rows[size - 4 - band][col] = "."
+    rows[1][1] = "@"
+    path = tmp_path / f"room_{size}_{boxes}.txt"
+    path.write_text("\n".join("".join(row) for row in rows) + "\n")
+    return str(path)
 
 
 @pytest.fixture(scope="module")
@@ -72,10 +51,76 @@ def microban() -> str:
     pytest.fail(f"Microban levels not found: no {SHARED_LEVELS} in any folder above the tests")
 
 
+def test_json_bfs_tutorial():
+    result = _run(TUTORIAL, "--method", "bfs", "--prune", "corners", "--json")
+    assert result.exit_code == 0
+    data = json.loads(result.stdout)
+    assert (data["solved"], data["optimal"], data["moves"], data["pushes"]) == (True, True, 14, 5)
+    assert (data["solution"], data["states"], data["stage"]) == ("ruLulDDullulDD", 907, None)
+    assert data["seconds"] >= 0
+
+
+def test_text_astar_tutorial():
+    result = _run(TUTORIAL, "--level", "1")
+    assert result.exit_code == 0
+    lines = result.stdout.splitlines()
+    assert lines[0].endswith("level 1: solved (push-optimal)")
+    assert "pushes: 5" in lines and any(line.startswith("solution: ") for line in lines)
+    assert lines[-1] == "stage: astar-forward"
+    assert json.loads(_run(TUTORIAL, "--json").stdout)["stage"] == "astar-forward"
+
+
+def test_unsolvable_level_is_one_clear_line(tmp_path):
+    path = tmp_path / "stuck.txt"
+    path.write_text("######\n#@  $#\n#.   #\n######\n")
+    result = _run(str(path), "--json")
+    assert result.exit_code == 0 and json.loads(result.stdout)["solved"] is False
+    result = _run(str(path))
+    assert result.exit_code == 0
+    assert result.stdout.count("\n") == 1
+    assert "no solution: the level is unsolvable" in result.stdout
+
+
+def test_bad_level_number_and_bad_file(tmp_path):
+    result = _run(TUTORIAL, "--level", "2")
+    assert _error_line(result).endswith("no level 2 (the file has 1: 1 to 1)")
+    bad = tmp_path / "bad.txt"
+    bad.write_text("#####\n#@$.#\n##x##\n")
+    assert _error_line(_run(str(bad))) == (f"Error: {bad}:3:3: unknown character 'x' "
+                                           "(allowed: # @ + $ * . space - _)")
+    missing = tmp_path / "missing.txt"
+    assert _error_line(_run(str(missing))) == f"Error: {missing}: no such file"
+
+
+def test_bad_options_exit_2():
+    assert _error_line(_run(TUTORIAL, "--method", "dfs")).startswith(
+        "Error: main sokoban: Invalid value for '--method': 'dfs' is not one of")
+    assert "Invalid value for '--time-limit': 0.0 is not in the range x>0." in _error_line(
+        _run(TUTORIAL, "--time-limit", "0"))
+
+
+def test_levels_above_the_ceilings_are_one_line(tmp_path):
+    big = _room(tmp_path, 182, 2)
+    assert _error_line(_run(big, "--time-limit", "100")) == (
+        f"Error: {big}: level 1: 182x182 = 33124 cells is too large to solve "
+        "(at most 32768 cells)")
+    crowded = _room(tmp_path, 60, 65)
+    assert _error_line(_run(crowded)).endswith("65 boxes are too many to solve (at most 64)")
+
+
+def test_a_time_limit_holds_from_the_command_line(tmp_path):
+    _run(_room(tmp_path, 30, 8), "--time-limit", "0.05")    # compile or load the kernels first
+    room = _room(tmp_path, 150, 40)
+    start = time.perf_counter()
+    result = _run(room, "--time-limit", "0.5", "--json")
+    assert time.perf_counter() - start < 0.7
+    data = json.loads(result.stdout)
+    assert data["timed_out"] is True and data["solved"] is False and data["stage"] is None
+
+
 def test_time_limit_hit_is_clear_and_exits_0(microban):
     result = _run(microban, "--level", "153", "--time-limit", "0.2")
     assert result.exit_code == 0
-    assert "level 153: not solved within the time limit" in result.output
-    data = json.loads(_run(microban, "--level", "153", "--time-limit", "0.2",
-                           "--json").output)
+    assert "level 153: not solved within the time limit" in result.stdout
+    data = json.loads(_run(microban, "--level", "153", "--time-limit", "0.2", "--json").stdout)
     assert data["solved"] is False and data["timed_out"] is True and data["solution"] == ""

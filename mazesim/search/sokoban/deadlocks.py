@@ -22,7 +22,15 @@ pushes; those plus freeze deadlocks."""
 
 def corner_squares(board: Board) -> np.ndarray:
     """The tutorial's dead corners (source 001): non-goal squares with a wall above or below and a
-    wall left or right."""
+    wall left or right.
+
+    Examples
+    --------
+    >>> from mazesim.search.sokoban.level import parse_levels
+    >>> board = parse_levels("######\\n#@$ .#\\n#    #\\n######\\n")[0].board()
+    >>> [board.cell(i) for i in np.flatnonzero(corner_squares(board))]
+    [(1, 1), (2, 1), (2, 4)]
+    """
     wall = board.nbr < 0
     corner = (wall[:, UP] | wall[:, DOWN]) & (wall[:, LEFT] | wall[:, RIGHT]) & ~board.goal
     return readonly(corner)
@@ -38,7 +46,15 @@ def push_distances(board: Board) -> np.ndarray:
 
 
 def dead_squares(board: Board) -> np.ndarray:
-    """Squares from which no push sequence brings a lone box to any goal (reverse pulls)."""
+    """Squares from which no push sequence brings a lone box to any goal (reverse pulls).
+
+    Examples
+    --------
+    >>> from mazesim.search.sokoban.level import parse_levels
+    >>> board = parse_levels("######\\n#@$ .#\\n#    #\\n######\\n")[0].board()
+    >>> [board.cell(i) for i in np.flatnonzero(dead_squares(board))]
+    [(1, 1), (2, 1), (2, 2), (2, 3), (2, 4)]
+    """
     dist = push_distances(board)
     if dist.shape[0] == 0:
         return readonly(np.ones(board.size, bool))

@@ -30,6 +30,14 @@ def push_astar(board: Board, prune: str, deadline: float = math.inf):
     """Push-optimal A* on `generic.astar` until the `time.perf_counter` time `deadline`.
 
     Returns (pushes as (box cell, direction) rows or None, states seen, timed out).
+
+    Examples
+    --------
+    >>> from mazesim.search.sokoban.level import parse_levels
+    >>> board = parse_levels("#######\\n#@ $ .#\\n#######\\n")[0].board()
+    >>> pushes, states, timed_out = push_astar(board, "full")
+    >>> pushes.tolist(), states, timed_out
+    ([[2, 1], [3, 1]], 3, False)
     """
     nbr, n = board.nbr, board.size
     dist = push_distances(board)

@@ -96,7 +96,16 @@ class StageRun:
 
 def push_search(board: Board, prune: str, start: float, time_limit: float | None) -> StageRun:
     """Run the stages (only the first without a time limit) from the `time.perf_counter` time
-    `start` of the solve until one decides."""
+    `start` of the solve until one decides.
+
+    Examples
+    --------
+    >>> from mazesim.search.sokoban.level import parse_levels
+    >>> board = parse_levels("#######\\n#@ $ .#\\n#######\\n")[0].board()
+    >>> run = push_search(board, "full", time.perf_counter(), time_limit=1.0)
+    >>> run.stage.name, run.pushes.tolist()              # (box cell, direction RIGHT) twice
+    ('astar-forward', [[2, 1], [3, 1]])
+    """
     keys = zobrist_keys(board)
     stages = STAGES if time_limit is not None else STAGES[:1]
     tables: dict[bool, _Tables] = {}

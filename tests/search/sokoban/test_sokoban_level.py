@@ -70,12 +70,6 @@ def test_error_names_the_level_number_in_a_collection():
         parse_levels(text, "set.txt")
 
 
-def test_a_gap_outside_the_players_region_is_fine():
-    # Microban 24's shape: the top row has a gap that the player's region never reaches
-    (level,) = parse_levels("# #####\n  #   #\n###$$@#\n#   ###\n#     #\n# . . #\n#######\n")
-    assert level.board().size == 19
-
-
 def test_read_level_number_and_missing_file(tmp_path):
     path = tmp_path / "two.txt"
     path.write_text(TWO_LEVELS)
@@ -84,6 +78,10 @@ def test_read_level_number_and_missing_file(tmp_path):
         read_level(path, 3)
     with pytest.raises(LevelError, match=r"missing.txt: no such file"):
         read_levels(tmp_path / "missing.txt")
+    latin = tmp_path / "latin.txt"
+    latin.write_bytes("; caf\xe9\n#####\n#@$.#\n#####\n".encode("latin-1"))
+    with pytest.raises(LevelError, match=r"latin.txt: not UTF-8 text"):
+        read_level(latin)
 
 
 def test_verify_solution_accepts_the_tutorial_solution_and_rejects_bad_ones():
