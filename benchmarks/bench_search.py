@@ -4,6 +4,7 @@ Usage::
 
     python benchmarks/bench_search.py                       # 1000x1000, 5 repeats
     python benchmarks/bench_search.py --size 2000 --repeats 3
+    python benchmarks/bench_search.py --quick               # 300x300, 3 repeats: a few seconds
 
 Wall-clock and CPU times, as medians of interleaved repeats (the first, compiling call excluded): `terrain_route`
 (Dijkstra from the goal stopped at the start, then the descent), `cost_to_goal` (the full table),
@@ -29,6 +30,8 @@ TARGET_SECONDS = 0.3
 COST_RANGE = (1, 10)
 """Random integer costs in [1, 10)."""
 GENERIC_SIZE = 200
+QUICK = {"size": 300, "repeats": 3, "generic_size": 100}
+"""--quick: small enough to run in a few seconds, so the script cannot rot unnoticed."""
 
 
 def _timed(function, *args, **kwargs):
@@ -56,7 +59,13 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=1000, help="grid side (default 1000)")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--seed", type=int, default=2024)
+    parser.add_argument("--quick", action="store_true",
+                        help=f"{QUICK['size']}x{QUICK['size']}, {QUICK['repeats']} repeats")
     args = parser.parse_args()
+    generic_size = GENERIC_SIZE
+    if args.quick:
+        args.size, args.repeats, generic_size = QUICK["size"], QUICK["repeats"], \
+            QUICK["generic_size"]
 
     rng = np.random.default_rng(args.seed)
     costs = rng.integers(*COST_RANGE, (args.size, args.size)).astype(np.float64)
@@ -98,11 +107,11 @@ def main() -> None:
     verdict = "within" if cpu_ours <= TARGET_SECONDS else "ABOVE"
     print(f"  target {TARGET_SECONDS} s for 1000x1000 (CPU time): {verdict}")
 
-    small = costs[:GENERIC_SIZE, :GENERIC_SIZE]
-    corner = (GENERIC_SIZE - 1, GENERIC_SIZE - 1)
+    small = costs[:generic_size, :generic_size]
+    corner = (generic_size - 1, generic_size - 1)
     _, generic_seconds, generic_cost = _timed(_generic_route, small, start, corner)
     _, kernel_seconds, kernel = _timed(terrain_route, small, start, corner)
-    print(f"generic dijkstra {GENERIC_SIZE}x{GENERIC_SIZE}: {generic_seconds:.3f} s CPU "
+    print(f"generic dijkstra {generic_size}x{generic_size}: {generic_seconds:.3f} s CPU "
           f"(kernel {kernel_seconds:.4f} s, x{generic_seconds / kernel_seconds:.0f}), "
           f"costs {generic_cost:g} / {kernel.cost:g}")
 

@@ -96,9 +96,12 @@ def _check(n: int, cell, name: str) -> Cell:
     if isinstance(n, bool) or not isinstance(n, Integral) or n < 1:
         raise LevelError(f"board size: {n!r} (allowed: an integer >= 1)")
     try:
-        r, c = (int(v) for v in cell)
+        r, c = cell
     except (TypeError, ValueError):
-        raise LevelError(f"{name}: {cell!r} is not a (row, col) square") from None
+        r = c = None
+    if any(isinstance(v, bool) or not isinstance(v, Integral) for v in (r, c)):
+        raise LevelError(f"{name}: {cell!r} is not a (row, col) square of integers")
+    r, c = int(r), int(c)
     if not (0 <= r < n and 0 <= c < n):
         raise LevelError(f"{name}: square {(r, c)} is off the {n}x{n} board "
                          f"(0-based rows and columns 0..{n - 1})")

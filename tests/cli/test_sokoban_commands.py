@@ -44,7 +44,7 @@ def _room(tmp_path, size: int, boxes: int) -> str:
 
 @pytest.fixture(scope="module")
 def microban() -> str:
-    """The nearest ../shared/levels/microban.txt above the tests; a missing set fails, never skips."""
+    """The nearest shared/levels/microban.txt above the tests; a missing set fails, never skips."""
     for folder in Path(__file__).resolve().parents:
         if (folder / SHARED_LEVELS).is_file():
             return str(folder / SHARED_LEVELS)

@@ -1,6 +1,7 @@
 """Generic search (mazesim/search/generic.py) on small graphs with known answers."""
 
 import math
+import time
 
 import pytest
 from hypothesis import given
@@ -165,3 +166,15 @@ def test_time_limit_stops_an_endless_search(search):
 def test_time_limit_stops_an_endless_weighted_search():
     result = astar(0, lambda n: [(n + 1, 1)], lambda n: False, lambda n: 0, time_limit=0.05)
     assert result.truncated and not result.found
+
+
+@pytest.mark.parametrize("search", [bfs, dfs])
+def test_time_limit_holds_when_each_state_is_slow(search):
+    def slow(n):                                  # 10 ms per state: 1,024 states take 10 s
+        time.sleep(0.01)
+        return [n + 1]
+
+    start = time.perf_counter()
+    result = search(0, slow, lambda n: False, time_limit=0.05)
+    assert result.truncated and not result.found
+    assert time.perf_counter() - start < 0.05 + 0.2 and result.explored < 20

@@ -109,3 +109,9 @@ def test_bad_input():
         knight_distance(0, (0, 0), (0, 0))
     with pytest.raises(SearchError, match=f"up to {MAX_PATH_BOARD}x{MAX_PATH_BOARD}"):
         knight_path(MAX_PATH_BOARD + 1, (0, 0), (1, 2))
+
+
+@pytest.mark.parametrize("square", [(1.5, 2), (True, 0), ("1", 2), (1,)])
+def test_squares_must_be_integer_pairs(square):
+    with pytest.raises(LevelError, match=r"to: .* is not a \(row, col\) square of integers"):
+        knight_distance(8, (0, 0), square)

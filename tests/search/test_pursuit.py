@@ -8,7 +8,8 @@ from hypothesis import strategies as st
 from mazesim.errors import MazeFormatError, SearchError
 from mazesim.maze import PASSAGE, WALL, Maze, read_maze
 from mazesim.search import FOUR, bfs, grid_neighbours
-from mazesim.search.pursuit import chase, chase_scene, chase_text, place_chasers
+from mazesim.search.pursuit import (MAX_CHASE_RECORD, chase, chase_scene, chase_text,
+                                    place_chasers)
 
 from fixture_paths import DATA
 
@@ -124,3 +125,21 @@ def test_chase_scene_draws_each_cell_once():
     assert visits.sum() == 3 * 3 and visits[5, 3] == 2
     on_goal, _ = chase_scene(maze, chase(maze, maze.start, [maze.goal], steps=0))
     assert dict(on_goal.marks) == {}
+
+
+def test_a_pursuit_too_long_is_refused_before_any_work():
+    steps = MAX_CHASE_RECORD // 2 - 1                     # (steps + 1) x 2 cells: just fits
+    with pytest.raises(SearchError, match=r"steps: 1000000000 with 0 chasers is too long a "
+                                          r"pursuit: \(steps \+ 1\) x \(chasers \+ 1\) = "
+                                          r"1,000,000,001 cells to record \(at most 2,000,000\)"):
+        chase(TUTORIAL, TUTORIAL.start, [], 10**9)
+    with pytest.raises(SearchError, match=r"= 2,000,002 cells"):
+        chase(TUTORIAL, TUTORIAL.start, [TUTORIAL.goal], steps + 1)
+    assert chase(TUTORIAL, TUTORIAL.start, [TUTORIAL.goal], steps // 1000).steps == steps // 1000
+
+
+def test_to_dict_reports_the_final_position():
+    result = chase(TUTORIAL, TUTORIAL.start, [TUTORIAL.goal, (1, 3)], 3)
+    assert result.to_dict() == {"steps": 3, "player": [1, 1], "chasers": [
+        {"name": "A", "cell": [1, 8], "distance": 14 - 3, "caught": None},
+        {"name": "B", "cell": [1, 1], "distance": 0, "caught": 2}]}

@@ -10,7 +10,9 @@ from hypothesis import strategies as st
 from mazesim.errors import LevelError, SearchError
 from mazesim.search import FOUR, dijkstra
 from mazesim.search import _terrain_kernels as _kernels
-from mazesim.search.terrain import cost_to_goal, parse_costs, read_costs, terrain_route
+from mazesim.search import terrain
+from mazesim.search.terrain import (MAX_COST, MAX_GRID_CELLS, cost_to_goal, parse_costs,
+                                    read_costs, terrain_route)
 
 from fixture_paths import DATA
 
@@ -140,6 +142,11 @@ def test_early_stop_gives_the_full_table_route():
     ("1,2\n3,,4\n", r"costs.txt:2:3: cell \(1, 1\): empty field"),
     ("1 2\n3\n", r"costs.txt:2: row 1 has 1 cells, the first row has 2"),
     ("\n\n", r"costs.txt: no cost rows"),
+    ("1 1e400\n", r"costs.txt:1:3: cell \(0, 1\): 1e400 overflows to infinity \(impassable "
+                  r"cells are written inf or #; the largest cost is 1e\+300\)"),
+    ("1,1\n2,-1e999\n", r"costs.txt:2:3: cell \(1, 1\): cost -1e999 \(allowed"),
+    ("# 1e301\n", r"costs.txt:1:3: cell \(0, 1\): cost 1e301 is above the largest cost 1e\+300 "
+                  r"\(route sums must stay finite\)"),
 ])
 def test_bad_cost_text(text, message):
     with pytest.raises(LevelError, match=message):
@@ -158,3 +165,27 @@ def test_bad_requests():
         cost_to_goal(np.array([[1.0, 1.0], [1.0, -1.0]]), (0, 0))
     with pytest.raises(LevelError, match="no such file"):
         read_costs(DATA / "no_such_costs.txt")
+
+
+def test_impassable_words_and_the_largest_cost():
+    costs = parse_costs("inf INF +inf Infinity # 1e300\n")
+    assert np.isinf(costs[0, :5]).all() and costs[0, 5] == MAX_COST
+    assert math.isfinite(MAX_COST * MAX_GRID_CELLS)            # no route sum can overflow
+    assert MAX_GRID_CELLS == 4000 * 4000
+
+
+def test_costs_whose_sums_could_overflow_are_refused():
+    # 1e308 + 1e308 is inf: before the ceiling this was reported as "cut them off"
+    with pytest.raises(LevelError, match=r"costs: cell \(0, 0\): cost 1e\+308 is above the "
+                                         r"largest cost 1e\+300"):
+        terrain_route(np.full((1, 3), 1e308), (0, 0), (0, 2))
+    assert terrain_route(np.full((1, 3), MAX_COST), (0, 0), (0, 2)).cost == 2 * MAX_COST
+
+
+def test_grid_ceiling(monkeypatch):
+    monkeypatch.setattr(terrain, "MAX_GRID_CELLS", 6)
+    with pytest.raises(LevelError, match=r"costs: 3x3 = 9 cells \(at most 6\)"):
+        cost_to_goal(np.ones((3, 3)), (0, 0))
+    with pytest.raises(LevelError, match=r"costs.txt:3: more than 6 cells"):
+        parse_costs("1 1 1\n1 1 1\n1 1 1\n", "costs.txt")
+    assert parse_costs("1 1 1\n1 1 1\n").shape == (2, 3)

@@ -102,7 +102,7 @@ def _scratch(n, k):
 
 @njit(cache=True)
 def _add_roots(p, s, nodes, start_boxes, roots):
-    """Put the start state of every root region on the heap; returns (nodes, a solved root or -1)."""
+    """Queue the start state of every root region; returns (nodes, a solved root or -1)."""
     boxes, found = s.boxes, -1
     boxes[:] = np.sort(start_boxes)
     h = _lower_bound(p.dist, boxes, s.cost)

@@ -10,8 +10,8 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-__all__ = ["Nodes", "COUNT", "QUEUED", "NODE_MASK", "TIE_CAP", "new_nodes", "grown", "is_full", "find_slot",
-           "add_node", "queue", "take"]
+__all__ = ["Nodes", "COUNT", "QUEUED", "NODE_MASK", "TIE_CAP", "new_nodes", "grown", "is_full",
+           "find_slot", "add_node", "queue", "take"]
 
 Nodes = namedtuple("Nodes", ["pool", "players", "parent", "gcost", "hcost", "moved", "keys",
                              "closed", "table", "heap", "sizes"])

@@ -5,7 +5,8 @@ from pathlib import Path
 import pytest
 
 from mazesim.errors import LevelError
-from mazesim.search.sokoban.level import format_level, parse_levels, read_level, read_levels, verify_solution
+from mazesim.search.sokoban.level import (format_level, parse_levels, read_level, read_levels,
+                                          verify_solution)
 
 DATA = Path(__file__).parents[2] / "data"
 TUTORIAL = DATA / "sokoban_tutorial_9x6.txt"
