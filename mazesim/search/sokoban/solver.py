@@ -130,35 +130,40 @@ def _left(deadline: float) -> float | None:
 
 
 def _move_bfs(board: Board, prune: str, deadline: float):
-    """The tutorial's BFS over (player, boxes) on the generic layer."""
-    nbr, goals = board.nbr, frozenset(np.flatnonzero(board.goal).tolist())
-    dead = dead_mask(board, prune)
+    """The tutorial's BFS over (player, boxes) on the generic layer.
+
+    Boxes are a sorted tuple of floor numbers: the garbage collector stops tracking a tuple of
+    ints, so a search of a million states neither slows its collections nor its teardown (a
+    frozenset would be tracked for ever, and the time limit would not hold).
+    """
+    nbr, goals = board.nbr.tolist(), tuple(np.flatnonzero(board.goal).tolist())
+    dead = dead_mask(board, prune).tolist()
     freeze_dead = dead_squares(board) if prune == "full" else None
 
     def neighbours(state):
         player, boxes = state
         for d in TUTORIAL_MOVE_ORDER:
-            nxt = nbr[player, d]
+            nxt = nbr[player][d]
             if nxt < 0:
                 continue
             if nxt in boxes:
-                ahead = int(nbr[nxt, d])
+                ahead = nbr[nxt][d]
                 if ahead < 0 or ahead in boxes or dead[ahead]:
                     continue
-                moved = (boxes - {nxt}) | {ahead}
+                moved = tuple(sorted([b for b in boxes if b != nxt] + [ahead]))
                 if freeze_dead is not None and is_frozen(board, moved, ahead, freeze_dead):
                     continue
-                yield int(nxt), moved
+                yield nxt, moved
             else:
-                yield int(nxt), boxes
+                yield nxt, boxes
 
-    result = generic.bfs((board.player, frozenset(board.boxes)), neighbours,
+    result = generic.bfs((board.player, tuple(board.boxes)), neighbours,
                          lambda state: state[1] == goals, time_limit=_left(deadline))
     if not result.found:
         return None, result.seen, result.truncated
     letters = []
     for (a, boxes), (b, moved) in zip(result.path, result.path[1:]):
-        d = int(np.flatnonzero(nbr[a] == b)[0])
+        d = nbr[a].index(b)
         letters.append(LURD[d].upper() if moved != boxes else LURD[d])
     return "".join(letters), result.seen, False
 

@@ -8,7 +8,7 @@ from mazesim.errors import LevelError
 from mazesim.search.sokoban.level import MAX_BOXES, MAX_LEVEL_CELLS, parse_levels
 from mazesim.search.sokoban.solver import solve
 
-from sokoban_rooms import open_room
+from sokoban_rooms import open_room, warm_up
 
 TOLERANCE_SHARE, TOLERANCE_SECONDS = 0.1, 0.2
 """A limit holds within 10 % or 0.2 s, whichever is larger."""
@@ -21,9 +21,7 @@ def _bound(limit: float) -> float:
 @pytest.fixture(scope="module", autouse=True)
 def warm_kernels():
     """Compile or load every kernel the stages use, so no test counts compile time."""
-    level = parse_levels(open_room(30, 8))[0]
-    for method, engine in (("astar", "numba"), ("bfs", "numba"), ("astar", "generic")):
-        solve(level, method=method, engine=engine, time_limit=0.05)
+    warm_up()
 
 
 @pytest.mark.parametrize("size, boxes, limit, method, engine", [
