@@ -39,13 +39,13 @@ def new_clock():
     return np.zeros(_CLOCK_SLOTS, np.int64)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def charge(clock, work):
     """Count `work` units on `clock` (read by the next `late`)."""
     clock[_WORK] += work
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def late(clock, deadline):
     """Whether `deadline` (a `now` time) has passed; the clock is read once `CLOCK_WORK` units have
     been charged since the last reading. Once late, always late."""

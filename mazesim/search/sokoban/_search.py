@@ -130,7 +130,7 @@ def _add_roots(p, s, nodes, start_boxes, roots):
     return nodes, found
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _push_moves(p, s, nodes, i):
     """List the pushes (and goal macros) of node `i` in `s.moves`; returns how many."""
     nbr, occ, mark = p.nbr, s.occ, s.mark
@@ -174,7 +174,7 @@ def _push_moves(p, s, nodes, i):
     return count
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _pull_moves(p, s, nodes, i):
     """List the pulls of node `i` in `s.moves`; returns how many."""
     nbr, occ, mark = p.nbr, s.occ, s.mark
@@ -197,7 +197,7 @@ def _pull_moves(p, s, nodes, i):
     return count
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _add_child(p, s, nodes, i, m):
     """Make move `m` of node `i`: returns (nodes, the new node if it is solved, else `_SKIP`, or
     `_FULL` at the node limit). A known state reached more cheaply is reopened (A* only)."""
@@ -275,7 +275,7 @@ def free_areas(nbr, occ, mark, stamp):
     return count, stamp + count
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _lower_bound(dist, boxes, cost):
     k = len(boxes)
     for r in range(k):
@@ -284,13 +284,13 @@ def _lower_bound(dist, boxes, cost):
     return matching_cost(cost)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _final_reached(p, s):
     """Whether the last child's player region holds ``final_player`` (always, forward)."""
     return p.final_player < 0 or s.reached[p.final_player] == s.stamps[_CHILD]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _next_goal(order, occ):
     for g in order:
         if not occ[g]:
@@ -298,19 +298,19 @@ def _next_goal(order, occ):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _tie(weight_g, g, h):
     """Tie-break among equal priorities: the smaller h for A*, the deeper state for greedy."""
     return h if weight_g > 0 else max(TIE_CAP - g, 0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _record(moves, m, j, t, q, step, move):
     moves[m, _BOX], moves[m, _TO], moves[m, _PLAYER] = j, t, q
     moves[m, _STEP], moves[m, _MOVE] = step, move
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _occupy(occ, boxes, value):
     for b in boxes:
         occ[b] = value

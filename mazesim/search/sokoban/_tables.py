@@ -39,7 +39,7 @@ def new_nodes(cap, k):
                  np.empty(cap, np.int64), np.zeros(2, np.int64))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def is_full(nodes):
     return nodes.sizes[COUNT] == len(nodes.keys)
 
@@ -56,7 +56,7 @@ def grown(nodes):
                  closed, _rehash(2 * cap, keys, count), nodes.heap, nodes.sizes)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def find_slot(nodes, key, boxes, player):
     """Slot of the state (boxes, player) in the hash table: its node or -1 there."""
     table = nodes.table
@@ -71,7 +71,7 @@ def find_slot(nodes, key, boxes, player):
     return slot
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def add_node(nodes, slot, boxes, player, key, parent, g, h, box, move):
     """Store a new node at hash `slot` (the store must not be full); returns its number."""
     node = nodes.sizes[COUNT]
@@ -83,7 +83,7 @@ def add_node(nodes, slot, boxes, player, key, parent, g, h, box, move):
     return node
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def queue(nodes, priority, tie, node):
     """Put `node` on the heap by (priority, tie, node); returns the store (its heap may grow)."""
     size = nodes.sizes[QUEUED]
@@ -105,7 +105,7 @@ def queue(nodes, priority, tie, node):
                  nodes.keys, nodes.closed, nodes.table, heap, nodes.sizes)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def take(nodes):
     """Remove the smallest heap entry; returns its node."""
     heap = nodes.heap
