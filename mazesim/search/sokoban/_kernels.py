@@ -10,7 +10,7 @@ import time
 import numpy as np
 from numba import njit, objmode
 
-__all__ = ["INF", "CLOCK_WORK", "reach", "free_regions", "push_distances", "frozen_group",
+__all__ = ["INF", "CLOCK_WORK", "NDIR", "HALF", "reach", "free_regions", "push_distances", "frozen_group",
            "frozen_off_goal", "goals_cut_off", "pi_corral", "matching_cost", "now", "new_clock",
            "charge", "late"]
 
@@ -20,8 +20,10 @@ CLOCK_WORK = 1 << 15
 """Work (about one cell visited per unit) between two readings of the clock. numba has no clock
 of its own: `now` calls back into Python (about 0.3 microseconds), so the searches count their work
 and read the clock after this much, every few tens of microseconds."""
-_NDIR = 4
-_HALF = 2
+NDIR = 4
+"""Directions of the neighbour table (up, right, down, left)."""
+HALF = 2
+"""``(d + HALF) % NDIR`` is the opposite direction of d."""
 _WORK, _LATE, _CLOCK_SLOTS = 0, 1, 2
 
 
@@ -70,7 +72,7 @@ def reach(nbr, occupied, start, mark, stamp):
     while head < tail:
         c = queue[head]
         head += 1
-        for d in range(_NDIR):
+        for d in range(NDIR):
             m = nbr[c, d]
             if m >= 0 and mark[m] != stamp and occupied[m] == 0:
                 mark[m] = stamp
@@ -114,8 +116,8 @@ def push_distances(nbr, goals, outward=False):
         while head < tail:
             x = queue[head]
             head += 1
-            for d in range(_NDIR):
-                back = (d + _HALF) % _NDIR
+            for d in range(NDIR):
+                back = (d + HALF) % NDIR
                 if outward:                           # push the box from x to p
                     p = nbr[x, d]
                     player = nbr[x, back]
@@ -131,7 +133,7 @@ def push_distances(nbr, goals, outward=False):
 
 @njit(cache=True)
 def _axis_blocked(b, axis, nbr, dead, member):
-    a, c = nbr[b, axis], nbr[b, axis + _HALF]
+    a, c = nbr[b, axis], nbr[b, axis + HALF]
     return a < 0 or c < 0 or member[a] != 0 or member[c] != 0 or (dead[a] != 0 and dead[c] != 0)
 
 
@@ -151,7 +153,7 @@ def frozen_group(t, nbr, box, dead, member, group):
     while head < size:
         c = group[head]
         head += 1
-        for d in range(_NDIR):
+        for d in range(NDIR):
             m = nbr[c, d]
             if m >= 0 and box[m] != 0 and member[m] == 0:
                 member[m] = 1
@@ -204,7 +206,7 @@ def goals_cut_off(nbr, box, goal, fixed, count):
         return False
     walled = nbr.copy()
     for c in range(n):
-        for d in range(_NDIR):
+        for d in range(NDIR):
             if walled[c, d] >= 0 and (wall[walled[c, d]] or wall[c]):
                 walled[c, d] = -1
     dist = push_distances(walled, goals)
@@ -266,7 +268,7 @@ def matching_cost(cost):
 
 @njit(cache=True)
 def _touches(x, nbr, area, label):
-    for d in range(_NDIR):
+    for d in range(NDIR):
         m = nbr[x, d]
         if m >= 0 and area[m] == label:
             return True
@@ -287,7 +289,7 @@ def pi_corral(nbr, occ, mark, stamp, dead, goal, area):
     n = nbr.shape[0]
     area[:] = -1
     queue = np.empty(n, np.int32)
-    best, best_pushes, label, tail = -1, n * _NDIR + 1, 0, 0
+    best, best_pushes, label, tail = -1, n * NDIR + 1, 0, 0
     for s in range(n):
         if occ[s] or mark[s] == stamp or area[s] >= 0:
             continue
@@ -299,7 +301,7 @@ def pi_corral(nbr, occ, mark, stamp, dead, goal, area):
         while head < tail:
             c = queue[head]
             head += 1
-            for d in range(_NDIR):
+            for d in range(NDIR):
                 m = nbr[c, d]
                 if m >= 0 and not occ[m] and mark[m] != stamp and area[m] < 0:
                     area[m] = label
@@ -309,13 +311,13 @@ def pi_corral(nbr, occ, mark, stamp, dead, goal, area):
         for q in range(first, tail):
             c = queue[q]
             unfinished = unfinished or goal[c] != 0
-            for d in range(_NDIR):
+            for d in range(NDIR):
                 b = nbr[c, d]
                 if b < 0 or not occ[b]:
                     continue
                 unfinished = unfinished or goal[b] == 0
-                for e in range(_NDIR):
-                    p, t = nbr[b, (e + _HALF) % _NDIR], nbr[b, e]
+                for e in range(NDIR):
+                    p, t = nbr[b, (e + HALF) % NDIR], nbr[b, e]
                     if t < 0 or p < 0 or area[p] == label or (occ[p] and _touches(
                             p, nbr, area, label)):
                         continue                       # never possible before the corral opens

@@ -4,8 +4,8 @@ Private to `mazesim.search.sokoban.stages`. One run is `box_search(problem, star
 the roots are set up (`_add_roots`), then each node taken from the heap is expanded: its moves are
 listed by `_push_moves` or `_pull_moves` and each becomes a child by `_add_child` (deadlock
 tests, the canonical player cell, the hash lookup, the lower bound). The clock (`_kernels.late`)
-is charged with the work done and read every `CLOCK_WORK` units, so a deadline holds within
-microseconds on any board.
+is charged with the work done and read every `CLOCK_WORK` units (a few tens of microseconds), so
+a deadline holds on a board of any size.
 """
 
 from collections import namedtuple
@@ -13,8 +13,9 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from mazesim.search.sokoban._kernels import (INF, charge, frozen_group, goals_cut_off, late,
-                                             matching_cost, new_clock, pi_corral, reach)
+from mazesim.search.sokoban._kernels import (HALF, INF, NDIR, charge, frozen_group,
+                                             goals_cut_off, late, matching_cost, new_clock,
+                                             pi_corral, reach)
 from mazesim.search.sokoban._tables import (COUNT, QUEUED, TIE_CAP, add_node, find_slot, grown,
                                             is_full, new_nodes, queue, take)
 from mazesim.search.sokoban._walks import box_walk
@@ -32,7 +33,6 @@ cell the player's region must hold at the end (backward) or -1; the priority ``w
 + weight_h * bound + weight_c * free areas``; ``freeze`` freeze, cut-off and PI-corral pruning
 (forward); ``pull`` backward; ``max_nodes`` the most states kept; ``deadline`` a `now` time."""
 
-_NDIR, _HALF = 4, 2
 _START_CAP = 1 << 12
 _SKIP, _FULL = -1, -2
 _EXPAND, _CHILD, _AREA, _STAMPS = 0, 1, 2, 3
@@ -95,8 +95,8 @@ def box_search(problem, start_boxes, roots):
 def _scratch(n, k):
     return Scratch(np.zeros(n, np.uint8), np.zeros(n, np.int32), np.zeros(n, np.int32),
                    np.zeros(n, np.int32), np.zeros(n, np.uint8), np.full(n, -1, np.int32),
-                   np.zeros(_NDIR, np.uint8), np.empty(n, np.int32), np.empty(k, np.int16),
-                   np.empty((k, k), np.int64), np.empty((2 * _NDIR * k, _MOVE_FIELDS), np.int32),
+                   np.zeros(NDIR, np.uint8), np.empty(n, np.int32), np.empty(k, np.int16),
+                   np.empty((k, k), np.int64), np.empty((2 * NDIR * k, _MOVE_FIELDS), np.int32),
                    np.zeros(_STAMPS, np.int64), new_clock())
 
 
@@ -144,19 +144,19 @@ def _push_moves(p, s, nodes, i):
     if doomed:
         return 0
     macro_goal = _next_goal(p.order, occ)
-    variants = 2 * _NDIR if macro_goal >= 0 else _NDIR
+    variants = 2 * NDIR if macro_goal >= 0 else NDIR
     count = 0
     for j in range(nodes.pool.shape[1]):
         b = nodes.pool[i, j]
         for variant in range(variants):
-            d = variant % _NDIR
-            back = (d + _HALF) % _NDIR
+            d = variant % NDIR
+            back = (d + HALF) % NDIR
             behind, t = nbr[b, back], nbr[b, d]
             if behind < 0 or mark[behind] != stamp or t < 0 or occ[t] or p.dead[t]:
                 continue
             if corral >= 0 and s.corral[t] != corral:
                 continue
-            if variant < _NDIR:                 # the player behind the box pushes it on to t
+            if variant < NDIR:                 # the player behind the box pushes it on to t
                 _record(s.moves, count, j, t, b, 1, d)
                 count += 1
                 continue
@@ -169,7 +169,7 @@ def _push_moves(p, s, nodes, i):
                             p.deadline)
             occ[b] = 1
             if len(walk) > 0:
-                _record(s.moves, count, j, macro_goal, walk[-1, 0], 1 + len(walk), d + _NDIR)
+                _record(s.moves, count, j, macro_goal, walk[-1, 0], 1 + len(walk), d + NDIR)
                 count += 1
     return count
 
@@ -185,7 +185,7 @@ def _pull_moves(p, s, nodes, i):
     count = 0
     for j in range(nodes.pool.shape[1]):
         b = nodes.pool[i, j]
-        for d in range(_NDIR):      # the player beside the box steps on to q; the box follows
+        for d in range(NDIR):      # the player beside the box steps on to q; the box follows
             here = nbr[b, d]
             if here < 0 or mark[here] != stamp:
                 continue
@@ -260,7 +260,7 @@ def deadlocked(t, nbr, occ, dead, goal, member, group, clock):
         fresh = fresh or group[i] == t
     if not fresh:
         return False
-    charge(clock, _NDIR * nbr.shape[0] * count)
+    charge(clock, NDIR * nbr.shape[0] * count)
     return goals_cut_off(nbr, occ, goal, group, count)
 
 

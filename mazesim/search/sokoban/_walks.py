@@ -4,14 +4,12 @@ order, and the player's walks between the pushes of a solution."""
 import numpy as np
 from numba import njit
 
-from mazesim.search.sokoban._kernels import charge, late, reach
+from mazesim.search.sokoban._kernels import HALF, NDIR, charge, late, reach
 
 __all__ = ["box_walk", "packing_order", "player_moves", "PUSH"]
 
-PUSH = 4
+PUSH = NDIR
 """`player_moves` codes a push in direction d as ``d + PUSH`` (a walk is just d)."""
-_NDIR = 4
-_HALF = 2
 _FIRST_MOVES = 64
 
 
@@ -26,14 +24,14 @@ def box_walk(nbr, occ, cell, sides, pull, target, goal, clock, deadline):
     box is pulled to.
     """
     n = nbr.shape[0]
-    parent = np.full(n * _NDIR, -1, np.int32)
-    queue = np.empty(n * _NDIR, np.int32)
+    parent = np.full(n * NDIR, -1, np.int32)
+    queue = np.empty(n * NDIR, np.int32)
     mark = np.zeros(n, np.int32)
     head, tail, stamp, found = 0, 0, 0, -1
-    for s in range(_NDIR):
+    for s in range(NDIR):
         if sides[s] and nbr[cell, s] >= 0 and not occ[nbr[cell, s]]:
-            parent[cell * _NDIR + s] = cell * _NDIR + s
-            queue[tail] = cell * _NDIR + s
+            parent[cell * NDIR + s] = cell * NDIR + s
+            queue[tail] = cell * NDIR + s
             tail += 1
     while head < tail and found < 0:
         charge(clock, n)
@@ -41,7 +39,7 @@ def box_walk(nbr, occ, cell, sides, pull, target, goal, clock, deadline):
             break
         state = queue[head]
         head += 1
-        c, s = state // _NDIR, state % _NDIR
+        c, s = state // NDIR, state % NDIR
         if (target >= 0 and c == target) or (target < 0 and goal[c] == 0):
             found = state
             break
@@ -49,17 +47,17 @@ def box_walk(nbr, occ, cell, sides, pull, target, goal, clock, deadline):
         stamp += 1
         reach(nbr, occ, nbr[c, s], mark, stamp)
         occ[c] = 0
-        for d in range(_NDIR):
+        for d in range(NDIR):
             if pull:
                 p = nbr[c, d]
                 if p < 0 or mark[p] != stamp or nbr[p, d] < 0 or occ[nbr[p, d]]:
                     continue
-                nxt = p * _NDIR + d
+                nxt = p * NDIR + d
             else:
-                p, t = nbr[c, (d + _HALF) % _NDIR], nbr[c, d]
+                p, t = nbr[c, (d + HALF) % NDIR], nbr[c, d]
                 if p < 0 or mark[p] != stamp or t < 0 or occ[t]:
                     continue
-                nxt = t * _NDIR + (d + _HALF) % _NDIR
+                nxt = t * NDIR + (d + HALF) % NDIR
             if parent[nxt] < 0:
                 parent[nxt] = state
                 queue[tail] = nxt
@@ -75,9 +73,9 @@ def box_walk(nbr, occ, cell, sides, pull, target, goal, clock, deadline):
     state = found
     for i in range(steps - 1, -1, -1):
         prev = parent[state]
-        s = state % _NDIR
-        path[i, 0] = prev // _NDIR
-        path[i, 1] = s if pull else (s + _HALF) % _NDIR
+        s = state % NDIR
+        path[i, 0] = prev // NDIR
+        path[i, 1] = s if pull else (s + HALF) % NDIR
         state = prev
     return path
 
@@ -96,7 +94,7 @@ def packing_order(nbr, goal, clock, deadline):
     for g in range(n):
         left += goal[g] != 0
     order = np.empty(left, np.int32)
-    sides = np.ones(_NDIR, np.uint8)
+    sides = np.ones(NDIR, np.uint8)
     while left > 0:
         moved = False
         for g in range(n):
@@ -130,7 +128,7 @@ def player_moves(nbr, player, boxes, pushes):
     count = 0
     for i in range(len(pushes)):
         b, d = pushes[i, 0], pushes[i, 1]
-        behind = nbr[b, (d + _HALF) % _NDIR]
+        behind = nbr[b, (d + HALF) % NDIR]
         if behind < 0:
             return moves[:count].copy(), False
         mark[player] = i + 1
@@ -139,7 +137,7 @@ def player_moves(nbr, player, boxes, pushes):
         while head < tail and mark[behind] != i + 1:
             c = queue[head]
             head += 1
-            for e in range(_NDIR):
+            for e in range(NDIR):
                 m = nbr[c, e]
                 if m >= 0 and occ[m] == 0 and mark[m] != i + 1:
                     mark[m] = i + 1
@@ -151,7 +149,7 @@ def player_moves(nbr, player, boxes, pushes):
         steps, c = 0, behind
         while c != player:
             steps += 1
-            c = nbr[c, (entered[c] + _HALF) % _NDIR]
+            c = nbr[c, (entered[c] + HALF) % NDIR]
         while count + steps + 1 > len(moves):
             bigger = np.empty(2 * len(moves), np.int8)
             bigger[:count] = moves[:count]
@@ -159,7 +157,7 @@ def player_moves(nbr, player, boxes, pushes):
         c = behind
         for s in range(count + steps - 1, count - 1, -1):
             moves[s] = entered[c]
-            c = nbr[c, (entered[c] + _HALF) % _NDIR]
+            c = nbr[c, (entered[c] + HALF) % NDIR]
         count += steps
         moves[count] = d + PUSH
         count += 1
