@@ -7,23 +7,28 @@ The domain in a few names::
     walk = simulate(maze, make_agent("weighted-walker"), vision=2, seed=7)
 """
 
-from mazesim.agents import AGENTS, make_agent
+from mazesim.agents import AGENTS, Vision, isovist, make_agent
 from mazesim.analysis import PARAMETERS, distance_map, parameters, shortest_path
 from mazesim.errors import MazesimError
 from mazesim.generators import GENERATORS, generate
 from mazesim.maze import Maze, format_maze, parse_maze, read_maze, write_maze
-from mazesim.simulate import Trajectory, simulate, simulate_many
+from mazesim.records import Batch, Choice, Trajectory
+from mazesim.walks import simulate, simulate_many
 
 __all__ = [
     "AGENTS",
     "GENERATORS",
     "PARAMETERS",
+    "Batch",
+    "Choice",
     "Maze",
     "MazesimError",
     "Trajectory",
+    "Vision",
     "distance_map",
     "format_maze",
     "generate",
+    "isovist",
     "make_agent",
     "parameters",
     "parse_maze",

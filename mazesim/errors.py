@@ -1,8 +1,11 @@
 """The exception types of mazesim: one root, one subclass per domain (STYLE.md, Errors)."""
 
 import difflib
+import stat
 from pathlib import Path
 from typing import Any, Iterable
+
+from mazesim.limits import MAX_FILE_BYTES
 
 __all__ = [
     "MazesimError",
@@ -52,16 +55,31 @@ class PlayError(MazesimError, ValueError):
     status = 400
 
 
-def read_text(path: str | Path, error: type[MazesimError]) -> str:
-    """The UTF-8 text of `path`; a missing or unreadable file raises `error` naming it."""
+def read_text(path: str | Path, error: type[MazesimError],
+              max_bytes: int = MAX_FILE_BYTES) -> str:
+    """The UTF-8 text of the regular file `path`, at most `max_bytes` long; anything else (a
+    missing file, a directory, a device, a pipe, a bigger file, other bytes) raises `error`
+    naming it, before more than `max_bytes` are read."""
     try:
-        return Path(path).read_text(encoding="utf-8")
+        info = Path(path).stat()
+        if stat.S_ISDIR(info.st_mode):
+            raise error(f"{path}: a directory, not a file")
+        if not stat.S_ISREG(info.st_mode):
+            raise error(f"{path}: not a regular file")
+        if info.st_size > max_bytes:
+            raise error(f"{path}: {info.st_size:,} bytes (at most {max_bytes:,})")
+        with open(path, "rb") as handle:
+            data = handle.read(max_bytes + 1)
     except FileNotFoundError:
         raise error(f"{path}: no such file") from None
-    except UnicodeDecodeError:
-        raise error(f"{path}: not UTF-8 text") from None
     except OSError as err:
         raise error(f"{path}: cannot read ({err.strerror})") from None
+    if len(data) > max_bytes:
+        raise error(f"{path}: more than {max_bytes:,} bytes")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise error(f"{path}: not UTF-8 text (byte {err.start + 1})") from None
 
 
 def did_you_mean(value: Any, allowed: Iterable[str]) -> str:

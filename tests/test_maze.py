@@ -145,8 +145,10 @@ def test_malformed_text_names_line_and_column(text, message):
 def test_read_errors_name_the_file(tmp_path):
     with pytest.raises(MazeFormatError, match=r"nope\.txt: no such file"):
         read_maze(tmp_path / "nope.txt")
-    with pytest.raises(MazeFormatError, match="cannot read"):
+    with pytest.raises(MazeFormatError, match="a directory, not a file"):
         read_maze(tmp_path)
+    with pytest.raises(MazeFormatError, match="/dev/zero: not a regular file"):
+        read_maze("/dev/zero")
     bad = tmp_path / "bad.txt"
     bad.write_bytes(b"#\xff#\n")
     with pytest.raises(MazeFormatError, match=r"bad\.txt: not UTF-8 text"):

@@ -11,13 +11,15 @@ import dataclasses
 from types import MappingProxyType
 from typing import Any, Mapping
 
-from mazesim.agents._base import MAX_STEPS_PER_PASSAGE, Agent, AgentBase, default_max_steps
+from mazesim.agents.base import (MAX_STEPS_PER_PASSAGE, Agent, AgentBase, KernelAgent, Walks,
+                                 default_max_steps)
 from mazesim.agents.human_models import FiniteMemory, StraightBiased, TurnBias
 from mazesim.agents.random_walk import RandomWalk
 from mazesim.agents.search_agents import BreadthFirst, DepthFirst
 from mazesim.agents.shortest import Shortest
 from mazesim.agents.tremaux import Tremaux
-from mazesim.agents.vision import FULL, STUDY_VISION, Vision, parse_vision, seen_cells
+from mazesim.agents.vision import (FULL, STUDY_VISION, Vision, isovist, parse_vision,
+                                   seen_cells)
 from mazesim.agents.wall_followers import LeftHand, RightHand
 from mazesim.agents.weighted_walker import WeightedWalker
 from mazesim.errors import AgentError, did_you_mean
@@ -25,11 +27,15 @@ from mazesim.errors import AgentError, did_you_mean
 __all__ = [
     "AGENTS",
     "Agent",
+    "AgentBase",
+    "KernelAgent",
+    "Walks",
     "make_agent",
     "agent_keys",
     "Vision",
     "parse_vision",
     "seen_cells",
+    "isovist",
     "FULL",
     "STUDY_VISION",
     "MAX_STEPS_PER_PASSAGE",

@@ -10,7 +10,7 @@ numpy's algorithm, checked against it in the tests) and walks all trials in one 
 import numpy as np
 from numba import njit
 
-__all__ = ["trial_states", "next_double", "seed_words"]
+__all__ = ["trial_states", "xoshiro_double", "seed_words"]
 
 _M32 = np.uint64(0xFFFFFFFF)
 _INIT_A = np.uint64(0x43B0D7E5)
@@ -22,8 +22,6 @@ _MIX_R = np.uint64(0x4973F715)
 _XSHIFT = np.uint64(16)
 _TWO32 = np.uint64(1 << 32)
 _STATE_WORDS = 4
-_SHIFT_53 = np.uint64(11)
-_DOUBLE_UNIT = 1.0 / 9007199254740992.0      # 2 ** -53
 
 
 def seed_words(value) -> np.ndarray:
@@ -95,8 +93,10 @@ def trial_states(run_words, spawn_words, trials, pool_size):
     words `run_words` and spawn key words `spawn_words` + (i,) (trials < 2**32)."""
     n_run = max(run_words.shape[0], pool_size)          # numpy pads the entropy when spawned
     entropy = np.zeros(n_run + spawn_words.shape[0] + 1, np.uint32)
-    entropy[: run_words.shape[0]] = run_words
-    entropy[n_run: n_run + spawn_words.shape[0]] = spawn_words
+    for k in range(run_words.shape[0]):
+        entropy[k] = run_words[k]
+    for k in range(spawn_words.shape[0]):
+        entropy[n_run + k] = spawn_words[k]
     states = np.empty((trials, _STATE_WORDS), np.uint64)
     for i in range(trials):
         entropy[-1] = i
@@ -110,14 +110,16 @@ def _rotl(x, k):
 
 
 @njit(cache=True, inline="always")
-def next_double(s):
-    """A uniform double in [0, 1) from the xoshiro256** state `s` (advanced in place)."""
-    result = _rotl(s[1] * np.uint64(5), 7) * np.uint64(9)
-    t = s[1] << np.uint64(17)
-    s[2] ^= s[0]
-    s[3] ^= s[1]
-    s[1] ^= s[2]
-    s[0] ^= s[3]
-    s[2] ^= t
-    s[3] = _rotl(s[3], 45)
-    return np.int64(result >> _SHIFT_53) * _DOUBLE_UNIT       # int64 -> double is one op
+def xoshiro_double(s0, s1, s2, s3):
+    """One step of xoshiro256** on the state words (kept in registers by the caller): the new
+    words and a uniform double in [0, 1) from the top 53 bits of the output."""
+    result = _rotl(s1 * np.uint64(5), 7) * np.uint64(9)
+    t = s1 << np.uint64(17)
+    s2 ^= s0
+    s3 ^= s1
+    s1 ^= s2
+    s0 ^= s3
+    s2 ^= t
+    s3 = _rotl(s3, 45)
+    # int64 -> double is one instruction; module constants would not survive inlining
+    return s0, s1, s2, s3, np.int64(result >> np.uint64(11)) * (1.0 / 9007199254740992.0)

@@ -1,24 +1,30 @@
-"""numba kernels of perception (DESIGN.md section 5) and of plans over the known map.
+"""numba kernels of perception (DESIGN.md section 5): windows, occlusion, isovists, forgetting.
 
-The known map is int8 (H, W): UNKNOWN (-1), 0 passage, 1 wall. Agents decide from it, from the
-four neighbours (always sensed) and from their own trail only.
+Grids are padded and flat (`mazesim._grid`): `cells` the maze, `known` what the agent has seen,
+UNKNOWN (2) where it has not, PASSAGE or WALL where it has (the padding ring reads WALL). Each
+kernel that changes `known` appends the changed cells to `changed` and returns how many it
+appended, so that callers keeping derived state (the `bfs` agent's frontier) update only those.
 """
 
 import numpy as np
 from numba import njit
 
-from mazesim.maze import DELTAS
+from mazesim._grid import pad, steps, unpad
+from mazesim.agents.vision import FULL_VIEW, ISOVIST_VIEW, UNKNOWN
+from mazesim.maze import PASSAGE, WALL
 
-__all__ = ["UNKNOWN", "perceive", "seen_along", "plan_to", "bfs_target"]
+__all__ = ["perceive", "seen_along", "isovist_clear"]
 
-_DR = np.array(DELTAS[:, 0])
-_DC = np.array(DELTAS[:, 1])
-UNKNOWN = -1
+ISOVIST_CORNERS = np.array([[0.1, 0.1], [0.9, 0.1], [0.9, 0.9], [0.1, 0.9]])
+"""Offsets (x, y) inside a cell of the four segments of an isovist test (the task's code)."""
+ISOVIST_STEPS_PER_CELL = 45
+"""A segment to a cell at Chebyshev distance d is tested at 45 d points."""
 
 
 @njit(cache=True)
-def _visible(grid, r, c, tr, tc):
-    """Whether (tr, tc) is in sight from (r, c): the Bresenham line crosses passages only."""
+def _bresenham_clear(cells, width, r, c, tr, tc):
+    """Whether (tr, tc) is in sight from (r, c) (padded coordinates): the Bresenham line crosses
+    passages only (the end cell itself may be a wall)."""
     dr, dc = abs(tr - r), abs(tc - c)
     sr = 1 if tr > r else -1
     sc = 1 if tc > c else -1
@@ -27,7 +33,7 @@ def _visible(grid, r, c, tr, tc):
     while True:
         if y == tr and x == tc:
             return True
-        if (y != r or x != c) and grid[y, x] != 0:
+        if (y != r or x != c) and cells[y * width + x] != PASSAGE:
             return False
         e2 = 2 * err
         if e2 > -dc:
@@ -38,157 +44,137 @@ def _visible(grid, r, c, tr, tc):
             x += sc
 
 
-@njit(cache=True, inline="always")
-def _see_box(grid, known, r, c, y0, y1, x0, x1, occlusion):
-    """Reveal the cells of rows y0..y1, columns x0..x1 (clipped) seen from (r, c)."""
-    h, w = grid.shape
-    new = 0
-    for y in range(max(y0, 0), min(y1 + 1, h)):
-        for x in range(max(x0, 0), min(x1 + 1, w)):
-            if known[y, x] == UNKNOWN and (not occlusion or _visible(grid, r, c, y, x)):
-                known[y, x] = grid[y, x]
-                new += 1
-    return new
-
-
-@njit(cache=True, inline="always")
-def perceive(grid, known, visits, r, c, k, occlusion, memory, pr, pc):
-    """Update `known` for an agent now at (r, c), before at (pr, pc) (-1: just started); return
-    how many cells became known.
-
-    With memory and no occlusion only the strip entering the window is scanned. Without memory
-    the previous window is forgotten first, except the trail (cells with visits > 0). Full
-    vision (k < 0) is set up once by the caller.
-    """
-    h, w = grid.shape
-    if not memory and pr >= 0:
-        for y in range(max(pr - k, 0), min(pr + k + 1, h)):
-            for x in range(max(pc - k, 0), min(pc + k + 1, w)):
-                if visits[y, x] == 0:
-                    known[y, x] = UNKNOWN
-        for d in range(4):
-            y, x = pr + _DR[d], pc + _DC[d]
-            if 0 <= y < h and 0 <= x < w and visits[y, x] == 0:
-                known[y, x] = UNKNOWN
-    if memory and not occlusion and pr >= 0:
-        if pr != r:             # a vertical move: the row entering the window
-            edge = r + k * (r - pr)
-            new = _see_box(grid, known, r, c, edge, edge, c - k, c + k, False)
-        else:
-            edge = c + k * (c - pc)
-            new = _see_box(grid, known, r, c, r - k, r + k, edge, edge, False)
-    else:
-        new = _see_box(grid, known, r, c, r - k, r + k, c - k, c + k, occlusion)
-    if k == 0 or occlusion:             # otherwise the window holds the neighbours
-        for d in range(4):
-            y, x = r + _DR[d], c + _DC[d]
-            if 0 <= y < h and 0 <= x < w and known[y, x] == UNKNOWN:
-                known[y, x] = grid[y, x]
-                new += 1
-    return new
-
-
 @njit(cache=True)
-def seen_along(grid, pos, k, occlusion):
-    """Bool (H, W): cells perceived anywhere along `pos` (the union, with or without memory)."""
-    h, w = grid.shape
-    if k < 0:
-        return np.ones((h, w), np.bool_)
-    known = np.full((h, w), UNKNOWN, np.int8)
-    visits = np.zeros((h, w), np.int32)
-    for i in range(pos.shape[0]):
-        perceive(grid, known, visits, pos[i, 0], pos[i, 1], k, occlusion, True, -1, -1)
-    return known != UNKNOWN
-
-
-@njit(cache=True)
-def _bfs(known, sr, sc, stop_r, stop_c, stamp, gen, value, queue):
-    """BFS over known passages from (sr, sc) in the canonical direction order, stopping once
-    (stop_r, stop_c) is reached (-1: never). Reached cells get stamp[y, x] = gen and their
-    distance in `value`; `queue` (H*W) is scratch. Arrays are reused across calls, nothing is
-    allocated or cleared: a new `gen` invalidates the previous call's marks.
-    """
-    h, w = known.shape
-    stamp[sr, sc] = gen
-    value[sr, sc] = 0
-    queue[0] = sr * w + sc
-    head, tail = 0, 1
-    while head < tail:
-        cur = queue[head]
-        head += 1
-        r, c = cur // w, cur % w
-        if r == stop_r and c == stop_c:
-            break
-        for d in range(4):
-            y, x = r + _DR[d], c + _DC[d]
-            if 0 <= y < h and 0 <= x < w and known[y, x] == 0 and stamp[y, x] != gen:
-                stamp[y, x] = gen
-                value[y, x] = value[r, c] + 1
-                queue[tail] = y * w + x
-                tail += 1
-    return tail
-
-
-@njit(cache=True)
-def plan_to(known, r, c, tr, tc, plan, stamp, gen, dist, queue):
-    """Directions of a shortest path over known passages from (r, c) to (tr, tc) into `plan`;
-    its length, or -1 when no known path exists.
-
-    The BFS runs from the target and stops at (r, c), so it costs little while the target's
-    known region is small (the goal just glimpsed) or the target is near (the `bfs` agent).
-    Each step then goes to the neighbour one closer to the target (canonical order on ties).
-    """
-    if r == tr and c == tc:
-        return 0
-    _bfs(known, tr, tc, r, c, stamp, gen, dist, queue)
-    if stamp[r, c] != gen:
-        return -1
-    n = dist[r, c]
-    h, w = known.shape
-    for i in range(n):
-        for d in range(4):
-            y, x = r + _DR[d], c + _DC[d]
-            if 0 <= y < h and 0 <= x < w and stamp[y, x] == gen and dist[y, x] == n - i - 1:
-                plan[i] = d
-                r, c = y, x
+def isovist_clear(cells, width, y, x, py, px):
+    """Whether cell (py, px) is in line of sight of the agent at (y, x) (padded coordinates), by
+    the Maze Search Task's rule: each of four segments between matching points of the two cells,
+    walked from the target in 45 d steps, reaches the agent's cell before any wall."""
+    d = max(abs(py - y), abs(px - x))
+    if d == 0 or abs(py - y) + abs(px - x) == 1:
+        return True
+    n = ISOVIST_STEPS_PER_CELL * d
+    for k in range(4):
+        ox, oy = ISOVIST_CORNERS[k, 0], ISOVIST_CORNERS[k, 1]
+        bx, by = px + ox, py + oy
+        sx, sy = (x + ox - bx) / n, (y + oy - by) / n
+        for m in range(1, n + 1):
+            cy, cx = int(np.floor(by + m * sy)), int(np.floor(bx + m * sx))
+            if cy == y and cx == x:
                 break
+            if cells[cy * width + cx] != PASSAGE:
+                return False
+    return True
+
+
+@njit(cache=True)
+def _see(cells, known, j, changed, n):
+    """Mark cell j seen; append it to `changed` (at index n) when it was not; the new count."""
+    if known[j] == UNKNOWN:
+        known[j] = cells[j]
+        changed[n] = j
+        return n + 1
     return n
 
 
 @njit(cache=True)
-def _frontier(known, y, x):
-    """Whether the known passage (y, x) has an unknown neighbour: going there shows more."""
-    h, w = known.shape
-    for d in range(4):
-        ny, nx = y + _DR[d], x + _DC[d]
-        if 0 <= ny < h and 0 <= nx < w and known[ny, nx] == UNKNOWN:
-            return True
-    return False
+def _see_box(cells, width, known, r, c, y0, y1, x0, x1, occlusion, changed, n):
+    """See the cells of padded rows y0..y1 and columns x0..x1 (clipped to the grid) from (r, c)."""
+    rows = cells.shape[0] // width
+    for y in range(max(y0, 1), min(y1, rows - 2) + 1):
+        for x in range(max(x0, 1), min(x1, width - 2) + 1):
+            j = y * width + x
+            if known[j] == UNKNOWN and (not occlusion or _bresenham_clear(cells, width, r, c,
+                                                                            y, x)):
+                n = _see(cells, known, j, changed, n)
+    return n
 
 
 @njit(cache=True)
-def bfs_target(known, visits, sr, sc, stamp, gen, queue):
-    """The `bfs` agent's next target as a flat index (-1 if none is left): the frontier cell
-    (a known, unvisited passage next to an unknown cell) nearest the start, else the unvisited
-    known passage nearest the start. One BFS from the start over known passages (canonical
-    order, so ties go to the cell it reaches first) that stops at the first frontier cell."""
-    h, w = known.shape
-    stamp[sr, sc] = gen
-    queue[0] = sr * w + sc
-    head, tail, fallback = 0, 1, -1
-    while head < tail:
-        cur = queue[head]
-        head += 1
-        r, c = cur // w, cur % w
-        if visits[r, c] == 0:
-            if _frontier(known, r, c):
-                return cur
-            if fallback < 0:
-                fallback = cur
+def _see_isovist(cells, width, known, r, c, radius, changed, n):
+    rows = cells.shape[0] // width
+    for y in range(max(r - radius, 1), min(r + radius, rows - 2) + 1):
+        for x in range(max(c - radius, 1), min(c + radius, width - 2) + 1):
+            j = y * width + x
+            if known[j] == UNKNOWN and isovist_clear(cells, width, r, c, y, x):
+                n = _see(cells, known, j, changed, n)
+    return n
+
+
+@njit(cache=True)
+def _forget(cells, width, known, visits, r, c, radius, step, changed, n):
+    """Forget what was seen from padded (r, c) out of the trail: its box and its neighbours."""
+    rows = cells.shape[0] // width
+    for y in range(max(r - radius, 1), min(r + radius, rows - 2) + 1):
+        for x in range(max(c - radius, 1), min(c + radius, width - 2) + 1):
+            j = y * width + x
+            if visits[j] == 0 and known[j] != UNKNOWN:
+                known[j] = UNKNOWN
+                changed[n] = j
+                n += 1
+    i = r * width + c
+    for d in range(4):
+        j = i + step[d]
+        inside = 0 < j // width < rows - 1 and 0 < j % width < width - 1
+        if inside and visits[j] == 0 and known[j] != UNKNOWN:
+            known[j] = UNKNOWN
+            changed[n] = j
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def perceive(cells, width, step, known, visits, i, prev, kind, radius, occlusion, memory,
+             changed):
+    """Update `known` for an agent now at flat cell i, before at `prev` (-1: just started).
+
+    Returns (cells newly seen, cells changed: the first entries of `changed`, forgotten ones
+    before seen ones). With memory and a window without occlusion only
+    the strip entering the window is scanned. Without memory the previous view is forgotten
+    first, except the trail (cells with visits > 0). Full vision is set up by the caller.
+    """
+    if kind == FULL_VIEW:
+        return 0, 0
+    r, c = i // width, i % width
+    n = 0
+    if not memory and prev >= 0:
+        n = _forget(cells, width, known, visits, prev // width, prev % width, radius, step,
+                    changed, n)
+    forgotten = n
+    if kind == ISOVIST_VIEW:
+        n = _see_isovist(cells, width, known, r, c, radius, changed, n)
+    elif memory and not occlusion and prev >= 0:
+        pr = prev // width
+        if pr != r:             # a vertical move: the row entering the window
+            edge = r + radius * (r - pr)
+            n = _see_box(cells, width, known, r, c, edge, edge, c - radius, c + radius, False,
+                         changed, n)
+        else:
+            edge = c + radius * (c - prev % width)
+            n = _see_box(cells, width, known, r, c, r - radius, r + radius, edge, edge, False,
+                         changed, n)
+    else:
+        n = _see_box(cells, width, known, r, c, r - radius, r + radius, c - radius, c + radius,
+                     occlusion, changed, n)
+    if radius == 0 or occlusion or kind == ISOVIST_VIEW:   # else the window holds them
         for d in range(4):
-            y, x = r + _DR[d], c + _DC[d]
-            if 0 <= y < h and 0 <= x < w and known[y, x] == 0 and stamp[y, x] != gen:
-                stamp[y, x] = gen
-                queue[tail] = y * w + x
-                tail += 1
-    return fallback
+            n = _see(cells, known, i + step[d], changed, n)
+    return n - forgotten, n
+
+
+@njit(cache=True)
+def seen_along(grid, pos, kind, radius, occlusion):
+    """Bool (H, W): cells seen anywhere along the walk `pos` (T+1, 2) (the union)."""
+    h, w = grid.shape
+    if kind == FULL_VIEW:
+        return np.ones((h, w), np.bool_)
+    cells = pad(grid).ravel()
+    width = w + 2
+    step = steps(width)
+    known = np.full(cells.shape[0], UNKNOWN, np.uint8)
+    visits = np.zeros(cells.shape[0], np.int32)
+    changed = np.empty(cells.shape[0], np.int64)
+    for t in range(pos.shape[0]):
+        i = (pos[t, 0] + 1) * width + pos[t, 1] + 1
+        perceive(cells, width, step, known, visits, i, -1, kind, radius, occlusion, True,
+                 changed)
+    return unpad(known, h, w) != UNKNOWN

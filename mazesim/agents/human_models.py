@@ -8,12 +8,167 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
+from numba import njit
 
-from mazesim.agents import _kernels
-from mazesim.agents._base import KernelAgent
+from mazesim.agents._walk import Rule, drive, spread, uniform
+from mazesim.agents.base import KernelAgent
+from mazesim.records import BRANCH_DEGREE
 
 __all__ = ["StraightBiased", "TurnBias", "FiniteMemory"]
+
+STRAIGHT_SLOTS = ("p_straight",)
+TURN_SLOTS = ("p_straight", "p_reverse", "p_alternate")
+P_STRAIGHT, P_REVERSE, P_ALTERNATE = range(len(TURN_SLOTS))
+MEMORY_SLOTS = ("memory",)
+MEMORY = 0
+NO_TURN, LEFT_TURN, RIGHT_TURN = -1, 0, 1
+LAST_TURN = 0           # slot of the rule state: the last turn made at a branch point
+_EPS = 1e-12
+MAX_MEMORY = 1_000_000_000     # moves; a horizon longer than any walk is a plain avoider
+
+
+@njit(cache=True, inline="always")
+def _not_back(out, om, back):
+    """Candidates (1.0) the open directions except `back`, if none back alone (a dead end);
+    returns how many."""
+    n = 0
+    for d in range(4):
+        out[d] = 1.0 if (om[d] != 0 and d != back) else 0.0
+        n += out[d] != 0.0
+    if n == 0:
+        out[back] = 1.0
+        n = 1
+    return n
+
+
+@njit(cache=True, inline="always")
+def straight_probabilities(p, rs, marks, i, came, arrival, t, om, nv, nlast, out):
+    """Straight on with p_straight at a branch point, else uniform over the other non-back."""
+    p_straight = p[P_STRAIGHT]
+    if arrival < 0:
+        uniform(out, om)
+        return
+    n = _not_back(out, om, (arrival + 2) % 4)
+    if om[arrival] != 0 and n > 1:
+        for d in range(4):
+            out[d] = (1.0 - p_straight) / (n - 1) * out[d]
+        out[arrival] = p_straight
+    else:
+        spread(out)
+
+
+STRAIGHT_RULE = Rule("straight-biased", straight_probabilities)
+
+
+@njit(cache=True)
+def run_straight(p, cells, width, start, goal, view, goal_seeking, lapse, streams, max_steps,
+                 keep, record, walk):
+    """The walking loop with this rule (`mazesim.agents._walk.drive`)."""
+    return drive(STRAIGHT_RULE, p, cells, width, start, goal, view, goal_seeking, lapse, streams,
+                 max_steps, keep, record, walk)
+
+
+@njit(cache=True, inline="always")
+def turn_reset(p, rs, marks):
+    rs[LAST_TURN] = NO_TURN
+
+
+@njit(cache=True, inline="always")
+def turn_probabilities(p, rs, marks, i, came, arrival, t, om, nv, nlast, out):
+    """Turn biases at branch points; corridors followed, dead ends reversed."""
+    last_turn = rs[LAST_TURN]
+    if arrival < 0:
+        uniform(out, om)
+    elif om[0] + om[1] + om[2] + om[3] >= BRANCH_DEGREE:
+        _turn_probabilities(p, om, arrival, last_turn, out)
+    else:
+        _not_back(out, om, (arrival + 2) % 4)
+        spread(out)
+
+
+@njit(cache=True, inline="always")
+def _turn_probabilities(p, om, arrival, last_turn, out):
+    """At a branch point: reverse, straight, then the turns split by alternation."""
+    back = (arrival + 2) % 4
+    left, right = (arrival + 3) % 4, (arrival + 1) % 4
+    out[:] = 0.0
+    out[back] = p[P_REVERSE] * om[back]
+    go = 1.0 - p[P_REVERSE]
+    out[arrival] = go * p[P_STRAIGHT] * om[arrival]
+    turn = go * (1.0 - p[P_STRAIGHT])
+    if om[left] != 0 and om[right] != 0:
+        if last_turn == NO_TURN:
+            share_left = 0.5
+        else:
+            share_left = p[P_ALTERNATE] if last_turn == RIGHT_TURN else 1.0 - p[P_ALTERNATE]
+        out[left] = turn * share_left
+        out[right] = turn * (1.0 - share_left)
+    elif om[left] != 0:
+        out[left] = turn
+    elif om[right] != 0:
+        out[right] = turn
+    if _normalise(out) <= _EPS:             # every remaining option has probability 0
+        for d in range(4):
+            out[d] = om[d] if d != back else 0
+        _normalise(out)
+
+
+@njit(cache=True, inline="always")
+def _normalise(out):
+    """Scale `out` to sum 1 in place; return the former sum."""
+    total = out[0] + out[1] + out[2] + out[3]
+    if total > 0.0:
+        for d in range(4):
+            out[d] /= total
+    return total
+
+
+@njit(cache=True, inline="always")
+def turn_update(p, rs, marks, i, j, d, arrival, om, new):
+    if arrival >= 0 and om[0] + om[1] + om[2] + om[3] >= BRANCH_DEGREE:
+        if d == (arrival + 3) % 4:
+            rs[LAST_TURN] = LEFT_TURN
+        elif d == (arrival + 1) % 4:
+            rs[LAST_TURN] = RIGHT_TURN
+
+
+TURN_RULE = Rule("turn-bias", turn_probabilities, update=turn_update, reset=turn_reset)
+
+
+@njit(cache=True)
+def run_turn(p, cells, width, start, goal, view, goal_seeking, lapse, streams, max_steps,
+             keep, record, walk):
+    """The walking loop with this rule (`mazesim.agents._walk.drive`)."""
+    return drive(TURN_RULE, p, cells, width, start, goal, view, goal_seeking, lapse, streams,
+                 max_steps, keep, record, walk)
+
+
+@njit(cache=True, inline="always")
+def memory_probabilities(p, rs, marks, i, came, arrival, t, om, nv, nlast, out):
+    """Uniform over neighbours not occupied in the last `memory` moves, else the oldest."""
+    memory = p[MEMORY]
+    oldest = t + 1
+    n = 0
+    for d in range(4):
+        out[d] = 1.0 if (om[d] != 0 and (nlast[d] < 0 or t - nlast[d] > memory)) else 0.0
+        n += out[d] != 0.0
+        if om[d] != 0 and nlast[d] < oldest:
+            oldest = nlast[d]
+    if n == 0:
+        for d in range(4):
+            out[d] = 1.0 if (om[d] != 0 and nlast[d] == oldest) else 0.0
+    spread(out)
+
+
+MEMORY_RULE = Rule("finite-memory", memory_probabilities, reads_last=True)
+
+
+@njit(cache=True)
+def run_memory(p, cells, width, start, goal, view, goal_seeking, lapse, streams, max_steps,
+               keep, record, walk):
+    """The walking loop with this rule (`mazesim.agents._walk.drive`)."""
+    return drive(MEMORY_RULE, p, cells, width, start, goal, view, goal_seeking, lapse, streams,
+                 max_steps, keep, record, walk)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -32,15 +187,12 @@ class StraightBiased(KernelAgent):
     """
 
     name = "straight-biased"
-    kind = _kernels.STRAIGHT_BIASED
+    kernel = staticmethod(run_straight)
+    slots = STRAIGHT_SLOTS
     p_straight: float = 0.5
 
     def _validate(self) -> None:
         self._check_probability("p_straight")
-
-    def kernel_params(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        ints, _, order = super().kernel_params()
-        return ints, np.array([self.p_straight, 0.0, 0.0]), order
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -68,18 +220,15 @@ class TurnBias(KernelAgent):
     """
 
     name = "turn-bias"
-    kind = _kernels.TURN_BIAS
+    kernel = staticmethod(run_turn)
+    slots = TURN_SLOTS
     p_straight: float = 0.5
     p_reverse: float = 0.1
     p_alternate: float = 0.7
 
     def _validate(self) -> None:
-        for key in ("p_straight", "p_reverse", "p_alternate"):
+        for key in TURN_SLOTS:
             self._check_probability(key)
-
-    def kernel_params(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        ints, _, order = super().kernel_params()
-        return ints, np.array([self.p_straight, self.p_reverse, self.p_alternate]), order
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -96,12 +245,9 @@ class FiniteMemory(KernelAgent):
     """
 
     name = "finite-memory"
-    kind = _kernels.FINITE_MEMORY
+    kernel = staticmethod(run_memory)
+    slots = MEMORY_SLOTS
     memory: int = 7
 
     def _validate(self) -> None:
-        self._check_int("memory", low=0)
-
-    def kernel_params(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        _, floats, order = super().kernel_params()
-        return np.array([self.memory, 0], np.int64), floats, order
+        self._check_int("memory", low=0, high=MAX_MEMORY)

@@ -4,10 +4,28 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mazesim.agents import _kernels
-from mazesim.agents._base import KernelAgent
+from numba import njit
+
+from mazesim.agents._walk import Rule, drive, uniform
+from mazesim.agents.base import KernelAgent
 
 __all__ = ["RandomWalk"]
+
+
+@njit(cache=True, inline="always")
+def probabilities(p, rs, marks, i, came, arrival, t, om, nv, nlast, out):
+    uniform(out, om)
+
+
+RULE = Rule("random-walk", probabilities)
+
+
+@njit(cache=True)
+def run(p, cells, width, start, goal, view, goal_seeking, lapse, streams, max_steps,
+        keep, record, walk):
+    """The walking loop with this rule (`mazesim.agents._walk.drive`)."""
+    return drive(RULE, p, cells, width, start, goal, view, goal_seeking, lapse, streams,
+                 max_steps, keep, record, walk)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -15,4 +33,4 @@ class RandomWalk(KernelAgent):
     """Each move goes to one of the open neighbours with equal probability (no memory at all)."""
 
     name = "random-walk"
-    kind = _kernels.RANDOM_WALK
+    kernel = staticmethod(run)

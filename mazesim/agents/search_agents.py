@@ -6,15 +6,88 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from numba import njit
 
-from mazesim.agents import _kernels
-from mazesim.agents._base import KernelAgent
+from mazesim._grid import bfs
+from mazesim.agents._walk import Rule, drive, spread, uniform
+from mazesim.agents.base import KernelAgent
 from mazesim.maze import DIRECTIONS
 
-__all__ = ["BreadthFirst", "DepthFirst", "RANDOM", "TUTORIAL_ORDER"]
+__all__ = ["BreadthFirst", "DepthFirst", "RANDOM"]
 
 RANDOM = "random"
-TUTORIAL_ORDER = ("down", "right", "up", "left")     # the tutorial's DFS (source 000)
+RANDOM_ORDER = -1.0     # parameter of a random neighbour order (else the four directions)
+
+
+@njit(cache=True)
+def bfs_target(p, ws, i):
+    """The frontier cell (a known, unvisited passage next to a cell not yet seen) nearest the
+    start, else the unvisited known passage nearest the start; -1 if none is left. One BFS from
+    the start over known passages, stopped at the first frontier cell (ties: canonical order)."""
+    ws.gen[0] += 1
+    reached, found = bfs(ws.layout, ws.step, np.full(1, ws.start, np.int64), ws.stamp,
+                         ws.gen[0], ws.dist, np.zeros(0, np.int8), ws.queue, ws.frontier)
+    if found >= 0:
+        return found
+    for q in range(reached):
+        if ws.visits[ws.queue[q]] == 0:
+            return ws.queue[q]
+    return -1
+
+
+@njit(cache=True, inline="always")
+def wander(p, rs, marks, i, came, arrival, t, om, nv, nlast, out):
+    """Nothing known is left unvisited: uniform over the open neighbours."""
+    uniform(out, om)
+
+
+BFS_RULE = Rule("bfs", wander, target=bfs_target, planner=True)
+
+
+@njit(cache=True)
+def run_bfs(p, cells, width, start, goal, view, goal_seeking, lapse, streams, max_steps,
+            keep, record, walk):
+    """The walking loop with this rule (`mazesim.agents._walk.drive`)."""
+    return drive(BFS_RULE, p, cells, width, start, goal, view, goal_seeking, lapse, streams,
+                 max_steps, keep, record, walk)
+
+
+@njit(cache=True, inline="always")
+def dfs_probabilities(p, rs, marks, i, came, arrival, t, om, nv, nlast, out):
+    """An unvisited neighbour (random or the first in the order), else back where the cell was
+    entered from."""
+    random_order = p[0] == RANDOM_ORDER
+    n = 0
+    for d in range(4):
+        out[d] = 1.0 if (om[d] != 0 and nv[d] == 0) else 0.0
+        n += out[d] != 0.0
+    if n == 0:
+        if came >= 0:
+            out[(came + 2) % 4] = 1.0
+        else:
+            for d in range(4):              # nothing left to explore (cannot happen if G is
+                out[d] = om[d]              # reachable): wander, the cap ends it
+        spread(out)
+    elif random_order:
+        spread(out)
+    else:
+        for k in range(4):
+            d = int(p[k])
+            if out[d] != 0.0:
+                out[:] = 0.0
+                out[d] = 1.0
+                break
+
+
+DFS_RULE = Rule("dfs", dfs_probabilities)
+
+
+@njit(cache=True)
+def run_dfs(p, cells, width, start, goal, view, goal_seeking, lapse, streams, max_steps,
+            keep, record, walk):
+    """The walking loop with this rule (`mazesim.agents._walk.drive`)."""
+    return drive(DFS_RULE, p, cells, width, start, goal, view, goal_seeking, lapse, streams,
+                 max_steps, keep, record, walk)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -22,14 +95,16 @@ class BreadthFirst(KernelAgent):
     """Explores the cells nearest the start first: the study's breadth-first subject.
 
     Targets the frontier cell nearest the start: a known, unvisited passage next to a cell not
-    yet seen (BFS distance over known passages; ties row-major), and walks there along a shortest
-    known path; with nothing left to see, the nearest unvisited known passage. With vision 0 it
+    yet seen (BFS distance over known passages from the start; ties go to the cell that BFS,
+    expanding up, right, down, left, reaches first), and walks there along a shortest known
+    path; with nothing left to see, the nearest unvisited known passage. With vision 0 it
     visits every cell in order of distance from the start; with a wider window it need not walk
     into what it has already seen.
     """
 
     name = "bfs"
-    kind = _kernels.BFS_AGENT
+    kernel = staticmethod(run_bfs)
+    planner = True
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -47,7 +122,7 @@ class DepthFirst(KernelAgent):
     """
 
     name = "dfs"
-    kind = _kernels.DFS
+    kernel = staticmethod(run_dfs)
     order: Any = RANDOM
 
     def _validate(self) -> None:
@@ -62,8 +137,8 @@ class DepthFirst(KernelAgent):
             order = tuple(str(d) for d in order)
         object.__setattr__(self, "order", order)
 
-    def kernel_params(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        ints, floats, order = super().kernel_params()
-        if self.order != RANDOM:
-            order = np.array([DIRECTIONS.index(d) for d in self.order], np.int64)
-        return ints, floats, order
+    def kernel_params(self) -> np.ndarray:
+        """The order as four direction indices, or RANDOM_ORDER four times."""
+        if self.order == RANDOM:
+            return np.full(4, RANDOM_ORDER)
+        return np.array([DIRECTIONS.index(d) for d in self.order], np.float64)

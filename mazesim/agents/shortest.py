@@ -6,11 +6,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mazesim import _kernels as grid_kernels
-from mazesim.agents._base import AgentBase
+from mazesim import _grid
+from mazesim.agents._walk import record_choices
+from mazesim.agents.base import AgentBase, Walks, flat_cells, padded_maze
 from mazesim.agents.vision import Vision
 from mazesim.errors import AgentError
 from mazesim.maze import Maze
+from mazesim.records import N_COLUMNS
 
 __all__ = ["Shortest"]
 
@@ -20,15 +22,31 @@ class Shortest(AgentBase):
     """Walks the shortest path, ignoring vision: the lower bound of the movement count.
 
     The canonical BFS path of DESIGN section 4, truncated at `max_steps`; `goal_seeking` has no
-    effect.
+    effect. It gives no step probabilities (it is not a model of choices).
     """
 
     name = "shortest"
 
-    def walk(self, maze: Maze, vision: Vision, rng: np.random.Generator,
-             max_steps: int) -> np.ndarray:
-        dist, parent = grid_kernels.bfs(maze.grid, *maze.start)
-        path = grid_kernels.path_to(parent, dist, *maze.goal)
+    def run_trials(self, maze: Maze, vision: Vision, streams: np.ndarray, max_steps: int, *,
+                   keep: bool, record: np.ndarray) -> Walks:
+        dist, parent = _grid.distances(maze.grid, *maze.start)
+        path = _grid.path_to(parent, dist, *maze.goal)
         if len(path) == 0:
             raise AgentError(f"{self.name}: the goal {maze.goal} is unreachable from the start")
-        return path[: max_steps + 1].copy()
+        path = path[: max_steps + 1]
+        trials = len(streams)
+        rows = np.zeros((0, N_COLUMNS), np.int64)
+        if record.any():
+            cells, width, _, _ = padded_maze(maze)
+            rows = record_choices(cells, width, flat_cells(path, width),
+                                  _grid.pad(record.astype(np.uint8)).ravel())
+        moves = np.full(trials, len(path) - 1, np.int64)
+        reached = np.full(trials, tuple(path[-1]) == maze.goal, np.bool_)
+        return Walks(moves, reached, np.tile(rows, (trials, 1)),
+                     np.repeat(np.arange(trials), len(rows)),
+                     np.tile(path, (trials, 1)) if keep else np.zeros((0, 2), np.int64))
+
+    def step_probabilities(self, maze: Maze, vision: Vision, positions: np.ndarray
+                           ) -> np.ndarray:
+        raise AgentError(f"{self.name}: gives no step probabilities (it is not a model of "
+                         "choices)")

@@ -1,99 +1,221 @@
-"""What an agent can see and remember (DESIGN.md section 5): one perception layer for all agents.
+"""What an agent can see and remember (DESIGN.md section 5): `Vision`, read from any config form.
 
-Every agent decides from its *known map* only: an int8 array of the grid's shape holding
-`UNKNOWN` (-1), `PASSAGE` (0) or `WALL` (1). The map is filled by the perception kernel
-(`mazesim.agents._vision_kernels.perceive`) after every move:
+Every agent decides from what it knows: the four neighbours, always sensed (it could not move
+otherwise), its own trail, and its *known map*, filled by the perception kernel
+(`mazesim.agents._vision_kernels`) after every move:
 
-- `full` vision: the whole grid, goal included, is known from the start.
-- vision `k`: the (2k+1) x (2k+1) square centred on the agent is seen; the four neighbours are
-  always sensed (an agent could not move otherwise), even with k = 0.
-- `occlusion`: a cell of the window is seen only if the straight line (Bresenham) from the agent
-  to it crosses passages only; the cell itself may be a wall.
-- `memory` off: cells out of view are forgotten, except the cells the agent has stood on (its own
-  trail, which every agent keeps as its state: visit counts, Tremaux marks, the DFS stack).
+- `full`: the whole grid, goal included, is known from the start.
+- window `k`: the (2k+1) x (2k+1) square centred on the agent is seen; with `occlusion` a cell is
+  seen only if the straight line (Bresenham) from the agent to it crosses passages only.
+- `isovist r`: line of sight up to Chebyshev distance r, the Maze Search Task's rule (DESIGN 5).
+- `map known` (with a window or an isovist): the layout is known from the start; sight only tells
+  whether a cell holds the goal (and which floor has been seen).
+- `memory` off: cells out of view are forgotten, except the cells the agent has stood on.
 
-Agents' walking rules that only use the four neighbours and their own trail (random walk, the
-weighted walker, wall followers, ...) are unaffected by vision; vision matters for goal seeking
-(walking a known path to a known goal) and for the `bfs` agent, which plans over the known map.
+The goal is known once it has been seen. Agents whose rule reads only the neighbours and their
+trail are unaffected by vision except through goal seeking.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Mapping
 
 import numpy as np
 
 from mazesim.errors import AgentError
-from mazesim.maze import Maze
+from mazesim.limits import MAX_VISION_RADIUS
+from mazesim.maze import Cell, Maze
 
-__all__ = ["Vision", "FULL", "STUDY_VISION", "UNKNOWN", "parse_vision", "seen_cells"]
+__all__ = ["Vision", "FULL", "STUDY_VISION", "MST_VISION", "UNKNOWN", "parse_vision",
+           "seen_cells", "isovist"]
 
 FULL = "full"
 STUDY_VISION = 2          # the study's +-2 window (section 3.1)
-UNKNOWN = -1              # known-map value of a cell the agent has not seen
-_FULL_K = -1              # how kernels receive `full`
+UNKNOWN = 2               # known-map value of a cell not seen (beside PASSAGE 0 and WALL 1)
+FULL_VIEW, WINDOW_VIEW, ISOVIST_VIEW = 0, 1, 2      # how kernels receive the kind of sight
+_KEYS = ("window", "isovist", "occlusion", "memory", "map")
+_MAPS = ("unknown", "known")
+_ALLOWED = (f"full or an integer from 0 to {MAX_VISION_RADIUS:,}, or a mapping {{window: k | "
+            "isovist: r, occlusion, memory, map: known}")
+_DIGITS = re.compile(r"[0-9]+")
 
 
 @dataclass(frozen=True)
 class Vision:
-    """Vision and memory of an agent: `k` None for full vision, else the window half-width."""
+    """Vision and memory of an agent: full (the default), a window of half-width `k`, or an
+    `isovist` of radius r; `known_map` when the layout is known from the start."""
 
     k: int | None = None
     occlusion: bool = False
     memory: bool = True
+    isovist: int | None = None
+    known_map: bool = False
 
     def __post_init__(self) -> None:
-        if self.k is not None and (
-            isinstance(self.k, bool) or not isinstance(self.k, (int, np.integer)) or self.k < 0
-        ):
-            raise AgentError(f"vision: {self.k!r} (allowed: full or an integer >= 0)")
-        if self.k is not None:
-            object.__setattr__(self, "k", int(self.k))
-        for key in ("occlusion", "memory"):
+        for key, low in (("k", 0), ("isovist", 1)):
+            value = getattr(self, key)
+            if value is None:
+                continue
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not (
+                    low <= value <= MAX_VISION_RADIUS):
+                name, allowed = (("vision", "full or an integer") if key == "k" else
+                                 ("vision.isovist", "an integer"))
+                raise AgentError(f"{name}: {value!r} (allowed: {allowed} from {low} to "
+                                 f"{MAX_VISION_RADIUS:,})")
+            object.__setattr__(self, key, int(value))
+        for key in ("occlusion", "memory", "known_map"):
             if not isinstance(getattr(self, key), (bool, np.bool_)):
                 raise AgentError(f"vision.{key}: {getattr(self, key)!r} (allowed: true, false)")
             object.__setattr__(self, key, bool(getattr(self, key)))
+        if self.k is not None and self.isovist is not None:
+            raise AgentError("vision: a window and an isovist at once (allowed: one of them)")
+        if self.full and (self.occlusion or self.known_map or not self.memory):
+            raise AgentError("vision: full vision takes no occlusion, memory or map setting")
+        if self.isovist is not None and self.occlusion:
+            raise AgentError("vision.occlusion: an isovist is always occluded (leave it out)")
 
     @property
     def full(self) -> bool:
-        return self.k is None
+        return self.k is None and self.isovist is None
 
     @property
-    def kernel_k(self) -> int:
-        """The window half-width as kernels take it (-1 for full vision)."""
-        return _FULL_K if self.k is None else self.k
+    def radius(self) -> int:
+        """How far sight reaches: the window half-width or the isovist radius (-1 for full)."""
+        return -1 if self.full else (self.k if self.k is not None else self.isovist)
+
+    def kernel_args(self) -> tuple[int, int, bool, bool, bool]:
+        """(kind, radius, occlusion, memory, known map) as the kernels take them."""
+        kind = FULL_VIEW if self.full else WINDOW_VIEW if self.k is not None else ISOVIST_VIEW
+        return kind, self.radius, self.occlusion, self.memory, self.known_map
 
     def __str__(self) -> str:
-        text = FULL if self.k is None else str(self.k)
+        """The label stored in result tables: `full`, `2`, `2, occlusion, no memory`,
+        `isovist 10, map known`."""
+        if self.full:
+            return FULL
+        text = str(self.k) if self.k is not None else f"isovist {self.isovist}"
         if self.occlusion:
             text += ", occlusion"
         if not self.memory:
             text += ", no memory"
+        if self.known_map:
+            text += ", map known"
         return text
+
+    def to_config(self) -> str | int | dict[str, Any]:
+        """The shortest config form that reads back as this vision."""
+        if self.full:
+            return FULL
+        if self.k is not None and not (self.occlusion or self.known_map) and self.memory:
+            return self.k
+        out: dict[str, Any] = ({"window": self.k} if self.k is not None
+                               else {"isovist": self.isovist})
+        if self.occlusion:
+            out["occlusion"] = True
+        if not self.memory:
+            out["memory"] = False
+        if self.known_map:
+            out["map"] = "known"
+        return out
 
 
 def parse_vision(value: Any, name: str = "vision") -> Vision:
-    """A Vision from a Vision, "full", an integer >= 0 or its text; AgentError naming `name`."""
+    """A Vision from any config form (a Vision, `full`, an integer or its text, a mapping
+    `{window: 2, occlusion: true, memory: false}` or `{isovist: 10, map: known}`), or its label;
+    AgentError naming `name`."""
     if isinstance(value, Vision):
         return value
-    if value is None or (isinstance(value, str) and value.strip().lower() == FULL):
+    if value is None:
         return Vision()
-    if isinstance(value, str) and value.strip().isdigit():
-        return Vision(int(value.strip()))
-    if isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value >= 0:
-        return Vision(int(value))
-    raise AgentError(f"{name}: {value!r} (allowed: full or an integer >= 0)")
+    if isinstance(value, Mapping):
+        return _from_mapping(value, name)
+    if isinstance(value, str):
+        return _from_text(value, name)
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        return _built(name, k=value)
+    raise AgentError(f"{name}: {value!r} (allowed: {_ALLOWED})")
+
+
+def _from_text(text: str, name: str) -> Vision:
+    words = [w.strip() for w in text.strip().lower().split(",")]
+    head, flags = words[0], words[1:]
+    if head == FULL and not flags:
+        return Vision()
+    parts = head.split()
+    settings: dict[str, Any] = {}
+    if len(parts) == 1 and _DIGITS.fullmatch(parts[0]):
+        settings["k"] = int(parts[0])
+    elif len(parts) == 2 and parts[0] == "isovist" and _DIGITS.fullmatch(parts[1]):
+        settings["isovist"] = int(parts[1])
+    else:
+        raise AgentError(f"{name}: {text!r} (allowed: {_ALLOWED})")
+    for flag in flags:
+        key = {"occlusion": "occlusion", "no memory": "memory", "map known": "known_map"}.get(flag)
+        if key is None:
+            raise AgentError(f"{name}: {text!r}: unknown setting {flag!r} (allowed: occlusion, "
+                             "no memory, map known)")
+        settings[key] = key != "memory"
+    return _built(name, **settings)
+
+
+def _from_mapping(data: Mapping, name: str) -> Vision:
+    for key in data:
+        if key not in _KEYS:
+            raise AgentError(f"{name}.{key}: unknown key (allowed: {', '.join(_KEYS)})")
+    if ("window" in data) == ("isovist" in data):
+        raise AgentError(f"{name}: give exactly one of 'window' or 'isovist'")
+    known = data.get("map", "unknown")
+    if known not in _MAPS:
+        raise AgentError(f"{name}.map: {known!r} (allowed: {', '.join(_MAPS)})")
+    return _built(name, k=data.get("window"), isovist=data.get("isovist"),
+                  occlusion=data.get("occlusion", False), memory=data.get("memory", True),
+                  known_map=known == "known")
+
+
+def _built(name: str, **settings: Any) -> Vision:
+    try:
+        return Vision(**settings)
+    except AgentError as err:
+        raise AgentError(str(err).replace("vision", name, 1)) from None
 
 
 def seen_cells(maze: Maze, positions: np.ndarray, vision: Vision | str | int) -> np.ndarray:
-    """Bool (H, W): every cell perceived at some point of a walk along `positions`.
+    """Bool (H, W): every cell seen at some point of a walk along `positions`.
 
-    The same kernel as the agents' perception; used to check that an agent's choices depend on
-    seen cells only, and to draw what a limited-vision walker saw.
+    The same kernel as the agents' perception (memory does not matter: the union is kept); used
+    to check that an agent's choices depend on seen cells only, and to draw what a walker saw.
     """
     from mazesim.agents import _vision_kernels
 
     vision = parse_vision(vision)
     positions = np.array(positions, dtype=np.int64).reshape(-1, 2)
-    return _vision_kernels.seen_along(maze.grid, positions, vision.kernel_k, vision.occlusion)
+    kind, radius, occlusion, _, _ = vision.kernel_args()
+    return _vision_kernels.seen_along(maze.grid, positions, kind, radius, occlusion)
+
+
+def isovist(grid: np.ndarray, cell: Cell, radius: int = 10) -> np.ndarray:
+    """Bool (H, W): the cells in line of sight of `cell` within Chebyshev distance `radius` (the
+    Maze Search Task's rule, DESIGN.md section 5), the cell itself included.
+
+    Examples
+    --------
+    >>> grid = np.array([[0, 0, 0], [1, 1, 0], [0, 0, 0]], np.uint8)
+    >>> isovist(grid, (0, 0), 2).astype(int)
+    array([[1, 1, 1],
+           [1, 1, 1],
+           [0, 0, 1]])
+    """
+    from mazesim.agents import _vision_kernels
+
+    grid = np.ascontiguousarray(grid, dtype=np.uint8)
+    if grid.ndim != 2 or grid.size == 0 or grid.max(initial=0) > 1:
+        raise AgentError("isovist: grid must be a non-empty 2-D array of 0 and 1")
+    vision = Vision(isovist=radius)
+    r, c = (int(v) for v in cell)
+    if not (0 <= r < grid.shape[0] and 0 <= c < grid.shape[1]):
+        raise AgentError(f"isovist: cell {(r, c)} is outside the {grid.shape[0]}x"
+                         f"{grid.shape[1]} grid")
+    return _vision_kernels.seen_along(grid, np.array([[r, c]], np.int64), ISOVIST_VIEW,
+                                      vision.isovist, False)

@@ -1,18 +1,44 @@
-"""`right-hand` and `left-hand`: wall followers, one kernel rule with a `hand` parameter."""
+"""`right-hand` and `left-hand`: wall followers, one rule with a `hand` parameter."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import ClassVar
 
-import numpy as np
+from numba import njit
 
-from mazesim.agents import _kernels
-from mazesim.agents._base import KernelAgent
+from mazesim.agents._walk import Rule, drive
+from mazesim.agents.base import KernelAgent
 
 __all__ = ["WallFollower", "RightHand", "LeftHand"]
 
+SLOTS = ("hand",)
+HAND = 0
 _RIGHT, _LEFT = 1, -1       # turn of the hand side, in quarter turns clockwise
+
+
+@njit(cache=True, inline="always")
+def probabilities(p, rs, marks, i, came, arrival, t, om, nv, nlast, out):
+    """Hand side, straight on, other side, back; facing up at the start."""
+    hand = int(p[HAND])
+    heading = arrival if arrival >= 0 else 0
+    out[:] = 0.0
+    for turn in (hand, 0, -hand, 2):
+        d = (heading + turn) % 4
+        if om[d] != 0:
+            out[d] = 1.0
+            break
+
+
+RULE = Rule("wall-follower", probabilities)
+
+
+@njit(cache=True)
+def run(p, cells, width, start, goal, view, goal_seeking, lapse, streams, max_steps,
+        keep, record, walk):
+    """The walking loop with this rule (`mazesim.agents._walk.drive`)."""
+    return drive(RULE, p, cells, width, start, goal, view, goal_seeking, lapse, streams,
+                 max_steps, keep, record, walk)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -22,12 +48,9 @@ class WallFollower(KernelAgent):
     At the start, with no direction of arrival, it faces up. Solves every perfect maze.
     """
 
-    kind = _kernels.WALL_FOLLOWER
+    kernel = staticmethod(run)
+    slots = SLOTS
     hand: ClassVar[int] = _RIGHT
-
-    def kernel_params(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        _, floats, order = super().kernel_params()
-        return np.array([self.hand, 0], np.int64), floats, order
 
 
 @dataclass(frozen=True, kw_only=True)

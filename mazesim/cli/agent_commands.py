@@ -32,8 +32,7 @@ def simulate(maze_file, agent_name, vision, occlusion, forget, trials, seed, par
     """Run an agent on MAZE_FILE and summarise the movement counts and choices at marks."""
     from mazesim.agents import Vision, make_agent, parse_vision
     from mazesim.maze import read_maze
-    from mazesim.simulate import simulate_many
-    from mazesim.trajectory_metrics import batch_report
+    from mazesim.walks import batch_report, simulate_many
 
     maze = read_maze(maze_file)
     agent = make_agent(agent_name, **parse_params(params))
@@ -83,7 +82,7 @@ def _summary_text(agent_name, vision, report) -> str:
 
 def _save_picture(maze, batch, output) -> None:
     from mazesim.render import save_image
-    from mazesim.trajectory_pictures import heat_map_image, trajectory_image
+    from mazesim.walks.pictures import heat_map_image, trajectory_image
 
     image = (trajectory_image(maze, batch.positions[0]) if batch.trials == 1
              else heat_map_image(maze, batch.positions))

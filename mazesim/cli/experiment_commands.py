@@ -68,9 +68,9 @@ def validate(config_file: str) -> None:
               help="Write the trajectory picture (PNG) here.")
 def replay(run_dir: str, trial_id: int, picture: str | None) -> None:
     """Re-simulate one trial of RUN_DIR and compare it with the stored result."""
-    from mazesim.experiment.replay import replay as replay_trial
+    from mazesim.experiment.rerun import rerun_trial
 
-    result = replay_trial(run_dir, trial_id)
+    result = rerun_trial(run_dir, trial_id)
     traj = result.trajectory
     click.echo(f"trial {trial_id}: maze {result.maze_id}, {result.agent}, vision {result.vision}, "
                f"trial {result.trial}: {traj.moves} moves, reached {bool(traj.reached)} (stored: "

@@ -1,4 +1,4 @@
-"""YAML experiments (DESIGN.md section 8): config, runner, storage, statistics, report, replay.
+"""YAML experiments (DESIGN.md section 8): config, runner, storage, statistics, report, rerun.
 
 >>> from mazesim.experiment import load_config, run_experiment        # doctest: +SKIP
 >>> result = run_experiment(load_config("configs/quickstart.yaml"))   # doctest: +SKIP
@@ -7,7 +7,7 @@ PosixPath('results/quickstart/20261130T062827Z')
 """
 
 from mazesim.experiment.config import Config, config_from_dict, load_config, resolved_config
-from mazesim.experiment.replay import Replay, replay
+from mazesim.experiment.rerun import Rerun, rerun_trial
 from mazesim.experiment.runner import RunInterrupted, RunResult, run_experiment
 from mazesim.experiment.storage import RunStore
 
@@ -22,8 +22,8 @@ __all__ = [
     "RunStore",
     "build_report",
     "Report",
-    "replay",
-    "Replay",
+    "rerun_trial",
+    "Rerun",
 ]
 
 

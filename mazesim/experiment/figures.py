@@ -103,27 +103,22 @@ def choice_figure(path: Path, tests: Sequence[ChoiceTest]) -> Path:
 
 
 def trajectory_figure(path: Path, maze: Maze, positions: np.ndarray) -> Path:
-    """One trial in the study's style (walls black, unvisited white, visited grey)."""
-    from mazesim.render import maze_image, save_image
+    """One trial in the study's style (`mazesim.walks.pictures.trajectory_image`)."""
+    from mazesim.render import save_image
+    from mazesim.walks.pictures import trajectory_image
 
-    visited = np.zeros(maze.grid.shape, dtype=bool)
-    positions = np.asarray(positions)
-    visited[positions[:, 0], positions[:, 1]] = True
     path.parent.mkdir(parents=True, exist_ok=True)
-    save_image(maze_image(maze, visited=visited), path)
+    save_image(trajectory_image(maze, positions), path)
     return path
 
 
 def heatmap_figure(path: Path, maze: Maze, walks: Sequence[np.ndarray]) -> Path:
-    """Visits per cell summed over several trials, as a heat map over the passages."""
-    from mazesim.render import maze_image, save_image
+    """Visits per cell summed over several trials (`mazesim.walks.pictures.heat_map_image`)."""
+    from mazesim.render import save_image
+    from mazesim.walks.pictures import heat_map_image
 
-    visits = np.zeros(maze.grid.shape, dtype=np.int64)
-    for positions in walks:
-        positions = np.asarray(positions)
-        np.add.at(visits, (positions[:, 0], positions[:, 1]), 1)
     path.parent.mkdir(parents=True, exist_ok=True)
-    save_image(maze_image(maze, visits=visits), path)
+    save_image(heat_map_image(maze, walks), path)
     return path
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from mazesim.experiment.config import vision_label
+from mazesim.agents import parse_vision
 from mazesim.experiment.figures import box_figure, choice_figure, scatter_figure
 from mazesim.experiment.figures import heatmap_figure, trajectory_figure
 from mazesim.experiment.statistics import (ChoiceTest, Correlation, Summary, choice_test,
@@ -60,7 +60,7 @@ class _RunData:
     def __init__(self, store: RunStore, config: dict[str, Any]) -> None:
         self.config = config
         self.agents = [a["label"] for a in config["agents"]]
-        self.visions = [_label(v) for v in config["vision"]]
+        self.visions = [str(parse_vision(v)) for v in config["vision"]]
         self.mazes = store.mazes()
         ids = [m.maze_id for m in self.mazes]
         index = {m: i for i, m in enumerate(ids)}
@@ -250,10 +250,6 @@ def _write_choices(path: Path, tests: list[ChoiceTest]) -> None:
                 writer.writerow([t.agent, t.vision, t.mark, t.n, c.direction, c.count,
                                  c.proportion, c.ci_low, c.ci_high, t.human_n, c.expected_human,
                                  "" if c.human is None else c.human, t.fisher_p])
-
-
-def _label(value: Any) -> str:
-    return vision_label(value)
 
 
 def _slug(text: str) -> str:

@@ -18,7 +18,6 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-import numpy as np
 import yaml
 
 from mazesim.errors import ConfigError
@@ -27,7 +26,7 @@ from mazesim.experiment.executors import Executor, open_executor
 from mazesim.experiment.seeds import maze_seed
 from mazesim.experiment.storage import MazeRecord, RunStore
 from mazesim.experiment.tasks import Chunk, Unit, UnitResult, run_chunk
-from mazesim.maze import Maze, format_maze
+from mazesim.maze import Maze, format_maze, parse_maze
 
 __all__ = ["RunResult", "RunInterrupted", "run_experiment", "plan_units", "build_mazes",
            "BATCH_TRIALS", "FLUSH_SECONDS", "CONFIG_FILE", "ENVIRONMENT_FILE"]
@@ -140,34 +139,32 @@ def plan_units(config: Config, maze_count: int) -> list[Unit]:
     for m in range(maze_count):
         for a, agent in enumerate(config.agents):
             for v, vision in enumerate(config.vision):
-                units.append(Unit(len(units), m, a, v, agent.type, dict(agent.params), vision,
-                                  agent.trials, first, config.trajectories))
+                units.append(Unit(len(units), m, a, v, agent.agent, vision, agent.trials, first,
+                                  config.trajectories))
                 first += agent.trials
     return units
 
 
-def build_mazes(config: Config) -> list[MazeRecord]:
-    """Generate (or read) every maze of the config with its parameters, in config order."""
+def build_mazes(config: Config) -> list[tuple[MazeRecord, Maze]]:
+    """Generate (or read) every maze of the config with its parameters, in config order: each
+    as stored and as the maze itself."""
     from mazesim.analysis import parameters
-    from mazesim.generators import generate
 
-    records: list[MazeRecord] = []
+    built: list[tuple[MazeRecord, Maze]] = []
     for b, block in enumerate(config.mazes):
         if isinstance(block, MazeFile):
             items = [(block.maze, str(block.file), None, None)]
         else:
             items = []
             for i in range(block.count):
-                seed = maze_seed(config.seed, b, i)
-                maze = generate(block.generator, block.size, seed=seed, braid=block.braid,
-                                placement=block.placement, **dict(block.options))
-                items.append((maze, f"mazes[{b}]", block.generator, seed))
+                seed = maze_seed(config.seed, b, i) if block.seed is None else block.seed + i
+                items.append((block.maze(seed), f"mazes[{b}]", block.generator, seed))
         for maze, source, generator, seed in items:
             params = parameters(maze, config.parameters)
-            records.append(MazeRecord(len(records), source, generator,
-                                      f"{maze.shape[0]}x{maze.shape[1]}", seed,
-                                      format_maze(maze), _jsonable(maze.meta), params))
-    return records
+            built.append((MazeRecord(len(built), source, generator,
+                                     f"{maze.shape[0]}x{maze.shape[1]}", seed,
+                                     format_maze(maze), _jsonable(maze.meta), params), maze))
+    return built
 
 
 def environment() -> dict[str, Any]:
@@ -227,13 +224,14 @@ class _Sweep:
 
 
 def _stored_or_built_mazes(store: RunStore, config: Config) -> list[Maze]:
-    from mazesim.maze import parse_maze
-
+    """The run's mazes: those stored by an earlier attempt of this run (the database is the
+    record), else built now and stored."""
     records = store.mazes()
-    if len(records) != config.maze_count:
-        records = build_mazes(config)
-        store.add_mazes(records)
-    return [parse_maze(r.text, f"maze {r.maze_id}") for r in records]
+    if len(records) == config.maze_count:
+        return [parse_maze(r.text, f"maze {r.maze_id}") for r in records]
+    built = build_mazes(config)
+    store.add_mazes(record for record, _ in built)
+    return [maze for _, maze in built]
 
 
 def _chunks(root: int, mazes: list[Maze], units: list[Unit]) -> Iterator[Chunk]:
@@ -241,9 +239,7 @@ def _chunks(root: int, mazes: list[Maze], units: list[Unit]) -> Iterator[Chunk]:
     for unit in units:
         by_maze.setdefault(unit.maze_id, []).append(unit)
     for maze_id, group in by_maze.items():
-        maze = mazes[maze_id]
-        yield Chunk(root, np.array(maze.grid), maze.start, maze.goal,
-                    tuple(sorted(maze.marks.items())), tuple(group))
+        yield Chunk(root, mazes[maze_id], tuple(group))
 
 
 def _new_run_dir(base: Path) -> Path:

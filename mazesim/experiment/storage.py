@@ -1,16 +1,18 @@
 """The results database of a run (stdlib sqlite3, the source of truth) and its CSV exports.
 
 Tables: `meta` (key, value), `mazes` (with their text, so a run directory is self-contained),
-`parameters` (maze_id, name, value), `units` (finished sweep cells), `trials`, `choices` (departures
-from marked cells) and `samples` (which `.npz` file holds a sampled trajectory: its start
-`t<id>_start` and one direction code per move `t<id>`, 0-3 in the canonical order). A unit's
-trials, choices and its `units` row are committed in the same transaction, so an interrupted run
-resumes without losing or duplicating a trial. Sample trajectories are written before that commit.
+`parameters` (maze_id, name, value), `units` (finished sweep cells), `trials`, `choices` (junction
+departures: at marked cells for simulated runs, every one for human runs; the columns of
+`mazesim.records.CHOICE_FIELDS` after the trial's context) and `samples` (which `.npz` file holds
+a sampled trajectory: its start `t<id>_start` and one direction code per move `t<id>`, 0-3 in the
+canonical order). A unit's trials, choices and its `units` row are committed in the same
+transaction, so an interrupted run resumes without losing or duplicating a trial. Sample
+trajectories are written before that commit.
 
 This module is the one place that knows the layout of `trials`, `choices` and `samples`:
 `write_trials` and `write_samples` insert them on any connection inside the caller's transaction
 (`transaction`), for the runner's units (`RunStore.add_results`) and for human trials
-(`mazesim.play`) alike.
+(`mazesim.play`, `mazesim.humans`) alike.
 """
 
 from __future__ import annotations
@@ -20,24 +22,34 @@ import json
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
 from mazesim.errors import ConfigError
 from mazesim.experiment.seeds import trial_seed_label
-from mazesim.experiment.tasks import UnitResult, direction_name
+from mazesim.experiment.tasks import UnitResult
 from mazesim.maze import DELTAS
+from mazesim.records import CHOICE_FIELDS
 
-if TYPE_CHECKING:
-    from mazesim.simulate import Choice
-
-__all__ = ["DATABASE", "TRAJECTORIES", "MazeRecord", "RunStore", "TrialRows", "choice_columns",
-           "next_trial_id", "transaction", "write_samples", "write_trials"]
+__all__ = ["DATABASE", "TRAJECTORIES", "HUMAN", "CHOICE_COLUMNS", "MazeRecord", "RunStore",
+           "TrialRows", "next_trial_id", "transaction", "write_samples", "write_trials"]
 
 DATABASE = "results.sqlite"
 TRAJECTORIES = "trajectories"
-_CHOICE_ORDER = ("trial", "step", "mark", "row", "col", "arrival", "chosen", "first")  # as stored
+HUMAN = "human"
+"""The `kind` (meta) of a run of people, recorded by `mazesim play` or imported, and the `agent`
+of their trials."""
+_CHOICE_CONTEXT = (("trial_id", "INTEGER"), ("maze_id", "INTEGER"), ("agent", "TEXT"),
+                   ("vision", "TEXT"), ("trial", "INTEGER"), ("mark", "TEXT"))
+CHOICE_COLUMNS = tuple(name for name, _ in _CHOICE_CONTEXT) + tuple(f.stored
+                                                                     for f in CHOICE_FIELDS)
+"""The columns of the `choices` table and of `choices.csv`: the trial's context, the mark (''
+for none), then `records.CHOICE_FIELDS`."""
+_CHOICES_TABLE = ("CREATE TABLE IF NOT EXISTS choices ("
+                  + ", ".join(f"{name} {sql} NOT NULL" for name, sql in _CHOICE_CONTEXT)
+                  + "".join(f", {f.stored} {f.sql} NOT NULL" for f in CHOICE_FIELDS)
+                  + ", PRIMARY KEY (trial_id, step));")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -53,13 +65,8 @@ CREATE TABLE IF NOT EXISTS trials (
     trial_id INTEGER PRIMARY KEY, maze_id INTEGER NOT NULL, agent TEXT NOT NULL,
     vision TEXT NOT NULL, trial INTEGER NOT NULL, seed TEXT NOT NULL, moves INTEGER NOT NULL,
     reached INTEGER NOT NULL, capped INTEGER NOT NULL);
-CREATE TABLE IF NOT EXISTS choices (
-    trial_id INTEGER NOT NULL, step INTEGER NOT NULL, maze_id INTEGER NOT NULL,
-    agent TEXT NOT NULL, vision TEXT NOT NULL, trial INTEGER NOT NULL, mark TEXT NOT NULL,
-    row INTEGER NOT NULL, col INTEGER NOT NULL, arrival TEXT NOT NULL, direction TEXT NOT NULL,
-    first INTEGER NOT NULL, PRIMARY KEY (trial_id, step));
 CREATE TABLE IF NOT EXISTS samples (trial_id INTEGER PRIMARY KEY, file TEXT NOT NULL);
-"""
+""" + _CHOICES_TABLE
 
 
 @dataclass(frozen=True)
@@ -81,9 +88,9 @@ class TrialRows:
     """Finished trials of one (maze, agent, vision) as parallel columns, one item per trial.
 
     `numbers` fills the `trial` column (the trial's index in its unit; a participant's number) and
-    `seeds` the `seed` column (the trial's seed label; a participant's id). `choices` holds the
-    columns of `tasks.CHOICE_COLUMNS` (directions as codes or names, marks as names; `trial` is
-    the position in these columns); departures from unmarked cells are not stored.
+    `seeds` the `seed` column (the trial's seed label; a participant's id). `choices` is a
+    `records.CHOICE_DTYPE` array (its `trial` is the position in these columns, its `mark` an
+    index into `mark_names`), stored as given.
     """
 
     maze_id: int
@@ -95,7 +102,8 @@ class TrialRows:
     moves: Sequence[int]
     reached: Sequence[bool]
     capped: Sequence[bool]
-    choices: Mapping[str, Sequence[Any]]
+    choices: np.ndarray
+    mark_names: Sequence[str] = ()
 
 
 class RunStore:
@@ -180,7 +188,7 @@ class RunStore:
         write_trials(self.conn, TrialRows(
             u.maze_id, agent, vision, range(first, first + n), range(n),
             [trial_seed_label(*coords, i) for i in range(n)], res.moves, res.reached, res.capped,
-            res.choices))
+            res.choices, res.mark_names))
 
     def sample(self, trial_id: int) -> np.ndarray | None:
         """The stored positions of a sampled trial, or None."""
@@ -218,11 +226,8 @@ class RunStore:
         _write_csv(paths[1], ["trial_id", "maze_id", "agent", "vision", "trial", "seed", "moves",
                               "reached", "capped"],
                    self.conn.execute("SELECT * FROM trials ORDER BY trial_id"))
-        _write_csv(paths[2], ["trial_id", "maze_id", "agent", "vision", "trial", "step", "mark",
-                              "row", "col", "arrival", "direction", "first"],
-                   self.conn.execute(
-                       "SELECT trial_id, maze_id, agent, vision, trial, step, mark, row, col, "
-                       "arrival, direction, first FROM choices ORDER BY trial_id, step"))
+        _write_csv(paths[2], list(CHOICE_COLUMNS), self.conn.execute(
+            f"SELECT {', '.join(CHOICE_COLUMNS)} FROM choices ORDER BY trial_id, step"))
         return paths
 
 
@@ -247,8 +252,7 @@ def next_trial_id(conn: sqlite3.Connection) -> int:
 
 
 def write_trials(conn: sqlite3.Connection, rows: TrialRows) -> None:
-    """Insert the `trials` rows and the marked `choices` rows of `rows`, in the caller's
-    transaction."""
+    """Insert the `trials` rows and the `choices` rows of `rows`, in the caller's transaction."""
     condition = (rows.maze_id, rows.agent, rows.vision)
     ids, numbers = list(rows.trial_ids), list(rows.numbers)
     conn.executemany(
@@ -256,12 +260,14 @@ def write_trials(conn: sqlite3.Connection, rows: TrialRows) -> None:
         [(t, *condition, n, seed, m, r, c) for t, n, seed, m, r, c in zip(
             ids, numbers, rows.seeds, _column(rows.moves), _column(rows.reached),
             _column(rows.capped))])
-    columns = (_column(rows.choices[name]) for name in _CHOICE_ORDER)
+    marks = list(rows.mark_names) + [""]        # NO_MARK (-1) reads the last: no mark
+    records = rows.choices
     conn.executemany(
-        "INSERT INTO choices VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [(ids[t], s, *condition, numbers[t], str(mk), r, c, direction_name(a),
-          direction_name(d), int(bool(f)))
-         for t, s, mk, r, c, a, d, f in zip(*columns) if mk])
+        f"INSERT INTO choices VALUES ({', '.join('?' * len(CHOICE_COLUMNS))})",
+        [(ids[t], *condition, numbers[t], marks[mark],
+          *(f.to_stored(value) for f, value in zip(CHOICE_FIELDS, values)))
+         for t, mark, *values in zip(_column(records["trial"]), _column(records["mark"]),
+                                     *(_column(records[f.name]) for f in CHOICE_FIELDS))])
 
 
 def write_samples(conn: sqlite3.Connection, run_dir: str | Path,
@@ -281,15 +287,6 @@ def write_samples(conn: sqlite3.Connection, run_dir: str | Path,
     conn.executemany("INSERT OR REPLACE INTO samples VALUES (?, ?)",
                      [(int(trial_id), name) for trial_id in samples])
     return name
-
-
-def choice_columns(choices: Iterable[Choice]) -> dict[str, list]:
-    """Choice records (`mazesim.simulate.Choice`) of one trial as `TrialRows.choices`."""
-    choices = list(choices)
-    return {"trial": [0] * len(choices), "step": [c.step for c in choices],
-            "row": [c.cell[0] for c in choices], "col": [c.cell[1] for c in choices],
-            "mark": [c.mark or "" for c in choices], "arrival": [c.arrival for c in choices],
-            "chosen": [c.chosen for c in choices], "first": [c.first for c in choices]}
 
 
 _STEP_CODES = np.zeros((3, 3), np.uint8)         # (dr + 1, dc + 1) -> direction index

@@ -2,26 +2,27 @@
 
 A unit is one (maze, agent, vision) cell of the sweep with all its trials. Units of one maze travel
 together as a `Chunk` (the maze is sent once); `run_chunk` is a plain module-level function of
-picklable data, so local processes and Dask workers run exactly the same code.
+picklable data (a `Maze`, built agents, `Vision`s), so local processes and Dask workers run
+exactly the same code.
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Mapping
 
 import numpy as np
 
+from mazesim.agents import AgentBase, Vision
 from mazesim.experiment.seeds import cell_seed
-from mazesim.maze import DIRECTIONS, Maze
+from mazesim.maze import Maze
+from mazesim.walks import simulate_many
 
-__all__ = ["Unit", "Chunk", "UnitResult", "run_chunk", "CHOICE_COLUMNS"]
-
-CHOICE_COLUMNS = ("trial", "step", "row", "col", "mark", "arrival", "chosen", "first")
+__all__ = ["Unit", "Chunk", "UnitResult", "run_chunk"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Unit:
     """One sweep cell: coordinates, what to run and where its trial ids start."""
 
@@ -29,28 +30,20 @@ class Unit:
     maze_id: int
     agent_index: int
     vision_index: int
-    agent_type: str
-    agent_params: Mapping[str, Any]
-    vision: Any
+    agent: AgentBase
+    vision: Vision
     trials: int
     first_trial_id: int
     samples: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Chunk:
-    """Units that share one maze, with the maze as plain data (picklable) and the root seed."""
+    """Units that share one maze, with the maze and the root seed."""
 
     root: int
-    grid: np.ndarray
-    start: tuple[int, int]
-    goal: tuple[int, int]
-    marks: tuple[tuple[str, tuple[int, int]], ...]
+    maze: Maze
     units: tuple[Unit, ...]
-
-    @property
-    def maze(self) -> Maze:
-        return Maze(self.grid, self.start, self.goal, dict(self.marks))
 
 
 @dataclass(frozen=True, eq=False)
@@ -61,7 +54,8 @@ class UnitResult:
     moves: np.ndarray
     reached: np.ndarray
     capped: np.ndarray
-    choices: Mapping[str, np.ndarray]  # CHOICE_COLUMNS, only departures from marked cells
+    choices: np.ndarray                # `records.CHOICE_DTYPE`, departures from marked cells
+    mark_names: tuple[str, ...]
     samples: Mapping[int, np.ndarray]  # trial index -> positions (T+1, 2)
     seconds: float
     kernel_seconds: float
@@ -69,51 +63,22 @@ class UnitResult:
 
 def run_chunk(chunk: Chunk) -> list[UnitResult]:
     """Run every unit of `chunk`; deterministic for the chunk's data (seeds by coordinates)."""
-    from mazesim.agents import make_agent
-    from mazesim.agents.vision import parse_vision
-    from mazesim.simulate import simulate_many
-
-    maze = chunk.maze
     results = []
     for unit in chunk.units:
         began = time.perf_counter()
-        agent = make_agent(unit.agent_type, **unit.agent_params)
-        vision = parse_vision(unit.vision)
         seed = cell_seed(chunk.root, unit.maze_id, unit.agent_index, unit.vision_index)
         kernel_began = time.perf_counter()
-        batch = simulate_many(maze, agent, vision, unit.trials, seed, choices="marks")
+        batch = simulate_many(chunk.maze, unit.agent, unit.vision, unit.trials, seed,
+                              choices="marks")
         # the sampled trials are walked again with their positions kept (trial i of a shorter
         # batch is trial i): cheaper than keeping every trial's positions
         sampled = min(unit.samples, unit.trials)
-        batch_positions = simulate_many(maze, agent, vision, sampled, seed, keep_positions=True,
-                                        choices="marks").positions if sampled else ()
+        kept = simulate_many(chunk.maze, unit.agent, unit.vision, sampled, seed,
+                             keep_positions=True, choices="marks").positions if sampled else ()
         kernel = time.perf_counter() - kernel_began
-        samples = {i: np.asarray(pos, dtype=np.int16)
-                   for i, pos in enumerate(batch_positions)}
         results.append(UnitResult(
-            unit,
-            np.asarray(batch.moves, dtype=np.int64),
-            np.asarray(batch.reached, dtype=bool),
-            np.asarray(batch.capped, dtype=bool),
-            _marked_choices(batch),
-            samples,
-            time.perf_counter() - began,
-            kernel,
-        ))
+            unit, np.asarray(batch.moves), np.asarray(batch.reached), np.asarray(batch.capped),
+            np.asarray(batch.choices), batch.mark_names,
+            {i: np.asarray(pos, dtype=np.int16) for i, pos in enumerate(kept)},
+            time.perf_counter() - began, kernel))
     return results
-
-
-def _marked_choices(batch: Any) -> dict[str, np.ndarray]:
-    """The batch's choice records at marked cells, marks as names (`Batch.mark_names`)."""
-    rows = batch.choices[batch.choices["mark"] >= 0]
-    columns = {name: np.asarray(rows[name]) for name in CHOICE_COLUMNS}
-    names = np.array(tuple(batch.mark_names) or ("",), dtype=object)
-    columns["mark"] = names[columns["mark"].astype(np.int64)]
-    return columns
-
-
-def direction_name(value: Any) -> str:
-    """A stored direction: the canonical name for an index, the text otherwise ('' for none)."""
-    if isinstance(value, (int, np.integer)):
-        return DIRECTIONS[value] if 0 <= value < len(DIRECTIONS) else ""
-    return "" if value is None else str(value)

@@ -1,4 +1,4 @@
-"""Numba loops of the row-by-row and chamber generators, the braid and the placements.
+"""Numba loops of the row-by-row and chamber generators, and of the braid.
 
 Same conventions as `_kernels.py` (room (i, j) is grid cell (2i+1, 2j+1)), whose helpers they
 share; split off only to keep each file short.
@@ -7,6 +7,7 @@ share; split off only to keep each file short.
 import numpy as np
 from numba import njit
 
+from mazesim._grid import degree
 from mazesim.generators._kernels import _DC, _DR, _below, _find, _link, _rooms_open
 from mazesim.maze import DOWN, LEFT, PASSAGE, RIGHT, UP, WALL
 
@@ -124,15 +125,6 @@ def recursive_division(h, w, rng):
 
 
 @njit(cache=True)
-def _degree(grid, r, c):
-    n = 0
-    for d in range(4):
-        if grid[r + _DR[d], c + _DC[d]] == PASSAGE:
-            n += 1
-    return n
-
-
-@njit(cache=True)
 def braid(grid, ends, quota, rng):
     """Open one wall at dead ends taken in the order `ends` (rows of (r, c)) until `quota` dead
     ends are gone; prefer a wall toward another dead end, else any wall with a passage beyond.
@@ -147,7 +139,7 @@ def braid(grid, ends, quota, rng):
         if removed >= quota:
             break
         r, c = ends[e, 0], ends[e, 1]
-        if _degree(grid, r, c) != 1:
+        if degree(grid, r, c) != 1:
             continue
         k, best = 0, 0
         for d in range(4):
@@ -157,7 +149,7 @@ def braid(grid, ends, quota, rng):
                 continue
             if grid[tr, tc] != PASSAGE:
                 continue
-            rank = 2 if _degree(grid, tr, tc) == 1 else 1
+            rank = 2 if degree(grid, tr, tc) == 1 else 1
             if rank > best:
                 k, best = 0, rank
             if rank == best:

@@ -5,6 +5,7 @@ import math
 import numpy as np
 
 from mazesim.errors import GeneratorError
+from mazesim import _grid
 from mazesim.generators import _row_kernels
 from mazesim.generators._registry import check_fraction
 from mazesim.maze import PASSAGE, WALL
@@ -14,10 +15,7 @@ __all__ = ["braid", "dead_ends"]
 
 def dead_ends(grid: np.ndarray) -> np.ndarray:
     """Cells (n, 2), row-major, of the passages with exactly one passage neighbour."""
-    open_ = np.pad(np.asarray(grid) == PASSAGE, 1)
-    degree = (open_[:-2, 1:-1].astype(np.int8) + open_[2:, 1:-1] + open_[1:-1, :-2]
-              + open_[1:-1, 2:])
-    return np.argwhere(open_[1:-1, 1:-1] & (degree == 1))
+    return np.argwhere(_grid.degrees(np.ascontiguousarray(grid, dtype=np.uint8)) == 1)
 
 
 def braid(grid: np.ndarray, fraction: float, rng: np.random.Generator) -> np.ndarray:

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from mazesim import _kernels as _grid_kernels
+from mazesim import _grid
 from mazesim.errors import GeneratorError
 from mazesim.maze import PASSAGE, Cell
 
@@ -71,7 +71,7 @@ def _room(index: int, rooms_w: int) -> Cell:
 
 
 def _farthest_room(grid: np.ndarray, source: Cell) -> Cell:
-    dist, _ = _grid_kernels.bfs(grid, source[0], source[1])
+    dist, _ = _grid.distances(grid, source[0], source[1])
     rooms = dist[1::2, 1::2]
     i, j = np.unravel_index(int(np.argmax(rooms)), rooms.shape)
     return 2 * int(i) + 1, 2 * int(j) + 1

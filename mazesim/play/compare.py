@@ -21,15 +21,13 @@ from typing import Any
 import numpy as np
 
 from mazesim.errors import ConfigError, MazesimError
+from mazesim.experiment.config import CORRELATION_METHODS
 from mazesim.experiment.statistics import (ChoiceTest, Correlation, choice_test, correlations)
-from mazesim.experiment.storage import RunStore
+from mazesim.experiment.storage import HUMAN, RunStore
 from mazesim.maze import parse_maze
-from mazesim.play.run import KIND
 
 __all__ = ["AgentLikelihood", "Comparison", "compare_runs", "format_comparison"]
 
-HUMAN = "human"
-METHODS = ("pearson", "spearman")
 HUMAN_MOVES = "human_mean_moves"
 
 
@@ -74,10 +72,11 @@ def compare_runs(human_run: str | Path, sim_run: str | Path) -> Comparison:
     """Compare a play run with a simulated run over the mazes they share."""
     human_run, sim_run = Path(human_run), Path(sim_run)
     with RunStore(human_run) as human, RunStore(sim_run) as sim:
-        if human.meta("kind") != KIND:
-            raise ConfigError(f"{human_run}: not a play run (record one with `mazesim play`)")
-        if sim.meta("kind") == KIND:
-            raise ConfigError(f"{sim_run}: a play run, not a simulated run (`mazesim run`)")
+        if human.meta("kind") != HUMAN:
+            raise ConfigError(f"{human_run}: not a run of people (record one with `mazesim "
+                              "play` or import one with `mazesim import`)")
+        if sim.meta("kind") == HUMAN:
+            raise ConfigError(f"{sim_run}: a run of people, not a simulated run (`mazesim run`)")
         sim_texts = {m.text: m.maze_id for m in sim.mazes()}
         mazes = {m.maze_id: m for m in human.mazes() if m.text in sim_texts}
         matched = {i: sim_texts[m.text] for i, m in mazes.items()}
@@ -99,7 +98,7 @@ def compare_runs(human_run: str | Path, sim_run: str | Path) -> Comparison:
                 tests.append(choice_test(a, v, mark, s_choices.get((a, v, mark), {}),
                                          h_choices[(HUMAN, v, mark)]))
             sim_mean = np.array([s_means.get((a, v, matched[m]), np.nan) for m in matched])
-            corrs += correlations(a, v, {HUMAN_MOVES: h_mean}, sim_mean, METHODS)
+            corrs += correlations(a, v, {HUMAN_MOVES: h_mean}, sim_mean, CORRELATION_METHODS)
     walks = [(mazes[m], v, samples[t]) for t, m, v, _ in h_trials if m in matched]
     likes = [_likelihood(spec, v, [w for w in walks if w[1] == v])
              for v in visions for spec in agents]
@@ -134,7 +133,7 @@ def _per_maze(pairs: list[tuple[int, int]], maze_ids: list[int]) -> np.ndarray:
 
 def _likelihood(spec: dict, vision: str, walks: list) -> AgentLikelihood | None:
     from mazesim.agents import make_agent
-    from mazesim.trajectory_metrics import choice_log_likelihood
+    from mazesim.walks import choice_log_likelihood
 
     params = {k: v for k, v in spec.items() if k not in ("type", "label", "trials")}
     agent = make_agent(spec["type"], **params)

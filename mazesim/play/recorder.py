@@ -212,7 +212,7 @@ class Recorder:
         state.update(phase=PLAYING if player.started else READY, seq=player.next_seq,
                      moves=player.next_seq - 1,
                      maze={"id": current.id, "practice": current.practice,
-                           "vision": current.vision})
+                           "vision": current.vision.to_config()})
         if player.started:
             state["view"] = maze_view(current.maze, player.positions[-1], current.k)
         return state

@@ -18,7 +18,7 @@ from mazesim.errors import ConfigError
 from mazesim.experiment.report import REPORT, Report, build_report
 from mazesim.experiment.storage import DATABASE, RunStore
 from mazesim.maze import parse_maze
-from mazesim.play.run import KIND
+from mazesim.play.run import RECORDER
 
 __all__ = ["PARTICIPANTS_CSV", "ParticipantMaze", "participant_rows", "is_play_run",
            "build_play_report", "build_run_report"]
@@ -56,16 +56,16 @@ def is_play_run(run_dir: str | Path) -> bool:
     if not path.is_file():
         return False
     with RunStore(run_dir) as store:
-        return store.meta("kind") == KIND
+        return store.meta("recorder") == RECORDER
 
 
 def participant_rows(run_dir: str | Path) -> list[ParticipantMaze]:
     """Every maze shown to every participant, in join order then maze order."""
     from mazesim.analysis import parameters
-    from mazesim.simulate import choices_of
+    from mazesim.walks import choices_of
 
     with RunStore(run_dir) as store:
-        if store.meta("kind") != KIND:
+        if store.meta("recorder") != RECORDER:
             raise ConfigError(f"{run_dir}: not a play run (no human trials recorded)")
         session = store.meta("session")
         shown = store.query(

@@ -23,21 +23,22 @@ import yaml
 
 from mazesim.errors import ConfigError
 from mazesim.experiment.runner import ENVIRONMENT_FILE, environment
-from mazesim.experiment.storage import (MazeRecord, RunStore, TrialRows, choice_columns,
-                                        next_trial_id, write_samples, write_trials)
+from mazesim.experiment.storage import (HUMAN, MazeRecord, RunStore, TrialRows, next_trial_id,
+                                        write_samples, write_trials)
 from mazesim.maze import format_maze
-from mazesim.simulate import Trajectory, check_walk, choices_of
+from mazesim.records import Trajectory
+from mazesim.walks import check_walk, choice_records, choices_of
 from mazesim.play.recorder import PlayError, Recorder
 from mazesim.play.server import DEFAULT_HOST, DEFAULT_PORT, PlayServer, make_server
 from mazesim.play.session import PlayMaze, Session, load_session
 from mazesim.play.store import MoveRow, PlayStore
 
-__all__ = ["HUMAN", "SESSION_FILE", "open_run", "open_server", "report_config", "maze_number",
+__all__ = ["RECORDER", "SESSION_FILE", "open_run", "open_server", "report_config", "maze_number",
            "trajectory"]
 
-HUMAN = "human"
 SESSION_FILE = "session.yaml"
-KIND = "play"
+RECORDER = "play"
+"""The `recorder` (meta) of a run of people recorded by `mazesim play`."""
 
 
 def open_run(session: Session) -> Recorder:
@@ -59,7 +60,8 @@ def open_run(session: Session) -> Recorder:
         if changed:
             raise ConfigError(f"{run_dir}: holds a different session (maze {changed[0]} "
                               f"differs); choose another output or remove the directory")
-        runs.set_meta(name=session.name, kind=KIND, config=report_config(session),
+        runs.set_meta(name=session.name, kind=HUMAN, recorder=RECORDER,
+                      config=report_config(session),
                       session=dict(session.config),
                       **{f"practice:{m.id}": format_maze(m.maze) for m in session.practice})
         runs.add_mazes(records)
@@ -88,7 +90,7 @@ def report_config(session: Session) -> dict[str, Any]:
     from mazesim.analysis import PARAMETERS
     from mazesim.experiment.config import CORRELATION_METHODS, DEFAULT_CORRELATION_PARAMETERS
 
-    visions = list(dict.fromkeys(m.vision for m in session.mazes))
+    visions = list(dict.fromkeys(m.vision.to_config() for m in session.mazes))
     marks = list(dict.fromkeys(name for m in session.mazes for name in sorted(m.maze.marks)))
     return {
         "name": session.name,
@@ -114,7 +116,7 @@ def maze_number(session: Session, maze: PlayMaze) -> int:
 
 
 def trajectory(maze: PlayMaze, positions: list | np.ndarray) -> Trajectory:
-    """A finished walk as the agents' `Trajectory`, choices derived by `simulate.choices_of`."""
+    """A finished walk as the agents' `Trajectory`, choices derived by `walks.choices_of`."""
     pos = check_walk(maze.maze, positions)
     reached = tuple(pos[-1]) == maze.maze.goal
     return Trajectory(pos, reached, False, choices_of(maze.maze, pos))
@@ -135,9 +137,9 @@ class _TrialWriter:
         write_trials(db, TrialRows(
             maze_id, HUMAN, str(maze.vision), [trial_id],
             [PlayStore.participant_number(db, participant)], [participant], [len(moves)],
-            [walk.reached], [walk.capped], choice_columns(walk.choices)))
+            [walk.reached], [walk.capped], choice_records(maze.maze, walk.positions),
+            tuple(maze.maze.marks)))
         write_samples(db, self.run_dir, {trial_id: walk.positions})
-        PlayStore.insert_choices(db, participant, maze_id, walk.choices)
 
 
 def _maze_records(session: Session) -> list[MazeRecord]:
@@ -150,7 +152,7 @@ def _maze_records(session: Session) -> list[MazeRecord]:
         h, w = item.maze.shape
         records.append(MazeRecord(
             i, source.get("file", "generator"), generator, f"{h}x{w}", source.get("seed"),
-            format_maze(item.maze), {"name": item.id, "vision": item.vision,
+            format_maze(item.maze), {"name": item.id, "vision": item.vision.to_config(),
                                      "start": list(item.maze.start), "goal": list(item.maze.goal),
                                      "marks": {k: list(v) for k, v in item.maze.marks.items()}},
             parameters(item.maze)))

@@ -13,8 +13,9 @@ A session YAML file::
       - {generator: stick-knocking, size: 15, seed: 3, vision: 2}
 
 A maze is a `file` (text or JSON; relative to the config file) or a generator block
-(`generator`, `size`, `seed`, `braid`, `placement`, `options`); every maze has a `vision`
-(`full` or an integer k >= 0, default full) and an optional `name` (its id in the database).
+(`generator`, `size`, `seed`, `braid`, `placement`, `options`), as in experiment configs
+(`mazesim.experiment.config.maze_block`, the same reader); every maze has a `vision` (`full` or
+a window k >= 0, default full) and an optional `name` (its id in the database).
 """
 
 from __future__ import annotations
@@ -26,14 +27,15 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from mazesim.agents.vision import parse_vision
-from mazesim.errors import ConfigError, MazesimError, did_you_mean
-from mazesim.experiment.config import read_yaml
-from mazesim.maze import Maze, read_maze
+from mazesim.agents import FULL, Vision, parse_vision
+from mazesim.errors import ConfigError, MazesimError
+from mazesim.experiment.config import GeneratedMazes, MazeFile, maze_block, plain
+from mazesim.maze import Maze
+from mazesim.schema import INT64_MAX, Reader, read_yaml
 
 __all__ = [
-    "FULL",
     "PARTICIPANT_MAX_LENGTH",
+    "ORDERS",
     "PlayMaze",
     "Session",
     "load_session",
@@ -42,14 +44,12 @@ __all__ = [
     "maze_order",
 ]
 
-FULL = "full"
 ORDERS = ("fixed", "shuffled")
 PARTICIPANT_MAX_LENGTH = 64
+MAX_SESSION_MAZES = 1000
 _PARTICIPANT_RE = re.compile(r"[A-Za-z0-9_-]+")
-_NAME_RE = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 _TOP_KEYS = ("name", "seed", "order", "output", "practice", "mazes")
-_FILE_KEYS = ("file", "vision", "name")
-_GENERATOR_KEYS = ("generator", "size", "seed", "braid", "placement", "options", "vision", "name")
+_MAZE_EXTRA = ("vision", "name")
 DEFAULT_OUTPUT_ROOT = "results"
 
 
@@ -59,14 +59,14 @@ class PlayMaze:
 
     id: str
     maze: Maze
-    vision: str | int
+    vision: Vision
     practice: bool
     source: Mapping[str, Any]
 
     @property
     def k(self) -> int | None:
         """The window radius, or None under full vision."""
-        return None if self.vision == FULL else int(self.vision)
+        return self.vision.k
 
 
 @dataclass(frozen=True, eq=False)
@@ -97,29 +97,20 @@ def load_session(path: str | Path) -> Session:
 
 def parse_session(data: Any, *, source: str = "<session>", base_dir: str | Path = ".") -> Session:
     """Validate a session mapping (see the module docstring) and build its mazes."""
-    where = f"{source}:"
-    if not isinstance(data, dict):
-        raise ConfigError(f"{where} a session config must be a mapping")
-    _check_keys(data, _TOP_KEYS, where, "")
-    name = data.get("name")
-    if not isinstance(name, str) or not _NAME_RE.fullmatch(name):
-        raise ConfigError(f"{where} name: {name!r} (required; letters, digits, _ . - only)")
-    seed = _integer(data.get("seed", 0), f"{where} seed", minimum=0)
-    order = data.get("order", "fixed")
-    if order not in ORDERS:
-        raise ConfigError(f"{where} order: {order!r} (allowed: {', '.join(ORDERS)})")
+    reader = Reader(source, Path(base_dir))
+    data = reader.mapping(data, "", _TOP_KEYS, required=("name", "mazes"))
+    name = reader.name(data["name"], "name")
+    seed = reader.integer(data.get("seed", 0), "seed", 0, INT64_MAX)
+    order = reader.choice(data.get("order", "fixed"), "order", ORDERS, "an order")
     output = data.get("output", f"{DEFAULT_OUTPUT_ROOT}/{name}")
     if not isinstance(output, str) or not output:
-        raise ConfigError(f"{where} output: {output!r} (a directory path)")
-    base = Path(base_dir)
-    practice = _maze_list(data.get("practice", []), "practice", where, base, seed, True)
-    mazes = _maze_list(data.get("mazes"), "mazes", where, base, seed, False)
-    if not mazes:
-        raise ConfigError(f"{where} mazes: the session needs at least one maze")
+        raise reader.fail("output", f"{output!r} (allowed: a directory path)")
+    practice = _maze_list(reader, data.get("practice", []), "practice", seed, True)
+    mazes = _maze_list(reader, data["mazes"], "mazes", seed, False)
     ids = [m.id for m in practice + mazes]
     for i, maze_id in enumerate(ids):
         if maze_id in ids[:i]:
-            raise ConfigError(f"{where} maze name {maze_id!r} is used twice")
+            raise reader.fail("mazes", f"maze name {maze_id!r} is used twice")
     config = {
         "name": name, "seed": seed, "order": order, "output": output,
         "practice": [dict(m.source) for m in practice], "mazes": [dict(m.source) for m in mazes],
@@ -155,83 +146,35 @@ def maze_order(session: Session, participant: str) -> list[str]:
     return [m.id for m in session.practice] + main
 
 
-def _maze_list(items: Any, key: str, where: str, base: Path, seed: int,
-               practice: bool) -> tuple[PlayMaze, ...]:
-    if items is None:
-        items = []
-    if not isinstance(items, list):
-        raise ConfigError(f"{where} {key}: must be a list of mazes")
+def _maze_list(reader: Reader, items: Any, key: str, seed: int, practice: bool
+               ) -> tuple[PlayMaze, ...]:
+    items = reader.listing(items, key, "mazes", nonempty=not practice,
+                           max_items=MAX_SESSION_MAZES)
     prefix = "practice" if practice else "maze"
-    return tuple(_maze_entry(item, f"{key}[{i}]", f"{prefix}-{i + 1}", where, base, seed,
-                             practice) for i, item in enumerate(items))
+    return tuple(_maze_entry(reader, item, f"{key}[{i}]", f"{prefix}-{i + 1}", seed, practice)
+                 for i, item in enumerate(items))
 
 
-def _maze_entry(item: Any, path: str, default_id: str, where: str, base: Path, seed: int,
+def _maze_entry(reader: Reader, item: Any, path: str, default_id: str, seed: int,
                 practice: bool) -> PlayMaze:
-    if not isinstance(item, dict):
-        raise ConfigError(f"{where} {path}: must be a mapping with 'file' or 'generator'")
-    if ("file" in item) == ("generator" in item):
-        raise ConfigError(f"{where} {path}: needs exactly one of 'file' or 'generator'")
-    vision = _vision(item.get("vision", FULL), f"{where} {path}.vision")
-    maze_id = item.get("name", default_id)
-    if not isinstance(maze_id, str) or not _NAME_RE.fullmatch(maze_id):
-        raise ConfigError(f"{where} {path}.name: {maze_id!r} (letters, digits, _ . - only)")
-    if "file" in item:
-        _check_keys(item, _FILE_KEYS, where, path)
-        file = item["file"]
-        if not isinstance(file, str):
-            raise ConfigError(f"{where} {path}.file: {file!r} is not a path")
-        full_path = (base / file) if not Path(file).is_absolute() else Path(file)
-        try:
-            maze = read_maze(full_path)
-        except MazesimError as err:
-            raise ConfigError(f"{where} {path}.file: {err}") from None
-        source = {"file": file, "name": maze_id, "vision": vision}
+    block, extra = maze_block(reader, item, path, extra=_MAZE_EXTRA, count=False)
+    try:
+        vision = parse_vision(extra.get("vision", FULL), f"{path}.vision")
+    except MazesimError as err:
+        raise reader.fail("", str(err)) from None
+    if not (vision.full or (vision.k is not None and vision.memory and not vision.occlusion
+                            and not vision.known_map)):
+        raise reader.fail(f"{path}.vision", f"{vision} (allowed here: full or a window k)")
+    maze_id = reader.name(extra.get("name", default_id), f"{path}.name")
+    if isinstance(block, MazeFile):
+        maze = block.maze
+        source = {"file": item["file"]}
     else:
-        _check_keys(item, _GENERATOR_KEYS, where, path)
-        maze, source = _generated(item, path, where, seed)
-        source = {**source, "name": maze_id, "vision": vision}
+        block = block if block.seed is not None else GeneratedMazes(
+            block.generator, block.size, 1, seed, block.placement, block.braid, block.options)
+        maze = block.maze(block.seed)
+        source = {"generator": block.generator, "size": f"{block.size[0]}x{block.size[1]}",
+                  "seed": block.seed, "braid": block.braid, "placement": plain(block.placement),
+                  "options": plain(block.options)}
+    source.update(name=maze_id, vision=vision.to_config())
     return PlayMaze(maze_id, maze, vision, practice, source)
-
-
-def _generated(item: dict, path: str, where: str, seed: int) -> tuple[Maze, dict]:
-    from mazesim.generators import generate  # the generators registry loads numba kernels
-
-    options = item.get("options", {})
-    if not isinstance(options, dict):
-        raise ConfigError(f"{where} {path}.options: must be a mapping")
-    maze_seed = _integer(item.get("seed", seed), f"{where} {path}.seed", minimum=0)
-    braid = item.get("braid", 0.0)
-    if isinstance(braid, bool) or not isinstance(braid, (int, float)) or not 0 <= braid <= 1:
-        raise ConfigError(f"{where} {path}.braid: {braid!r} (a fraction in [0, 1])")
-    placement = item.get("placement", "corners")
-    try:
-        maze = generate(item["generator"], item.get("size"), seed=maze_seed, braid=float(braid),
-                        placement=placement, **options)
-    except MazesimError as err:
-        raise ConfigError(f"{where} {path}: {err}") from None
-    source = {"generator": item["generator"], "size": item.get("size"), "seed": maze_seed,
-              "braid": float(braid), "placement": placement, "options": dict(options)}
-    return maze, source
-
-
-def _vision(value: Any, where: str) -> str | int:
-    try:
-        vision = parse_vision(value, where)
-    except MazesimError as err:
-        raise ConfigError(str(err)) from None
-    return FULL if vision.k is None else vision.k
-
-
-def _integer(value: Any, where: str, *, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise ConfigError(f"{where}: {value!r} (an integer >= {minimum})")
-    return value
-
-
-def _check_keys(data: dict, allowed: tuple[str, ...], where: str, path: str) -> None:
-    for key in data:
-        if key not in allowed:
-            place = f"{path}.{key}" if path else str(key)
-            raise ConfigError(f"{where} {place}: unknown key (allowed: {', '.join(allowed)})"
-                              f"{did_you_mean(key, allowed)}")

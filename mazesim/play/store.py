@@ -1,10 +1,8 @@
 """The play tables of a run's `results.sqlite`: participants, shown mazes, raw moves, choices.
 
-`play_choices` holds every departure from a branch point of a finished maze (the full choice
-record, not only marked cells), for comparing people with agents decision by decision; the
-experiment's tables (`trials`, `choices`, `samples`) are written by
-`mazesim.experiment.storage`. Every write is one transaction (`transaction()`), so a crash loses
-at most the move in flight.
+A finished maze becomes rows of the experiment's tables (`trials`, `choices` with every junction
+departure, `samples`), written by `mazesim.experiment.storage`. Every write is one transaction
+(`transaction()`), so a crash loses at most the move in flight.
 Raw moves keep both clocks: `server_ms` (epoch milliseconds when the server accepted the move) and
 `client_ms` (epoch milliseconds of the key press by the page's monotonic clock,
 `performance.timeOrigin + performance.now()`, fractional), because response times matter to
@@ -18,14 +16,9 @@ import sqlite3
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable
 
 from mazesim.experiment.storage import DATABASE, transaction
-from mazesim.experiment.tasks import direction_name
-from mazesim.maze import DIRECTIONS, Cell
-
-if TYPE_CHECKING:
-    from mazesim.simulate import Choice
+from mazesim.maze import Cell
 
 __all__ = ["DATABASE", "MoveRow", "PlayStore", "now_ms"]
 
@@ -57,11 +50,6 @@ CREATE TABLE IF NOT EXISTS play_moves (
     client_ms REAL,
     PRIMARY KEY (participant, maze_id, seq)
 );
-CREATE TABLE IF NOT EXISTS play_choices (
-    participant TEXT NOT NULL, maze_id INTEGER NOT NULL, step INTEGER NOT NULL,
-    row INTEGER NOT NULL, col INTEGER NOT NULL, mark TEXT NOT NULL, arrival TEXT NOT NULL,
-    open TEXT NOT NULL, unexplored TEXT NOT NULL, direction TEXT NOT NULL, first INTEGER NOT NULL,
-    PRIMARY KEY (participant, maze_id, step));
 """
 _SELECT_MOVES = ("SELECT seq, from_row, from_col, to_row, to_col, direction, server_ms, client_ms "
                  "FROM play_moves WHERE participant = ? AND maze_id = ?")
@@ -163,20 +151,7 @@ class PlayStore:
         db.execute("UPDATE play_progress SET finished_ms = ? WHERE participant = ? AND maze_id = ?",
                    (when, participant, maze_id))
 
-    @staticmethod
-    def insert_choices(db: sqlite3.Connection, participant: str, maze_id: int,
-                       choices: Iterable[Choice]) -> None:
-        """Store the choice records of a finished maze inside an open transaction."""
-        db.executemany("INSERT INTO play_choices VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                       [(participant, maze_id, ch.step, *ch.cell, ch.mark or "",
-                         direction_name(ch.arrival), _names(ch.open), _names(ch.unexplored),
-                         ch.direction, int(ch.first)) for ch in choices])
-
 
 def _move_row(seq: int, from_row: int, from_col: int, to_row: int, to_col: int, direction: str,
               server_ms: int, client_ms: float | None) -> MoveRow:
     return MoveRow(seq, (from_row, from_col), (to_row, to_col), direction, server_ms, client_ms)
-
-
-def _names(directions: tuple[int, ...]) -> str:
-    return json.dumps([DIRECTIONS[d] for d in directions])

@@ -15,7 +15,7 @@ from typing import Sequence
 
 import numpy as np
 
-from mazesim import _kernels
+from mazesim import _grid
 from mazesim.errors import SearchError
 from mazesim.maze import DELTAS, PASSAGE, Cell, Maze, readonly
 
@@ -178,7 +178,7 @@ def chase_scene(maze: Maze, chase_result: Chase) -> tuple[Maze, np.ndarray]:
 
 def _distance_map(grid: np.ndarray, player: np.ndarray) -> np.ndarray:
     """BFS distances from the player, padded by a ring of -1 so neighbours need no bound checks."""
-    dist, _ = _kernels.bfs(grid, player[0], player[1])
+    dist, _ = _grid.distances(grid, player[0], player[1])
     return np.pad(dist, 1, constant_values=_UNREACHED)
 
 

@@ -30,7 +30,9 @@ def test_every_agent_is_a_frozen_dataclass_with_the_common_keys(name):
 
 def test_documented_defaults():
     assert agent_keys("weighted-walker") == {"goal_seeking": False, "max_steps": None,
-                                             "initial_count": 1, "count_backtrack": True}
+                                             "lapse": 0.0, "initial_count": 1,
+                                             "count_backtrack": True, "backtrack": "retrace"}
+    assert agent_keys("shortest") == {"goal_seeking": True, "max_steps": None}
     assert agent_keys("finite-memory")["memory"] == 7
     assert agent_keys("dfs")["order"] == "random"
     assert set(agent_keys("turn-bias")) >= {"p_straight", "p_reverse", "p_alternate"}
@@ -53,7 +55,7 @@ def test_unknown_name_suggests_the_closest():
 
 def test_unknown_key_lists_the_agents_keys():
     with pytest.raises(AgentError, match="dfs: unknown parameter 'depth' \\(allowed: "
-                                         "goal_seeking, max_steps, order\\)"):
+                                         "goal_seeking, max_steps, lapse, order\\)"):
         make_agent("dfs", depth=3)
 
 

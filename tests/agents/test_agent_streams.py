@@ -5,7 +5,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from mazesim.agents import Vision, make_agent
-from mazesim.agents._streams import next_double, seed_words, trial_states
+from numba import njit
+
+from mazesim.agents._streams import seed_words, trial_states, xoshiro_double
 from mazesim.maze import parse_maze
 
 
@@ -28,9 +30,38 @@ def test_seed_words():
     assert seed_words(()).tolist() == []
 
 
-def test_next_double_is_uniform():
-    state = np.array([1, 2, 3, 4], np.uint64)
-    draws = np.array([next_double(state) for _ in range(20_000)])
+@njit
+def _draws(words, n):
+    s0, s1, s2, s3 = words[0], words[1], words[2], words[3]
+    out = np.empty(n)
+    for k in range(n):
+        s0, s1, s2, s3, out[k] = xoshiro_double(s0, s1, s2, s3)
+    return out
+
+
+def _xoshiro_reference(words, n):
+    """xoshiro256** as Blackman and Vigna publish it, in Python integers; the top 53 bits."""
+    mask = (1 << 64) - 1
+    rotl = lambda x, k: ((x << k) | (x >> (64 - k))) & mask  # noqa: E731
+    s = [int(w) for w in words]
+    out = []
+    for _ in range(n):
+        result = (rotl((s[1] * 5) & mask, 7) * 9) & mask
+        t = (s[1] << 17) & mask
+        s[2] ^= s[0]
+        s[3] ^= s[1]
+        s[1] ^= s[2]
+        s[0] ^= s[3]
+        s[2] ^= t
+        s[3] = rotl(s[3], 45)
+        out.append((result >> 11) * 2.0 ** -53)
+    return out
+
+
+def test_xoshiro_matches_the_published_generator_and_is_uniform():
+    words = np.random.SeedSequence(7).generate_state(4, np.uint64)
+    draws = _draws(words, 20_000)
+    assert draws[:500].tolist() == _xoshiro_reference(words, 500)
     assert draws.min() >= 0.0 and draws.max() < 1.0
     assert abs(draws.mean() - 0.5) < 4.5 * np.sqrt(1 / 12 / len(draws))
     assert len(set(draws.tolist())) == len(draws)

@@ -10,7 +10,7 @@ from agent_mazes import mazes
 from mazesim.agents import AGENTS, Vision, make_agent, parse_vision, seen_cells
 from mazesim.errors import AgentError, MazesimError
 from mazesim.maze import Maze, parse_maze
-from mazesim.simulate import simulate
+from mazesim.walks import simulate
 
 OPEN_ROOM = parse_maze("""
 #########
@@ -111,25 +111,32 @@ def test_goal_seeking_starts_when_the_goal_comes_into_view():
 
 
 def test_without_memory_only_the_window_and_the_trail_stay_known():
-    from mazesim.agents._vision_kernels import UNKNOWN, perceive
+    from mazesim._grid import pad, steps, unpad
+    from mazesim.agents._vision_kernels import perceive
+    from mazesim.agents.vision import UNKNOWN, WINDOW_VIEW
 
-    grid = OPEN_ROOM.grid
-    known = np.full(grid.shape, UNKNOWN, np.int8)
-    visits = np.zeros(grid.shape, np.int32)
-    visits[1, 1] = visits[1, 2] = 1
-    perceive(grid, known, visits, 1, 1, 1, False, False, -1, -1)
+    h, w = OPEN_ROOM.shape
+    cells, width = pad(OPEN_ROOM.grid).ravel(), w + 2
+    flat = lambda r, c: (r + 1) * width + c + 1  # noqa: E731
+    known = np.full(len(cells), UNKNOWN, np.uint8)
+    visits = np.zeros(len(cells), np.int32)
+    changed = np.empty(2 * len(cells), np.int64)
+    view = (WINDOW_VIEW, 1, False, False)
+    visits[flat(1, 1)] = visits[flat(1, 2)] = 1
+    perceive(cells, width, steps(width), known, visits, flat(1, 1), -1, *view, changed)
     assert (known != UNKNOWN).sum() == 9
     for r, c in [(1, 2), (1, 3), (1, 4)]:
-        visits[r, c] = 1
-        perceive(grid, known, visits, r, c, 1, False, False, r, c - 1)
-    window = np.zeros(grid.shape, bool)
+        visits[flat(r, c)] = 1
+        perceive(cells, width, steps(width), known, visits, flat(r, c), flat(r, c - 1), *view,
+                 changed)
+    window = np.zeros((h, w), bool)
     window[0:3, 3:6] = True
-    trail = visits > 0
-    assert np.array_equal(known != UNKNOWN, window | trail)
+    trail = unpad(visits, h, w) > 0
+    assert np.array_equal(unpad(known, h, w) != UNKNOWN, window | trail)
     remembered = known.copy()
-    perceive(grid, remembered, visits, 1, 1, 1, False, True, -1, -1)
+    perceive(cells, width, steps(width), remembered, visits, flat(1, 1), -1, WINDOW_VIEW, 1,
+             False, True, changed)
     assert (remembered != UNKNOWN).sum() > (known != UNKNOWN).sum()
-
 
 
 def test_vision_text():

@@ -5,8 +5,8 @@ import pytest
 
 from mazesim.agents import make_agent
 from mazesim.maze import parse_maze
-from mazesim.simulate import simulate, simulate_many
-from mazesim.trajectory_metrics import choice_log_likelihood
+from mazesim.walks import simulate, simulate_many
+from mazesim.walks.metrics import choice_log_likelihood
 
 # A four-way crossing reached from below after two moves up: straight = up.
 CROSS = parse_maze("""

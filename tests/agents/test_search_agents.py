@@ -10,8 +10,8 @@ from agent_mazes import mazes
 from mazesim.agents import make_agent
 from mazesim.analysis import dfs_path, distance_map, parameters, shortest_path
 from mazesim.maze import read_maze
-from mazesim.simulate import simulate
-from mazesim.trajectory_metrics import final_route
+from mazesim.walks import simulate
+from mazesim.walks.metrics import final_route
 
 TUTORIAL = read_maze(Path(__file__).parent.parent / "data" / "tutorial_7x13.txt")
 

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from agent_mazes import mazes, tremaux_directed_counts
 from mazesim.agents import make_agent
 from mazesim.maze import parse_maze
-from mazesim.simulate import simulate
+from mazesim.walks import simulate
 
 
 @given(maze=mazes(braid=False, max_size=21), hand=st.sampled_from(["right-hand", "left-hand"]),

@@ -83,7 +83,7 @@ def test_agents_lists_every_agent_with_defaults():
     result = _run("agents")
     assert result.exit_code == 0
     assert "weighted-walker" in result.output
-    assert "goal_seeking=false, max_steps=null, initial_count=1, count_backtrack=true" in \
-        result.output
+    assert ("goal_seeking=false, max_steps=null, lapse=0.0, initial_count=1, count_backtrack=true, "
+            "backtrack=retrace") in result.output
     listing = json.loads(_run("agents", "--json").output)
     assert len(listing) == 11 and listing["finite-memory"]["memory"] == 7

@@ -48,7 +48,7 @@ def test_validate_ok(config):
     (lambda d: d["agents"][1].update(type="bsf"),
      "exp.yaml: agents[1].type: 'bsf' is not an agent; did you mean 'bfs'?"),
     (lambda d: d["mazes"][0].update(count=-1),
-     "exp.yaml: mazes[0].count: -1 (allowed: an integer >= 1)"),
+     "exp.yaml: mazes[0].count: -1 (allowed: an integer from 1 to 100,000)"),
     (lambda d: d["mazes"][1].update(file="nope.txt"),
      "exp.yaml: mazes[1].file: 'nope.txt': no such file"),
     (lambda d: d.update(colour="red"), "exp.yaml: colour: unknown key (allowed: name, description"),

@@ -31,7 +31,7 @@ def test_bad_config_is_one_error_line(tmp_path):
     result = CliRunner().invoke(main, ["play", str(config)])
     assert result.exit_code == 2
     assert result.output.strip().splitlines() == [
-        f"Error: {config}: order: 'sometimes' (allowed: fixed, shuffled)"]
+        f"Error: {config}: order: 'sometimes' is not an order (allowed: fixed, shuffled)"]
 
 
 def test_missing_config_and_bad_port_are_usage_errors(tmp_path):
@@ -89,9 +89,9 @@ def test_compare_errors_are_one_line(tmp_path):
     runner = CliRunner()
     result = runner.invoke(main, ["compare", str(tmp_path / "sim"), str(tmp_path / "run")])
     assert result.exit_code == 2
-    assert result.output == f"Error: {tmp_path / 'sim'}: not a play run (record one with " \
-                            "`mazesim play`)\n"
+    assert result.output == f"Error: {tmp_path / 'sim'}: not a run of people (record one with " \
+                            "`mazesim play` or import one with `mazesim import`)\n"
     result = runner.invoke(main, ["compare", str(tmp_path / "run"), str(tmp_path / "run")])
-    assert result.exit_code == 2 and "a play run, not a simulated run" in result.output
+    assert result.exit_code == 2 and "a run of people, not a simulated run" in result.output
     result = runner.invoke(main, ["compare", str(tmp_path / "run"), str(tmp_path / "none")])
     assert result.exit_code == 2 and "does not exist" in result.output

@@ -7,6 +7,8 @@ import numpy as np
 import pytest
 import yaml
 
+from mazesim.agents import agent_keys
+
 from mazesim.errors import ConfigError
 from mazesim.experiment.config import load_config
 from mazesim.experiment.runner import plan_units
@@ -37,7 +39,7 @@ def test_run_directory_holds_everything(small_config, tmp_path):
     assert env["numpy"] == np.__version__ and "git_commit" in env
     stored = yaml.safe_load((run_dir / "config.yaml").read_text())
     assert stored["agents"][0] == {"type": "weighted-walker", "label": "weighted-walker",
-                                   "trials": 6}
+                                   "trials": 6, **agent_keys("weighted-walker")}
     figures = {p.name for p in (run_dir / "figures").iterdir()}
     assert {"scatter-vision-full.png", "scatter-vision-2.png", "moves-boxplot.png",
             "choices-A.png"} <= figures

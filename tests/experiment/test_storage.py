@@ -10,21 +10,20 @@ from hypothesis import strategies as st
 
 from mazesim.experiment.storage import (RunStore, TrialRows, next_trial_id, transaction,
                                         write_samples, write_trials)
+from mazesim.agents import Vision, make_agent
 from mazesim.experiment.tasks import Unit, UnitResult
 from mazesim.maze import DELTAS
+from mazesim.records import CHOICE_DTYPE
 
 
 def _unit(unit_id: int, trials: int) -> Unit:
-    return Unit(unit_id, 0, 0, 0, "dfs", {}, "full", trials, unit_id * 10, 3)
+    return Unit(unit_id, 0, 0, 0, make_agent("dfs"), Vision(), trials, unit_id * 10, 3)
 
 
 def _result(unit_id: int, walks: list[np.ndarray]) -> UnitResult:
     n = len(walks)
-    no_choices = {k: np.zeros(0, int) for k in ("trial", "step", "row", "col", "arrival",
-                                                "chosen", "first")}
-    no_choices["mark"] = np.zeros(0, object)
     return UnitResult(_unit(unit_id, n), np.array([len(w) - 1 for w in walks]),
-                      np.ones(n, bool), np.zeros(n, bool), no_choices,
+                      np.ones(n, bool), np.zeros(n, bool), np.zeros(0, CHOICE_DTYPE), (),
                       {i: w for i, w in enumerate(walks[:3])}, 0.0, 0.0)
 
 
@@ -59,10 +58,13 @@ def test_a_failed_batch_stores_nothing(tmp_path):
 
 def test_trial_rows_are_written_in_the_callers_transaction(tmp_path):
     walk = np.array([[1, 1], [2, 1], [3, 1], [3, 2]])
-    # two departures, the second from an unmarked cell: only the marked one is a `choices` row
-    choices = {"trial": [0, 0], "step": [1, 2], "row": [2, 3], "col": [1, 1], "mark": ["A", ""],
-               "arrival": [2, 2], "chosen": ["down", "right"], "first": [True, True]}
-    rows = TrialRows(4, "human", "2", [7], [1], ["p1"], [3], [True], [False], choices)
+    # two departures, the second from an unmarked cell: both are `choices` rows, as given
+    choices = np.zeros(2, CHOICE_DTYPE)
+    for name, values in {"step": [1, 2], "row": [2, 3], "col": [1, 1], "mark": [0, -1],
+                         "arrival": [2, 2], "chosen": [2, 1], "first": [True, True],
+                         "open": [0b0111, 0b0101], "unexplored": [0b0100, 0]}.items():
+        choices[name] = values
+    rows = TrialRows(4, "human", "2", [7], [1], ["p1"], [3], [True], [False], choices, ("A",))
     with RunStore(tmp_path, create=True) as store:
         with transaction(store.conn) as db:
             assert next_trial_id(db) == 0
@@ -71,7 +73,8 @@ def test_trial_rows_are_written_in_the_callers_transaction(tmp_path):
         assert name == "trajectories/trials-000000007.npz" and (tmp_path / name).is_file()
         assert store.query("SELECT * FROM trials") == [(7, 4, "human", "2", 1, "p1", 3, 1, 0)]
         assert store.query("SELECT * FROM choices") == [
-            (7, 1, 4, "human", "2", 1, "A", 2, 1, "down", "down", 1)]
+            (7, 4, "human", "2", 1, "A", 1, 2, 1, "down", "down", 1, "up+right+down", "down"),
+            (7, 4, "human", "2", 1, "", 2, 3, 1, "down", "right", 1, "up+down", "")]
         np.testing.assert_array_equal(store.sample(7), walk)
         assert next_trial_id(store.conn) == 8
         with pytest.raises(RuntimeError, match="abandoned"):

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from mazesim._kernels import bfs
+from mazesim._grid import distances as bfs
 from mazesim.maze import PASSAGE, WALL
 
 

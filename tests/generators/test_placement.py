@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mazesim._kernels import bfs
+from mazesim._grid import distances as bfs
 from mazesim.errors import GeneratorError
 from mazesim.generators import GENERATORS, generate, place
 

@@ -119,7 +119,7 @@ def test_compare_with_a_simulated_run(human_run, sim_run):
 
 
 def test_compare_refuses_runs_that_do_not_fit(human_run, sim_run, session_factory):
-    with pytest.raises(ConfigError, match="not a play run"):
+    with pytest.raises(ConfigError, match="not a run of people"):
         compare_runs(sim_run, human_run)
     from mazesim.play.run import open_run
 

@@ -165,12 +165,11 @@ def test_finishing_stores_a_trajectory_with_choice_records(session_factory, serv
     trials = db.execute("SELECT maze_id, agent, vision, trial, seed, moves, reached, capped "
                         "FROM trials").fetchall()
     assert trials == [(0, "human", "2", 0, "p1", len(walk), 1, 0)]  # practice: no trial
-    marked = db.execute("SELECT mark, row, col, arrival, direction, first FROM choices "
-                        "ORDER BY step").fetchall()
-    assert marked == [("A", 5, 3, "down", "left", 1), ("A", 5, 3, "right", "right", 0)]
-    all_choices = db.execute("SELECT step, row, col, open, unexplored, direction "
-                             "FROM play_choices ORDER BY step").fetchall()
-    assert all_choices[0] == (6, 5, 3, '["up", "right", "left"]', '["right", "left"]', "left")
+    choices = db.execute("SELECT mark, step, row, col, arrival, direction, first, open, "
+                         "unexplored FROM choices ORDER BY step").fetchall()
+    assert choices[:2] == [("A", 6, 5, 3, "down", "left", 1, "up+right+left", "right+left"),
+                           ("A", 10, 5, 3, "right", "right", 0, "up+right+left", "right")]
+    assert all(row[0] == "" for row in choices[2:])       # every junction, not only marks
     positions = recorder.store.moves("p1", "m0")
     assert [m.direction for m in positions] == walk
     from mazesim.experiment.storage import RunStore

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mazesim import _kernels
+from mazesim import _grid
 from mazesim.maze import DELTAS, PASSAGE, WALL, Cell
 from mazesim.search.sokoban.level import WALL_CHAR, Level
 
@@ -44,7 +44,7 @@ class Board:
         h, w = level.shape
         text = np.frombuffer("".join(level.rows).encode("ascii"), np.uint8).reshape(h, w)
         grid = np.where(text == ord(WALL_CHAR), WALL, PASSAGE).astype(np.uint8)
-        dist, _ = _kernels.bfs(grid, *level.player)
+        dist, _ = _grid.distances(grid, *level.player)
         region = dist >= 0
         index = np.full((h, w), -1, np.int32)
         cells = np.argwhere(region)

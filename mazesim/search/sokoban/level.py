@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from mazesim import _kernels
+from mazesim import _grid
 from mazesim.errors import LevelError, read_text
 from mazesim.maze import DELTAS, DOWN, LEFT, PASSAGE, RIGHT, UP, WALL, Cell
 
@@ -188,7 +188,7 @@ def _check_closed(block: list[tuple[int, str]], player: Cell, source: str, numbe
     inside = np.zeros_like(grid, dtype=bool)
     for r, (_, row) in enumerate(block):
         inside[r + 1, 1:len(row) + 1] = True
-    dist, parent = _kernels.bfs(grid, player[0] + 1, player[1] + 1)
+    dist, parent = _grid.distances(grid, player[0] + 1, player[1] + 1)
     leaks = np.argwhere((dist >= 0) & ~inside)
     if len(leaks) == 0:
         return

@@ -1,26 +1,24 @@
 """Measures of walks: movement counts and efficiency, exploration, excursions, branch choices,
 and the likelihood of a walk's junction choices under a stochastic agent (for model fitting).
 
-Everything here takes positions or `Trajectory`/`Batch` objects from `mazesim.simulate`; human
+Everything here takes positions or `Trajectory`/`Batch` objects (`mazesim.records`); human
 trials recorded with the same positions are measured the same way.
 """
 
 from __future__ import annotations
 
-from collections import deque
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Mapping
 
 import numpy as np
 
-from mazesim import _kernels as grid_kernels
-from mazesim.agents._base import AgentBase, KernelAgent
-from mazesim.agents._kernels import BRANCH_DEGREE
-from mazesim.agents.vision import Vision, parse_vision
-from mazesim.errors import AgentError
-from mazesim.maze import DELTAS, DIRECTIONS, PASSAGE, Maze
-from mazesim.simulate import NO_MARK, Batch, Trajectory, check_walk
+from mazesim import _grid
+from mazesim.agents import AgentBase, Vision, parse_vision
+from mazesim.agents.base import flat_cells, padded_maze
+from mazesim.maze import DIRECTIONS, Maze
+from mazesim.records import BRANCH_DEGREE, NO_MARK, Batch, Trajectory
+from mazesim.walks.simulate import check_walk
 
 __all__ = [
     "TrajectoryMetrics",
@@ -93,28 +91,20 @@ def visit_counts(maze: Maze, positions: Any) -> np.ndarray:
 
 def excursion_depths(maze: Maze) -> np.ndarray:
     """Int (H, W): BFS distance from the canonical solution path (-1 for walls, unreachable)."""
-    dist, parent = grid_kernels.bfs(maze.grid, *maze.start)
-    path = grid_kernels.path_to(parent, dist, *maze.goal)
-    depth = np.full(maze.shape, -1, np.int64)
-    queue = deque()
-    for r, c in path.tolist():
-        depth[r, c] = 0
-        queue.append((r, c))
-    h, w = maze.shape
-    while queue:
-        r, c = queue.popleft()
-        for dr, dc in DELTAS.tolist():
-            y, x = r + dr, c + dc
-            if 0 <= y < h and 0 <= x < w and maze.grid[y, x] == PASSAGE and depth[y, x] < 0:
-                depth[y, x] = depth[r, c] + 1
-                queue.append((y, x))
-    return depth
+    dist, parent = _grid.distances(maze.grid, *maze.start)
+    path = _grid.path_to(parent, dist, *maze.goal)
+    cells, width, _, _ = padded_maze(maze)
+    depth = np.full(len(cells), -1, np.int32)
+    _grid.bfs(cells, _grid.steps(width), flat_cells(path, width), np.zeros(len(cells), np.int64),
+              1, depth, np.zeros(0, np.int8), np.empty(len(cells), np.int64),
+              np.zeros(0, np.uint8))
+    return _grid.unpad(depth, *maze.shape).astype(np.int64)
 
 
 def trajectory_metrics(maze: Maze, trajectory: Trajectory) -> TrajectoryMetrics:
     """The measures of one walk in `maze` (DESIGN section 7 records, the issue's metrics)."""
     pos = trajectory.positions
-    dist, _ = grid_kernels.bfs(maze.grid, *maze.start)
+    dist, _ = _grid.distances(maze.grid, *maze.start)
     solution = int(dist[maze.goal])
     moves = trajectory.moves
     seen = np.zeros(maze.shape, bool)
@@ -123,10 +113,7 @@ def trajectory_metrics(maze: Maze, trajectory: Trajectory) -> TrajectoryMetrics:
     for r, c in pos[1:].tolist():
         revisits += bool(seen[r, c])
         seen[r, c] = True
-    passage = maze.grid == PASSAGE
-    padded = np.pad(passage, 1).astype(np.int64)
-    degree = padded[:-2, 1:-1] + padded[2:, 1:-1] + padded[1:-1, :-2] + padded[1:-1, 2:]
-    dead = passage & (degree == DEAD_END_DEGREE)
+    dead = _grid.degrees(maze.grid) == DEAD_END_DEGREE
     dead[maze.goal] = False
     depths = excursion_depths(maze)
     first = {c.mark: c.direction for c in trajectory.choices if c.mark is not None and c.first}
@@ -174,28 +161,29 @@ def batch_summary(batch: Batch) -> dict[str, float | int]:
 
 def choice_log_likelihood(trajectory: Trajectory | Any, maze: Maze, agent: AgentBase,
                           vision: Vision | str | int = 0) -> LogLikelihood:
-    """The log-likelihood of a walk's branch-point choices under `agent` with `vision`.
+    """The log-likelihood of a walk's junction choices under `agent` with `vision`.
 
-    The walk (a Trajectory or positions, e.g. a human trial) is replayed through the agent's own
-    rule, perception and state, and the log-probability of each observed move is summed: over
-    the departures from branch points (`junctions`, the basis for fitting models such as
-    `weighted-walker`, `random-walk`, `straight-biased`, `turn-bias` to human choices) and over
-    all moves (`total`; corridor moves of most agents are certain). A move the agent would never
-    make gives -inf.
+    The walk (a Trajectory or positions, e.g. a human trial) is read by the agent's own rule,
+    perception and state (`Agent.step_probabilities`), and the log-probability of each observed
+    move is summed: over the departures from junctions (`junctions`, the basis for fitting
+    models to human choices) and over all moves (`total`; corridor moves of most agents are
+    certain). A move the agent would never make gives -inf.
     """
-    if not isinstance(agent, KernelAgent):
-        raise AgentError(f"{getattr(agent, 'name', agent)!r}: no likelihood for this agent "
-                         f"(allowed: agents with a walking rule, not shortest)")
     positions = trajectory.positions if isinstance(trajectory, Trajectory) else trajectory
     pos = check_walk(maze, positions)
-    total, junctions = agent.log_likelihood(maze, parse_vision(vision), pos)
-    n = len(_branch_steps(maze, pos))
-    return LogLikelihood(junctions=junctions, total=total, n_junctions=n)
+    probs = agent.step_probabilities(maze, parse_vision(vision), pos)
+    moves = np.diff(pos, axis=0)
+    chosen = probs[np.arange(len(moves)), _directions(moves)]
+    with np.errstate(divide="ignore"):
+        logs = np.log(chosen)
+    junction = _grid.degrees(maze.grid)[pos[:-1, 0], pos[:-1, 1]] >= BRANCH_DEGREE
+    return LogLikelihood(junctions=float(logs[junction].sum()), total=float(logs.sum()),
+                         n_junctions=int(junction.sum()))
 
 
-def _branch_steps(maze: Maze, pos: np.ndarray) -> list[int]:
-    return [t for t, cell in enumerate(map(tuple, pos[:-1].tolist()))
-            if len(maze.open_directions(cell)) >= BRANCH_DEGREE]
+def _directions(moves: np.ndarray) -> np.ndarray:
+    """Direction index of each unit move (dr, dc) in the canonical order."""
+    return np.select([moves[:, 0] < 0, moves[:, 1] > 0, moves[:, 0] > 0], [0, 1, 2], 3)
 
 
 def batch_report(batch: Batch) -> dict[str, Any]:

@@ -1,28 +1,21 @@
-"""Distance maps, shortest and DFS routes, and the study's maze parameters (DESIGN.md section 4).
-
-The heavy loops are numba kernels (`mazesim._kernels.bfs` for distances, `_analysis_kernels` for
-the parameters, all computed in one call); the functions here validate, call and convert.
-"""
+"""The study's maze parameters and more (DESIGN.md section 4), all computed in one compiled pass
+(`mazesim.analysis._kernels.measure`); this module names, selects and converts them."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from types import MappingProxyType
 
 import numpy as np
 
-from mazesim import _analysis_kernels, _kernels
-from mazesim.errors import ConfigError, SearchError, did_you_mean
-from mazesim.maze import DIRECTIONS, Cell, Maze, readonly
+from mazesim.analysis import _kernels
+from mazesim.errors import ConfigError, did_you_mean
+from mazesim.maze import Maze
 
 __all__ = [
     "PARAMETERS",
     "DESCRIPTIONS",
     "PATH_PARAMETERS",
-    "TUTORIAL_DFS_ORDER",
-    "distance_map",
-    "shortest_path",
-    "dfs_path",
     "parameters",
 ]
 
@@ -55,67 +48,6 @@ PATH_PARAMETERS = frozenset({
 
 _FLOAT_PARAMETERS = frozenset({"dead_end_ratio", "corridor_mean"})
 
-TUTORIAL_DFS_ORDER = ("down", "right", "up", "left")
-"""The neighbour order of the tutorial's DFS (source 000)."""
-
-
-def distance_map(maze: Maze, source: Cell | None = None) -> np.ndarray:
-    """BFS distance in moves from `source` (default: the start) to every cell; -1 if unreachable.
-
-    Returns a read-only int32 array of the grid's shape.
-
-    Examples
-    --------
-    >>> from mazesim.maze import parse_maze
-    >>> distance_map(parse_maze("#####\\n#S.G#\\n#####"))[1]
-    array([-1,  0,  1,  2, -1], dtype=int32)
-    """
-    r, c = maze.start if source is None else maze.passage_cell(source, "source")
-    return readonly(_kernels.bfs(maze.grid, r, c)[0])
-
-
-def shortest_path(maze: Maze, source: Cell | None = None, target: Cell | None = None
-                  ) -> np.ndarray:
-    """The canonical shortest route: cells (n + 1, 2) from `source` (start) to `target` (goal).
-
-    Canonical = BFS expanding neighbours in the order up, right, down, left, then parents walked
-    back from the target (DESIGN.md section 4). Raises `SearchError` when there is no route.
-
-    See Also
-    --------
-    dfs_path : the route a depth-first search finds instead.
-    """
-    sr, sc = maze.start if source is None else maze.passage_cell(source, "source")
-    tr, tc = maze.goal if target is None else maze.passage_cell(target, "target")
-    dist, parent = _kernels.bfs(maze.grid, sr, sc)
-    if dist[tr, tc] < 0:
-        raise SearchError(f"no route from {(sr, sc)} to {(tr, tc)}")
-    return readonly(_kernels.path_to(parent, dist, tr, tc))
-
-
-def dfs_path(maze: Maze, order: Sequence[str] = TUTORIAL_DFS_ORDER) -> np.ndarray:
-    """The route (n + 1, 2) from start to goal that a depth-first search returns.
-
-    The search is the tutorial's (source 000): at each cell try the neighbours in `order` (a
-    permutation of up, right, down, left), never enter a visited cell, back up when stuck; the
-    route is the chain of cells from the start to where it meets the goal. Not shortest in
-    general: on the tutorial maze it takes 18 moves where BFS takes 14.
-    """
-    if isinstance(order, str):
-        order = order.split(",")
-    names = [str(name).strip().lower() for name in order]
-    if sorted(names) != sorted(DIRECTIONS):
-        raise SearchError(
-            f"dfs order: {','.join(map(str, order))!r} "
-            f"(allowed: each of {', '.join(DIRECTIONS)} once)"
-        )
-    codes = np.array([DIRECTIONS.index(name) for name in names], np.int64)
-    route = _analysis_kernels.dfs_route(maze.grid, *maze.start, *maze.goal, codes)
-    if len(route) == 0:
-        raise SearchError(f"no route from {maze.start} to {maze.goal}")
-    return readonly(route)
-
-
 def parameters(maze: Maze, names: Iterable[str] | None = None) -> dict[str, int | float | None]:
     """The study's maze parameters (DESIGN.md section 4; definitions in `DESCRIPTIONS`).
 
@@ -139,7 +71,7 @@ def parameters(maze: Maze, names: Iterable[str] | None = None) -> dict[str, int 
     {'solution_length': 2, 'dead_ends': 2}
     """
     wanted = PARAMETERS if names is None else _check_names(names)
-    values = _analysis_kernels.measure(maze.grid, *maze.start, *maze.goal)
+    values = _kernels.measure(maze.grid, *maze.start, *maze.goal)
     return {name: _convert(name, values[i]) for i, name in enumerate(PARAMETERS)
             if name in wanted}
 

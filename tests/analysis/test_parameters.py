@@ -344,8 +344,8 @@ def test_braided_mazes_match_the_reference(seed):
 
 
 def test_kernel_slots_follow_parameters():
-    from mazesim import _analysis_kernels
+    from mazesim.analysis import _kernels
 
-    assert len(PARAMETERS) == _analysis_kernels.N_VALUES
-    assert [getattr(_analysis_kernels, name.upper()) for name in PARAMETERS] == list(
+    assert len(PARAMETERS) == _kernels.N_VALUES
+    assert [getattr(_kernels, name.upper()) for name in PARAMETERS] == list(
         range(len(PARAMETERS)))

@@ -1,14 +1,15 @@
 """numba kernels of `mazesim.analysis`: every parameter in one pass, and the tutorial's DFS.
 
-The slot constants below give the order of the values `measure` returns; `analysis.PARAMETERS`
-lists the same names in the same order (DESIGN.md section 4).
+The slot constants below give the order of the values `measure` returns; `PARAMETERS` lists the
+same names in the same order (DESIGN.md section 4). Breadth-first searches are `_grid.bfs` over
+the padded grid (flat indices, `_grid.steps`).
 """
 
 import numpy as np
 from numba import njit
 
-from mazesim._kernels import bfs, path_to
-from mazesim.maze import DELTAS
+from mazesim._grid import bfs, degrees, pad, path_to, steps, unpad
+from mazesim.maze import DELTAS, PASSAGE, WALL
 
 __all__ = ["N_VALUES", "measure", "dfs_route"]
 
@@ -23,52 +24,8 @@ _DEAD_END, _CORRIDOR, _JUNCTION_3, _JUNCTION_4 = 1, 2, 3, 4
 
 
 @njit(cache=True)
-def _degrees(grid):
-    """Number of passage neighbours of every passage cell; -1 on walls."""
-    h, w = grid.shape
-    deg = np.full((h, w), -1, np.int8)
-    for r in range(h):
-        for c in range(w):
-            if grid[r, c] == 0:
-                n = 0
-                for d in range(4):
-                    nr, nc = r + _DR[d], c + _DC[d]
-                    if 0 <= nr < h and 0 <= nc < w and grid[nr, nc] == 0:
-                        n += 1
-                deg[r, c] = n
-    return deg
-
-
-@njit(cache=True)
-def _bfs_within(open_, h, w, sources, n_sources, stamp, run, dist, queue):
-    """BFS over the cells where `open_` (flat) from several sources; returns how many it reached.
-
-    Cells reached get `stamp` = `run` (cells already stamped `run` count as seen) and their
-    distance in `dist`; `queue[:reached]` lists them in BFS order, so the last is the farthest.
-    """
-    for k in range(n_sources):
-        stamp[sources[k]] = run
-        dist[sources[k]] = 0
-        queue[k] = sources[k]
-    head, tail = 0, n_sources
-    while head < tail:
-        i = queue[head]
-        head += 1
-        r, c = i // w, i % w
-        for d in range(4):
-            nr, nc = r + _DR[d], c + _DC[d]
-            j = nr * w + nc
-            if 0 <= nr < h and 0 <= nc < w and open_[j] and stamp[j] != run:
-                stamp[j] = run
-                dist[j] = dist[i] + 1
-                queue[tail] = j
-                tail += 1
-    return tail
-
-
-@njit(cache=True)
-def _detour_depth(grid, path, forest):
-    """DESIGN 4 `detour_depth` for any maze, loops included.
+def _detour_depth(cells, width, path, forest):
+    """DESIGN 4 `detour_depth` for any maze, loops included (`cells`: the padded grid, flat).
 
     With the path cells removed the other passages fall into components. From path cell p the
     cells it reaches are its neighbouring components, entered through its neighbours there, so
@@ -79,24 +36,26 @@ def _detour_depth(grid, path, forest):
     one pair per component, entered through one edge: with `forest` (no loops in the maze) one
     BFS from all path cells at once gives every distance, O(cells).
     """
-    h, w = grid.shape
-    n = h * w
-    off = grid.ravel() == 0
-    cells = np.empty(path.shape[0], np.int64)
+    n = cells.shape[0]
+    step = steps(width)
+    off = cells.copy()
+    on_path = np.empty(path.shape[0], np.int64)
     for i in range(path.shape[0]):
-        cells[i] = path[i, 0] * w + path[i, 1]
-        off[cells[i]] = False
+        on_path[i] = (path[i, 0] + 1) * width + path[i, 1] + 1
+        off[on_path[i]] = WALL
+    no_stop = np.zeros(0, np.uint8)
+    no_parent = np.zeros(0, np.int8)
     queue = np.empty(n, np.int64)
     stamp = np.full(n, -1, np.int64)  # components first (run = component id), BFS runs after
     dist = np.zeros(n, np.int32)
     if forest:
-        reached = _bfs_within(off, h, w, cells, cells.shape[0], stamp, 0, dist, queue)
+        reached, _ = bfs(off, step, on_path, stamp, 0, dist, no_parent, queue, no_stop)
         return dist[queue[reached - 1]]
     n_comp = 0
     for i in range(n):
-        if off[i] and stamp[i] < 0:
-            sources = np.array([i])
-            _bfs_within(off, h, w, sources, 1, stamp, n_comp, dist, queue)
+        if off[i] == PASSAGE and stamp[i] < 0:
+            bfs(off, step, np.full(1, i, np.int64), stamp, n_comp, dist, no_parent, queue,
+                no_stop)
             n_comp += 1
     comp = stamp.copy()
     # (path cell, component) pairs with the path cell's neighbours in that component
@@ -108,9 +67,8 @@ def _detour_depth(grid, path, forest):
     for i in range(path.shape[0]):
         first = n_pairs
         for d in range(4):
-            nr, nc = path[i, 0] + _DR[d], path[i, 1] + _DC[d]
-            j = nr * w + nc
-            if not (0 <= nr < h and 0 <= nc < w and off[j]):
+            j = on_path[i] + step[d]
+            if off[j] != PASSAGE:
                 continue
             k = first
             while k < n_pairs and pair_comp[k] != comp[j]:
@@ -135,7 +93,8 @@ def _detour_depth(grid, path, forest):
                     top, pick = bound[order[t]], order[t]
             if pick < 0 or 1 + top <= best:
                 break
-            reached = _bfs_within(off, h, w, pair_src[pick], pair_n[pick], stamp, run, dist, queue)
+            reached, _ = bfs(off, step, pair_src[pick, :pair_n[pick]], stamp, run, dist,
+                             no_parent, queue, no_stop)
             ecc = dist[queue[reached - 1]]
             run += 1
             best = max(best, 1 + ecc)
@@ -151,7 +110,7 @@ def _detour_depth(grid, path, forest):
 
 
 @njit(cache=True)
-def _path_values(grid, deg, path, forest, out):
+def _path_values(grid, deg, cells, width, path, forest, out):
     """Fill the path-based slots of `out` from the canonical path (n + 1, 2)."""
     h, w = grid.shape
     n = path.shape[0] - 1
@@ -167,13 +126,13 @@ def _path_values(grid, deg, path, forest, out):
         if ar != br or ac != bc:
             turns += 1
             sr, sc = path[i, 0] + ar, path[i, 1] + ac  # straight on: a wrong branch if open
-            if 0 <= sr < h and 0 <= sc < w and grid[sr, sc] == 0:
+            if 0 <= sr < h and 0 <= sc < w and grid[sr, sc] == PASSAGE:
                 straight += 1
     out[SOLUTION_LENGTH] = n
     out[BRANCH_POINTS_ON_PATH] = on_path_branches
     out[SOLUTION_TURNS] = turns
     out[STRAIGHT_WRONG_BRANCHES] = straight
-    out[DETOUR_DEPTH] = _detour_depth(grid, path, forest)
+    out[DETOUR_DEPTH] = _detour_depth(cells, width, path, forest)
 
 
 @njit(cache=True)
@@ -183,18 +142,28 @@ def measure(grid, sr, sc, gr, gc):
     Path-based slots are NaN when the goal is unreachable from the start.
     """
     h, w = grid.shape
+    width = w + 2
+    cells = pad(grid).ravel()
+    n = cells.shape[0]
+    step = steps(width)
     out = np.full(N_VALUES, np.nan)
-    dist, parent = bfs(grid, sr, sc)
-    deg = _degrees(grid)
-    cells = edges = dead = j3 = j4 = corridor = corridor_edges = 0
+    stamp = np.zeros(n, np.int64)
+    dist = np.full(n, -1, np.int32)
+    parent = np.full(n, -1, np.int8)
+    queue = np.empty(n, np.int64)
+    no_stop = np.zeros(0, np.uint8)
+    reached, _ = bfs(cells, step, np.full(1, (sr + 1) * width + sc + 1, np.int64), stamp, 1,
+                     dist, parent, queue, no_stop)
+    deg = degrees(grid)
+    cells_n = edges = dead = j3 = j4 = corridor = corridor_edges = 0
     max_depth = 0
-    reached = reached_corridor = 0
+    reached_corridor = 0
     for r in range(h):
         for c in range(w):
             k = deg[r, c]
             if k < 0:
                 continue
-            cells += 1
+            cells_n += 1
             edges += k
             if k == _DEAD_END:
                 dead += 1
@@ -208,39 +177,43 @@ def measure(grid, sr, sc, gr, gc):
                 j3 += 1
             elif k == _JUNCTION_4:
                 j4 += 1
-            if dist[r, c] >= 0:
-                reached += 1
+            depth = dist[(r + 1) * width + c + 1]
+            if depth >= 0:
                 if k == _CORRIDOR:
                     reached_corridor += 1
-                if dist[r, c] > max_depth:
-                    max_depth = dist[r, c]
-    # Components: the start's, plus one more per flood from a passage cell not yet seen. A
+                if depth > max_depth:
+                    max_depth = depth
+    dist_2d, parent_2d = unpad(dist, h, w), unpad(parent, h, w)
+    # Components: the start's, plus one more per flood from a passage cell not yet reached. A
     # component whose cells all have degree 2 is a ring: a corridor run with no ends.
-    flat_deg = deg.ravel()
-    passage = flat_deg >= 0
-    seen = np.where(dist.ravel() >= 0, 0, -1)  # stamp 0 = seen
-    queue = np.empty(h * w, np.int64)
-    steps = np.empty(h * w, np.int32)
     components = 1
     rings = 1 if reached == reached_corridor else 0
-    for i in range(h * w):
-        if passage[i] and seen[i] < 0:
+    no_parent = np.zeros(0, np.int8)
+    for i in range(n):
+        if cells[i] == PASSAGE and stamp[i] != 1:
             components += 1
-            size = _bfs_within(passage, h, w, np.array([i]), 1, seen, 0, steps, queue)
-            rings += np.all(flat_deg[queue[:size]] == _CORRIDOR)
+            size, _ = bfs(cells, step, np.full(1, i, np.int64), stamp, 1, dist, no_parent,
+                          queue, no_stop)
+            ring = True
+            for q in range(size):
+                if deg[queue[q] // width - 1, queue[q] % width - 1] != _CORRIDOR:
+                    ring = False
+                    break
+            rings += ring
     edges //= 2
     runs = corridor - corridor_edges + rings  # runs of a max-degree-2 graph: paths + rings
     out[MAX_DEPTH] = max_depth
     out[BRANCH_POINTS] = j3 + j4
-    out[PASSAGE_CELLS] = cells
+    out[PASSAGE_CELLS] = cells_n
     out[DEAD_ENDS] = dead
-    out[DEAD_END_RATIO] = dead / cells
+    out[DEAD_END_RATIO] = dead / cells_n
     out[JUNCTIONS_3] = j3
     out[JUNCTIONS_4] = j4
-    out[LOOPS] = edges - cells + components
+    out[LOOPS] = edges - cells_n + components
     out[CORRIDOR_MEAN] = corridor / runs if runs > 0 else 0.0
-    if dist[gr, gc] >= 0:
-        _path_values(grid, deg, path_to(parent, dist, gr, gc), out[LOOPS] == 0, out)
+    if dist_2d[gr, gc] >= 0:
+        _path_values(grid, deg, cells, width, path_to(parent_2d, dist_2d, gr, gc),
+                     out[LOOPS] == 0, out)
     return out
 
 
@@ -268,7 +241,7 @@ def dfs_route(grid, sr, sc, gr, gc, order):
         d = order[tried[i]]
         tried[i] += 1
         nr, nc = stack[i, 0] + _DR[d], stack[i, 1] + _DC[d]
-        if 0 <= nr < h and 0 <= nc < w and grid[nr, nc] == 0 and not visited[nr, nc]:
+        if 0 <= nr < h and 0 <= nc < w and grid[nr, nc] == PASSAGE and not visited[nr, nc]:
             stack[top, 0], stack[top, 1] = nr, nc
             tried[top] = 0
             top += 1

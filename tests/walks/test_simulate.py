@@ -1,6 +1,5 @@
 """simulate / simulate_many: legal walks, reached and capped, choice records, seeds."""
 
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,10 +10,12 @@ from mazesim.agents import AGENTS, Vision, make_agent
 from mazesim.errors import AgentError
 from mazesim.generators import generate
 from mazesim.maze import Maze, parse_maze, read_maze
-from mazesim.simulate import (CHOICE_DTYPE, Choice, Trajectory, check_walk, choices_of,
-                              simulate, simulate_many, trial_seed)
+from mazesim.records import CHOICE_DTYPE, Choice, Trajectory
+from mazesim.walks.simulate import check_walk, choices_of, simulate, simulate_many, trial_seed
 
-TUTORIAL = read_maze(Path(__file__).parent / "data" / "tutorial_7x13.txt")
+from fixture_paths import DATA
+
+TUTORIAL = read_maze(DATA / "tutorial_7x13.txt")
 # four moves up to A, then up (a dead end) or right (to G): up with probability 5/6
 T_MAZE = parse_maze("#####\n#.#G#\n#.#.#\n#A..#\n#.###\n#.###\n#.###\n#S###\n#####")
 VISIONS = [Vision(), Vision(0), Vision(2), Vision(1, occlusion=True), Vision(2, memory=False)]

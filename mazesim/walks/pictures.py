@@ -12,12 +12,12 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
-from mazesim.agents._base import AgentBase
-from mazesim.agents.vision import Vision
+from mazesim.agents import AgentBase, Vision
 from mazesim.maze import Maze
+from mazesim.records import Trajectory
 from mazesim.render import DEFAULT_SCALE, maze_image, side_by_side
-from mazesim.simulate import Trajectory, simulate_many
-from mazesim.trajectory_metrics import visit_counts
+from mazesim.walks.metrics import visit_counts
+from mazesim.walks.simulate import simulate_many
 
 __all__ = ["trajectory_image", "heat_map_image", "comparison_image"]
 

@@ -1,6 +1,5 @@
 """Trajectory metrics on hand-worked walks."""
 
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -8,12 +7,15 @@ import pytest
 from mazesim.agents import make_agent
 from mazesim.errors import AgentError
 from mazesim.maze import parse_maze, read_maze
-from mazesim.simulate import Trajectory, choices_of, simulate, simulate_many
-from mazesim.trajectory_metrics import (LogLikelihood, batch_summary, choice_log_likelihood,
+from mazesim.records import Trajectory
+from mazesim.walks import choices_of, simulate, simulate_many
+from mazesim.walks.metrics import (LogLikelihood, batch_summary, choice_log_likelihood,
                                         excursion_depths, final_route, first_choice_counts,
                                         trajectory_metrics, visit_counts)
 
-TUTORIAL = read_maze(Path(__file__).parent / "data" / "tutorial_7x13.txt")
+from fixture_paths import DATA
+
+TUTORIAL = read_maze(DATA / "tutorial_7x13.txt")
 
 
 def _tutorial_dfs():

@@ -1,6 +1,5 @@
 """Trajectory pictures: the study's style, heat maps, agents side by side."""
 
-from pathlib import Path
 
 import numpy as np
 
@@ -8,11 +7,13 @@ from mazesim.agents import make_agent
 from mazesim.maze import read_maze
 from mazesim.render import (GOAL_COLOUR, PASSAGE_COLOUR, START_COLOUR, VISITED_COLOUR,
                             WALL_COLOUR)
-from mazesim.simulate import simulate
-from mazesim.trajectory_metrics import visit_counts
-from mazesim.trajectory_pictures import comparison_image, heat_map_image, trajectory_image
+from mazesim.walks import simulate
+from mazesim.walks.metrics import visit_counts
+from mazesim.walks.pictures import comparison_image, heat_map_image, trajectory_image
 
-TUTORIAL = read_maze(Path(__file__).parent / "data" / "tutorial_7x13.txt")
+from fixture_paths import DATA
+
+TUTORIAL = read_maze(DATA / "tutorial_7x13.txt")
 SCALE = 4
 
 

@@ -1,0 +1,486 @@
+"""The walking loop every rule shares (compiled): perception, goal seeking, plans, drawing or
+reading a move, the trail and the junction-choice records.
+
+A rule is a few small compiled functions in the rule's module, bound to this loop by that
+module's entry kernel `run`, which calls `drive` with them (so each rule compiles only its own
+loop; `no_reset`, `no_update`, `no_target` stand in for what a rule does not need):
+
+    reset(p, rs, marks)                                before each trial
+    probabilities(p, rs, marks, i, came, arrival, t, om, nv, nlast, out)
+                                                       the probability of each direction at i
+    update(p, rs, marks, i, j, d, arrival, om, new)    after d (to j) is chosen, before the move
+    target(p, ws, i)                                   planners only: the next cell, or -1
+
+`p` holds the rule's parameters in its named slots, `rs` its own float state, `marks` its int16
+marks per cell and direction (Tremaux). `came` is the direction in which cell i was first
+entered (-1 at the start), `om`, `nv`, `nlast` the open mask, visit counts and last visit times
+of the four neighbours, `new` whether the move enters a cell not yet visited. Only `target`, called
+when a plan is done, sees the whole `WalkState` (the trail, the known map, BFS scratch): passing
+that tuple in the hot loop would cost a reference count per array per step. Walking draws the move from
+the probabilities; scoring reads the move of a recorded walk and returns the probabilities: the
+same function serves both. Cells are flat indices into the padded grid (`mazesim._grid`); the
+hot loop keeps its arrays in local variables and calls compiled helpers only for what is rare
+(plans, perception, records), so that a blind random walk runs close to a bare loop.
+"""
+
+from collections import namedtuple
+
+import numpy as np
+from numba import njit, types
+from numba.extending import models, overload, register_model, typeof_impl
+from numba.core.imputils import lower_constant
+
+from mazesim._grid import bfs
+from mazesim.agents._streams import xoshiro_double
+from mazesim.agents._vision_kernels import perceive
+from mazesim.agents.vision import FULL_VIEW, UNKNOWN
+from mazesim.maze import PASSAGE
+from mazesim.records import (ARRIVAL, BRANCH_DEGREE, CHOSEN, COL, FIRST, N_COLUMNS, OPEN, ROW,
+                             STEP, UNEXPLORED)
+
+__all__ = ["WalkState", "RULE_STATE", "drive", "record_choices", "uniform", "spread", "no_reset",
+           "no_update", "no_target"]
+
+RULE_STATE = 8            # floats of a rule's own state (`rs`)
+_BLIND = (FULL_VIEW, -1, False, True, False)   # the view of an agent that keeps no map
+_FIRST_ROWS = 256         # initial size of the growing choice and position buffers
+
+WalkState = namedtuple("WalkState", [
+    "cells", "width", "step", "start", "goal",   # the padded maze, neighbour offsets, S and G
+    "layout", "known", "blank",  # what plans walk on (the known map, or the maze when its
+                                 # layout is known), what has been seen, what is at the start
+    "visits", "last", "came",   # the trail: visit counts, last visit time, first arrival
+    "marks",                    # int16 (n, 4) marks of a rule (Tremaux)
+    "plan", "frontier", "changed",               # the current plan, the `bfs` frontier
+    "stamp", "dist", "queue", "stop", "gen",     # BFS scratch (`_grid.bfs`), stamp counter
+    "departed",                 # cells left before in this trial (first-departure flags)
+    "rs", "om", "nv", "nlast", "probs",          # rule state; the four neighbours at a step
+])
+
+
+@njit(cache=True)
+def _workspace(cells, width, start, goal, full, known_map):
+    n = cells.shape[0]
+    rows = n // width
+    blank = cells.copy()
+    if not full:
+        for j in range(n):
+            if 0 < j // width < rows - 1 and 0 < j % width < width - 1:
+                blank[j] = UNKNOWN          # the padding ring is known to be wall
+    known = blank.copy()
+    return WalkState(
+        cells, width, np.array([-width, 1, width, -1], np.int64), start, goal,
+        cells if known_map else known, known, blank,
+        np.zeros(n, np.int32), np.full(n, -1, np.int64), np.full(n, -1, np.int8),
+        np.zeros((n, 4), np.int16), np.empty(n, np.int8), np.zeros(n, np.uint8),
+        np.empty(2 * n + 8, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int32),
+        np.empty(n, np.int64), np.zeros(n, np.uint8), np.zeros(1, np.int64),
+        np.zeros(n, np.uint8), np.zeros(RULE_STATE), np.zeros(4, np.int64),
+        np.zeros(4, np.int64), np.zeros(4, np.int64), np.zeros(4))
+
+
+@njit(cache=True)
+def _buffers(recording, keep, reading, n_max, trials):
+    """The growing outputs of `drive`: choice rows and their trials, kept cells (row, col),
+    one trial's flat cells, and the step probabilities of a read walk; moves and reached."""
+    rows = np.empty((_FIRST_ROWS if recording else 0, N_COLUMNS), np.int64)
+    return (rows, np.empty(rows.shape[0], np.int64),
+            np.empty((_FIRST_ROWS if keep else 0, 2), np.int64),
+            np.empty(_FIRST_ROWS if keep else 0, np.int64),
+            np.zeros((n_max if reading else 0, 4)), np.empty(trials, np.int64),
+            np.zeros(trials, np.bool_))
+
+
+_INVERSE = np.array([0.0, 1.0, 1.0 / 2, 1.0 / 3, 1.0 / 4])
+"""1 / n for n candidates: a table, because a division in the step's chain of dependent
+operations costs more than all the rest of a random walk's step."""
+
+
+@njit(cache=True, inline="always")
+def uniform(out, mask):
+    """Equal probabilities over the directions set in `mask` (0/1 integers)."""
+    inverse = _INVERSE[mask[0] + mask[1] + mask[2] + mask[3]]
+    for d in range(4):
+        out[d] = mask[d] * inverse
+
+
+@njit(cache=True, inline="always")
+def spread(out):
+    """Equal probabilities over the directions where `out` holds 1.0 (a mask of candidates)."""
+    inverse = _INVERSE[int(out[0] + out[1] + out[2] + out[3])]
+    for d in range(4):
+        out[d] *= inverse
+
+
+@njit(cache=True)
+def _begin(ws, kind, limited, needs_map, planner, recording):
+    """Reset the trail (and the known map, the frontier, the departures) for a new trial."""
+    visits, last, came, departed = ws.visits, ws.last, ws.came, ws.departed
+    for j in range(visits.shape[0]):
+        visits[j] = 0
+        last[j] = -1
+        came[j] = -1
+        departed[j] = 0
+    if needs_map and limited:
+        known, blank = ws.known, ws.blank
+        for j in range(known.shape[0]):
+            known[j] = blank[j]
+    if planner:
+        ws.frontier[:] = 0
+    visits[ws.start] = 1
+    last[ws.start] = 0
+
+
+@njit(cache=True)
+def plan_to(ws, i, target):
+    """Directions of a shortest path over `ws.layout` from i to `target` into `ws.plan`; its
+    length, or -1 when there is none. The BFS runs from the target and stops at i (cheap while
+    the target's known region is small); each step goes to the neighbour one closer to the target
+    (canonical order on ties)."""
+    if i == target:
+        return 0
+    ws.gen[0] += 1
+    gen = ws.gen[0]
+    ws.stop[i] = 1
+    bfs(ws.layout, ws.step, np.full(1, target, np.int64), ws.stamp, gen, ws.dist,
+        np.zeros(0, np.int8), ws.queue, ws.stop)
+    ws.stop[i] = 0
+    if ws.stamp[i] != gen:
+        return -1
+    n = ws.dist[i]
+    for s in range(n):
+        for d in range(4):
+            j = i + ws.step[d]
+            if ws.stamp[j] == gen and ws.dist[j] == n - s - 1:
+                ws.plan[s] = d
+                i = j
+                break
+    return n
+
+
+@njit(cache=True)
+def _see(ws, i, prev, kind, radius, occlusion, memory, planner):
+    """Perceive from i (coming from `prev`; `prev == i` at the start) and keep the frontier of
+    planners (a known, unvisited passage next to a cell not yet seen). Returns whether anything
+    new was seen."""
+    if planner:
+        ws.frontier[i] = 0
+    new, changed = perceive(ws.cells, ws.width, ws.step, ws.known, ws.visits, i,
+                            -1 if prev == i else prev, kind, radius, occlusion, memory,
+                            ws.changed)
+    if planner:
+        for c in range(changed):
+            j = ws.changed[c]
+            for e in range(-1, 4):
+                q = j if e < 0 else j + ws.step[e]
+                edge = False
+                if ws.layout[q] == PASSAGE and ws.visits[q] == 0:
+                    for d in range(4):
+                        if ws.known[q + ws.step[d]] == UNKNOWN:
+                            edge = True
+                ws.frontier[q] = 1 if edge else 0
+    return new > 0
+
+
+@njit(cache=True)
+def _grow_rows(rows, needed):
+    bigger = np.empty((max(needed, 2 * rows.shape[0]), N_COLUMNS), np.int64)
+    for r in range(rows.shape[0]):
+        for c in range(N_COLUMNS):
+            bigger[r, c] = rows[r, c]
+    return bigger
+
+
+@njit(cache=True)
+def _grow_cells(cells, needed):
+    bigger = np.empty(max(needed, 2 * cells.shape[0]), np.int64)
+    for r in range(cells.shape[0]):
+        bigger[r] = cells[r]
+    return bigger
+
+
+@njit(cache=True)
+def _write_choice(rows, m, t, i, width, arrival, d, first, om, nv):
+    """Row m of a junction-choice record (`mazesim.records.CHOICE_FIELDS`)."""
+    open_mask, unexplored = 0, 0
+    for e in range(4):
+        if om[e] != 0:
+            open_mask |= 1 << e
+            if nv[e] == 0:
+                unexplored |= 1 << e
+    rows[m, STEP] = t
+    rows[m, ROW] = i // width - 1
+    rows[m, COL] = i % width - 1
+    rows[m, ARRIVAL] = arrival
+    rows[m, CHOSEN] = d
+    rows[m, FIRST] = first
+    rows[m, OPEN] = open_mask
+    rows[m, UNEXPLORED] = unexplored
+
+
+@njit(cache=True)
+def _grow_pairs(pairs, needed):
+    bigger = np.empty((max(needed, 2 * pairs.shape[0]), 2), np.int64)
+    for r in range(pairs.shape[0]):
+        bigger[r, 0], bigger[r, 1] = pairs[r, 0], pairs[r, 1]
+    return bigger
+
+
+@njit(cache=True)
+def _flat_to_cells(flat, count, width, out, at):
+    """Write the first `count` flat padded cells as (row, col) pairs into `out` from row `at`."""
+    for s in range(count):
+        out[at + s, 0] = flat[s] // width - 1
+        out[at + s, 1] = flat[s] % width - 1
+
+
+class Rule:
+    """The compiled functions of a walking rule (see the module docstring), bound to the loop by
+    `drive`. `planner`: the rule walks to targets; `reads_last`: it reads the neighbours' last
+    visit times (kept only then: every store in the step counts)."""
+
+    def __init__(self, name, probabilities, update=None, reset=None, target=None,
+                 planner=False, reads_last=False):
+        self.name = name
+        self.probabilities = probabilities
+        self.update = update if update is not None else no_update
+        self.reset = reset if reset is not None else no_reset
+        self.target = target if target is not None else no_target
+        self.planner, self.reads_last = planner, reads_last
+
+
+class RuleType(types.Dummy):
+    """The numba type of a `Rule`: the rule itself is in the type, so a kernel that calls
+    `drive(RULE, ...)` compiles the loop with that rule's functions inlined, and no function
+    object is passed at run time (which would keep the kernel out of numba's cache)."""
+
+    def __init__(self, rule):
+        self.rule = rule
+        super().__init__(f"Rule({rule.name})")
+
+
+@typeof_impl.register(Rule)
+def _typeof_rule(value, context):
+    return RuleType(value)
+
+
+register_model(RuleType)(models.OpaqueModel)
+
+
+@lower_constant(RuleType)
+def _lower_rule(context, builder, ty, value):
+    return context.get_dummy_value()
+
+
+def drive(rule, p, cells, width, start, goal, view, goal_seeking, lapse, streams, max_steps,
+          keep, record, walk):
+    """Walk a trial per row of `streams` (xoshiro256** words, `_streams`), or, when `walk` (flat
+    cells from the start) is not empty, read that walk instead; callable from compiled code only
+    (each rule's kernel `run`).
+
+    `view` is `Vision.kernel_args()`, or None for an agent that keeps no map (it compiles its
+    own loop, without the map's work); `record` (flat, padded; empty: none) marks the cells
+    whose junction departures are recorded. Returns (moves, reached, choice rows (m,
+    N_COLUMNS), the trial of each row, the cells (row, col) of every trial stacked when `keep`,
+    and when reading the probability of each direction before each move (moves, 4)).
+    """
+    raise NotImplementedError("drive runs inside compiled kernels only")
+
+
+@overload(drive)
+def _drive(rule, p, cells, width, start, goal, view, goal_seeking, lapse, streams, max_steps,
+           keep, record, walk):
+    return _loop(rule.rule, isinstance(view, types.NoneType))
+
+
+def _loop(rule, blind):
+    """The loop of `drive` for one rule; `blind` and the rule's flags are constants of the
+    compiled code, so that what does not apply is not compiled at all."""
+    probabilities, update, reset, target = rule.probabilities, rule.update, rule.reset, rule.target
+    planner, reads_last = rule.planner, rule.reads_last
+    mapped = not blind
+
+    def loop(rule, p, cells, width, start, goal, view, goal_seeking, lapse, streams, max_steps,
+             keep, record, walk):
+        kind, radius, occlusion, memory, known_map = _BLIND if blind else view
+        limited = kind != FULL_VIEW
+        reading = walk.shape[0] > 0
+        trials = streams.shape[0]
+        n_max = walk.shape[0] - 1 if reading else max_steps
+        recording = record.shape[0] > 0
+        ws = _workspace(cells, width, start, goal, not limited, known_map)
+        step, visits, last, came, known = ws.step, ws.visits, ws.last, ws.came, ws.known
+        plan, departed, rs, marks = ws.plan, ws.departed, ws.rs, ws.marks
+        om, nv, nlast, probs = ws.om, ws.nv, ws.nlast, ws.probs
+        rows, owner, kept, pos, scores, moves, reached = _buffers(recording, keep, reading,
+                                                                  n_max, trials)
+        m, k = 0, 0
+        for trial in range(trials):
+            s0, s1, s2, s3 = (streams[trial, 0], streams[trial, 1], streams[trial, 2],
+                              streams[trial, 3])
+            _begin(ws, kind, limited, mapped, planner, recording)
+            reset(p, rs, marks)
+            i = start
+            if keep:
+                pos[0] = i
+            dirty = True
+            if mapped:
+                if limited:             # from i to i: the first look
+                    _see(ws, i, i, kind, radius, occlusion, memory, planner)
+            plan_len, plan_i, goal_plan = 0, 0, False
+            arrival = -1
+            t = 0
+            while True:             # steps, pausing only to grow a full buffer (so that no
+                rows_free = rows.shape[0] if recording else n_max + 1    # array variable is
+                cells_free = pos.shape[0] - 1 if keep else n_max         # reassigned in the
+                while t < n_max and i != goal and m < rows_free and t < cells_free:   # loop)
+                    degree = 0
+                    for d in range(4):
+                        j = i + step[d]
+                        if cells[j] == PASSAGE:
+                            om[d], nv[d] = 1, visits[j]
+                            degree += 1
+                        else:
+                            om[d], nv[d] = 0, 0
+                        if reads_last:
+                            nlast[d] = last[j] if cells[j] == PASSAGE else -1
+                    planned = False
+                    if mapped:
+                        goal_seen = known[goal] == PASSAGE   # arrays are read outside conditions:
+                        if goal_seeking and not goal_plan and dirty and goal_seen:  # (refcounts)
+                            length = plan_to(ws, i, goal)
+                            if length >= 0:
+                                plan_len, plan_i, goal_plan = length, 0, True
+                        dirty = False
+                        if planner and plan_i >= plan_len:
+                            aim = target(p, ws, i)
+                            plan_len, plan_i = 0, 0
+                            if aim >= 0:
+                                plan_len = max(plan_to(ws, i, aim), 0)
+                        planned = plan_i < plan_len
+                    if planned:
+                        for e in range(4):
+                            probs[e] = 0.0
+                        probs[plan[plan_i]] = 1.0
+                    else:
+                        probabilities(p, rs, marks, i, came[i], arrival, t, om, nv, nlast, probs)
+                    if lapse > 0.0:
+                        for d in range(4):
+                            probs[d] = (1.0 - lapse) * probs[d] + lapse * om[d] / degree
+                    if reading:
+                        d = 0
+                        while i + step[d] != walk[t + 1]:
+                            d += 1
+                        for e in range(4):
+                            scores[t, e] = probs[e]
+                    else:                           # draw; no random number when only one is possible
+                        n_open, total = 0, 0.0
+                        for e in range(4):
+                            n_open += probs[e] > 0.0
+                            total += probs[e]
+                        if n_open > 1:              # the first direction whose cumulative sum passes x
+                            s0, s1, s2, s3, u = xoshiro_double(s0, s1, s2, s3)
+                            x = u * total
+                            acc, d = 0.0, 0
+                            for e in range(3):
+                                acc += probs[e]
+                                d += acc <= x
+                            while probs[d] == 0.0:  # x rounded onto the sum: the last candidate
+                                d -= 1
+                        else:
+                            d = 0
+                            while probs[d] == 0.0:
+                                d += 1
+                    if planned:
+                        if d == plan[plan_i]:
+                            plan_i += 1
+                        else:                       # a recorded walk left the plan
+                            plan_len, plan_i, goal_plan = 0, 0, False
+                    j = i + step[d]
+                    update(p, rs, marks, i, j, d, arrival, om, visits[j] == 0)
+                    recorded = record[i] != 0 if recording else False
+                    if recorded and degree >= BRANCH_DEGREE:
+                        _write_choice(rows, m, t, i, width, arrival, d, 1 - departed[i], om, nv)
+                        owner[m] = trial
+                        departed[i] = 1
+                        m += 1
+                    if visits[j] == 0:
+                        came[j] = d
+                    prev = i
+                    i = j
+                    t += 1
+                    visits[i] += 1
+                    if reads_last:
+                        last[i] = t
+                    if keep:
+                        pos[t] = i
+                    arrival = d
+                    if mapped:
+                        if limited:
+                            dirty = _see(ws, i, prev, kind, radius, occlusion, memory, planner)
+                if t == n_max or i == goal:
+                    break
+                if m == rows_free:
+                    rows, owner = _grow_rows(rows, m + 1), _grow_cells(owner, m + 1)
+                if t == cells_free:
+                    pos = _grow_cells(pos, t + 2)
+            moves[trial] = t
+            reached[trial] = i == goal
+            if keep:
+                if k + t + 1 > kept.shape[0]:
+                    kept = _grow_pairs(kept, k + t + 1)
+                _flat_to_cells(pos, t + 1, width, kept, k)
+                k += t + 1
+        return moves, reached, rows[:m], owner[:m], kept[:k], scores
+
+    return loop
+
+
+@njit(cache=True, inline="always")
+def no_reset(p, rs, marks):
+    """`reset` of a rule without state of its own."""
+
+
+@njit(cache=True, inline="always")
+def no_update(p, rs, marks, i, j, d, arrival, om, new):
+    """`update` of a rule without state of its own."""
+
+
+@njit(cache=True)
+def no_target(p, ws, i):
+    """`target` of a rule that is not a planner."""
+    return -1
+
+
+@njit(cache=True)
+def record_choices(cells, width, walk, record):
+    """Choice rows (m, N_COLUMNS) of a recorded walk (flat cells): one per departure from a
+    junction whose `record` cell is set (the records the walking loop writes)."""
+    n = cells.shape[0]
+    step = np.array([-width, 1, width, -1], np.int64)
+    visited = np.zeros(n, np.bool_)
+    departed = np.zeros(n, np.uint8)
+    rows = np.empty((walk.shape[0], N_COLUMNS), np.int64)
+    om, nv = np.zeros(4, np.int64), np.zeros(4, np.int64)
+    m = 0
+    visited[walk[0]] = True
+    arrival = -1
+    for t in range(walk.shape[0] - 1):
+        i = walk[t]
+        d = 0
+        while d < 4 and i + step[d] != walk[t + 1]:
+            d += 1
+        if record[i] != 0:
+            degree = 0
+            for e in range(4):
+                j = i + step[e]
+                om[e] = 1 if cells[j] == PASSAGE else 0
+                nv[e] = 1 if visited[j] else 0
+                degree += om[e]
+            if degree >= BRANCH_DEGREE:
+                _write_choice(rows, m, t, i, width, arrival, d, 1 - departed[i], om, nv)
+                departed[i] = 1
+                m += 1
+        visited[walk[t + 1]] = True
+        arrival = d
+    return rows[:m]

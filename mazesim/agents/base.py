@@ -1,0 +1,190 @@
+"""The agent protocol and what all agents share: common keys, validation, the compiled rules.
+
+An agent is a frozen dataclass whose fields are its config keys. The protocol (`Agent`) is two
+methods: `run_trials` walks a batch of trials, one per random stream, and returns `Walks`;
+`step_probabilities` reads a recorded walk and returns the probability the agent gave each
+direction before each move. `KernelAgent` implements both with the agent's compiled rule (one
+module per rule: its parameter slots, `reset`, `probabilities`, `update`, optional `target`, and
+the entry kernel `run` binding them to the walking loop of `mazesim.agents._walk`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, Callable, ClassVar, NamedTuple, Protocol
+
+import numpy as np
+
+from mazesim._grid import pad
+from mazesim.agents.vision import Vision
+from mazesim.errors import AgentError
+from mazesim.maze import PASSAGE, Maze
+
+__all__ = ["Agent", "AgentBase", "KernelAgent", "Walks", "MAX_STEPS_PER_PASSAGE", "STATE_WORDS",
+           "default_max_steps", "padded_maze", "flat_cells"]
+
+MAX_STEPS_PER_PASSAGE = 50      # DESIGN section 6: max_steps defaults to 50 x passage cells
+STATE_WORDS = 4                 # xoshiro256** words per trial stream
+
+
+class Walks(NamedTuple):
+    """A batch of walked trials: moves and reached per trial, junction-choice rows
+    (m, `records.N_COLUMNS`) with the trial of each row, and every trial's positions stacked
+    (sum of moves + 1, 2) when they were kept (else empty)."""
+
+    moves: np.ndarray
+    reached: np.ndarray
+    rows: np.ndarray
+    row_trials: np.ndarray
+    positions: np.ndarray
+
+
+class Agent(Protocol):
+    """A walking agent: a frozen dataclass of its config keys with these methods."""
+
+    name: ClassVar[str]
+    goal_seeking: bool
+    max_steps: int | None
+
+    def run_trials(self, maze: Maze, vision: Vision, streams: np.ndarray, max_steps: int, *,
+                   keep: bool, record: np.ndarray) -> Walks:
+        """One trial per row of `streams` (uint64 words, `STATE_WORDS` each), each ending at the
+        goal or after `max_steps` moves; choices recorded at the cells set in the bool grid
+        `record`; positions kept when `keep`."""
+        ...
+
+    def step_probabilities(self, maze: Maze, vision: Vision, positions: np.ndarray
+                           ) -> np.ndarray:
+        """Float (T, 4): the probability of each direction before each move of a valid walk."""
+        ...
+
+
+def default_max_steps(maze: Maze) -> int:
+    """DESIGN's cap: 50 moves per passage cell."""
+    return MAX_STEPS_PER_PASSAGE * int(np.count_nonzero(maze.grid == PASSAGE))
+
+
+def padded_maze(maze: Maze) -> tuple[np.ndarray, int, int, int]:
+    """(cells, width, start, goal): the maze as the kernels take it (`mazesim._grid`)."""
+    width = maze.shape[1] + 2
+    return (pad(maze.grid).ravel(), width, flat_cells(maze.start, width),
+            flat_cells(maze.goal, width))
+
+
+def flat_cells(cells: Any, width: int) -> Any:
+    """(row, col) cells (a pair or an (n, 2) array) as flat indices into the padded grid."""
+    cells = np.asarray(cells, dtype=np.int64)
+    flat = (cells[..., 0] + 1) * width + cells[..., 1] + 1
+    return int(flat) if flat.ndim == 0 else flat
+
+
+@dataclass(frozen=True, kw_only=True)
+class AgentBase:
+    """Common keys: `goal_seeking` (walk a known path to a known goal) and `max_steps` (None:
+    50 x passage cells)."""
+
+    name: ClassVar[str] = ""
+    goal_seeking: bool = True
+    max_steps: int | None = None
+
+    def __post_init__(self) -> None:
+        self._check_bool("goal_seeking")
+        if self.max_steps is not None:
+            self._check_int("max_steps", low=0)
+        self._validate()
+
+    def _validate(self) -> None:
+        """Agent-specific checks and conversions (override)."""
+
+    def params(self) -> dict[str, Any]:
+        """The config keys and their values."""
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+
+    def resolved_max_steps(self, maze: Maze) -> int:
+        return default_max_steps(maze) if self.max_steps is None else int(self.max_steps)
+
+    def walk(self, maze: Maze, vision: Vision, rng: np.random.Generator,
+             max_steps: int) -> np.ndarray:
+        """Positions (T+1, 2) of one trial, its stream drawn from `rng`."""
+        streams = rng.integers(0, np.iinfo(np.uint64).max, size=(1, STATE_WORDS),
+                               dtype=np.uint64, endpoint=True)
+        return self.run_trials(maze, vision, streams, max_steps, keep=True,
+                               record=np.zeros(maze.shape, np.bool_)).positions
+
+    # validation helpers: messages name the agent, the key and the allowed values
+    def _fail(self, key: str, allowed: str) -> AgentError:
+        return AgentError(f"{self.name}: {key}: {getattr(self, key)!r} (allowed: {allowed})")
+
+    def _check_bool(self, key: str) -> None:
+        value = getattr(self, key)
+        if not isinstance(value, (bool, np.bool_)):
+            raise self._fail(key, "true, false")
+        object.__setattr__(self, key, bool(value))
+
+    def _check_int(self, key: str, low: int, high: int | None = None) -> None:
+        value = getattr(self, key)
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low \
+                or (high is not None and value > high):
+            raise self._fail(key, f"an integer >= {low}" if high is None
+                             else f"an integer from {low} to {high}")
+        object.__setattr__(self, key, int(value))
+
+    def _check_number(self, key: str, low: float, high: float) -> None:
+        value = getattr(self, key)
+        if isinstance(value, bool) or not isinstance(value, (int, float, np.number)) or not (
+            low <= float(value) <= high
+        ):
+            raise self._fail(key, f"a number in [{low:g}, {high:g}]")
+        object.__setattr__(self, key, float(value))
+
+    def _check_probability(self, key: str) -> None:
+        self._check_number(key, 0.0, 1.0)
+
+
+@dataclass(frozen=True, kw_only=True)
+class KernelAgent(AgentBase):
+    """An agent whose rule is compiled: `kernel` is its module's entry kernel `run`, `slots`
+    names the attributes packed, in order, into the rule's parameter array, `planner` tells a
+    rule that walks to targets (`target`) from one that gives probabilities at every step.
+
+    `lapse` mixes a uniform choice among the open directions into every step (0: none), so that
+    a model fitted to people gives no observed step probability 0.
+    """
+
+    kernel: ClassVar[Callable[..., Any]]
+    slots: ClassVar[tuple[str, ...]] = ()
+    planner: ClassVar[bool] = False
+    lapse: float = 0.0
+
+    def __post_init__(self) -> None:
+        self._check_probability("lapse")
+        super().__post_init__()
+
+    def kernel_params(self) -> np.ndarray:
+        """The rule's parameters in slot order."""
+        return np.array([float(getattr(self, name)) for name in self.slots], np.float64)
+
+    def _view(self, vision: Vision) -> tuple | None:
+        """What the kernel is told of vision: None for an agent that keeps no map (its own
+        compiled variant, without the map's work), else `Vision.kernel_args()`."""
+        return vision.kernel_args() if self.goal_seeking or self.planner else None
+
+    def run_trials(self, maze: Maze, vision: Vision, streams: np.ndarray, max_steps: int, *,
+                   keep: bool, record: np.ndarray) -> Walks:
+        cells, width, start, goal = padded_maze(maze)
+        flat_record = (pad(record.astype(np.uint8)).ravel() if record.any()
+                       else np.zeros(0, np.uint8))
+        return Walks(*self.kernel(self.kernel_params(), cells, width, start, goal,
+                                  self._view(vision), self.goal_seeking, self.lapse,
+                                  np.ascontiguousarray(streams, dtype=np.uint64), max_steps,
+                                  keep, flat_record, np.zeros(0, np.int64))[:5])
+
+    def step_probabilities(self, maze: Maze, vision: Vision, positions: np.ndarray
+                           ) -> np.ndarray:
+        cells, width, start, goal = padded_maze(maze)
+        walk = flat_cells(np.asarray(positions, np.int64).reshape(-1, 2), width)
+        no_streams = np.zeros((1, STATE_WORDS), np.uint64)
+        return self.kernel(self.kernel_params(), cells, width, start, goal,
+                           self._view(vision), self.goal_seeking, self.lapse, no_streams,
+                           len(walk) - 1, False, np.zeros(0, np.uint8), walk)[5]

@@ -1,0 +1,210 @@
+"""Reading config files: bounded YAML, and typed readers whose every error names the key path.
+
+One reader serves experiment configs (`mazesim.experiment.config`) and play sessions
+(`mazesim.play.session`), so both say what is wrong the same way::
+
+    first.yaml: agents[2].type: 'bsf' is not an agent; did you mean 'bfs'?
+
+`read_yaml` refuses, before building anything, a document above `MAX_DOCUMENT_BYTES`, nesting
+deeper than `MAX_DEPTH`, more than `MAX_NODES` nodes once aliases are expanded (YAML's "billion
+laughs"), duplicate keys, and tags other than YAML's plain types.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any, Iterable
+
+import yaml
+
+from mazesim.errors import ConfigError, did_you_mean, read_text
+
+__all__ = ["MAX_DOCUMENT_BYTES", "MAX_DEPTH", "MAX_NODES", "MAX_ITEMS", "INT64_MAX",
+           "NAME_PATTERN", "read_yaml", "parse_yaml", "Reader", "short"]
+
+MAX_DOCUMENT_BYTES = 1 << 20
+"""Largest config file (1 MiB): configs are hand-written."""
+MAX_DEPTH = 64
+"""Deepest nesting of mappings and lists."""
+MAX_NODES = 100_000
+"""Most YAML nodes, aliases expanded."""
+MAX_ITEMS = 10_000
+"""Most entries of one list (mazes, agents, vision, ...)."""
+INT64_MAX = 2**63 - 1
+"""Largest seed or count: what the results database stores as an integer."""
+NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+"""Names that become directory or table entries: letters, digits, '_', '.', '-'."""
+_NAME_RULE = "letters, digits, '_', '.', '-', at most 64, not starting with '.', '_' or '-'"
+
+
+class _BoundedLoader(yaml.SafeLoader):
+    """A SafeLoader that counts nodes (aliases expanded) and depth while composing."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._depth = 0
+        self._nodes = 0
+        self._sizes: dict[int, int] = {}      # id(node) -> nodes below it, aliases expanded
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()
+            node = super().compose_node(parent, index)
+            self._count(self._sizes.get(id(node), 1), event.start_mark)
+            return node
+        self._depth += 1
+        if self._depth > MAX_DEPTH:
+            raise _Refused(f"nested deeper than {MAX_DEPTH} levels", self.peek_event().start_mark)
+        before = self._nodes
+        node = super().compose_node(parent, index)
+        self._depth -= 1
+        self._count(1, node.start_mark)
+        self._sizes[id(node)] = self._nodes - before
+        return node
+
+    def _count(self, nodes: int, mark: Any) -> None:
+        self._nodes += nodes
+        if self._nodes > MAX_NODES:
+            raise _Refused(f"more than {MAX_NODES:,} values once aliases are expanded", mark)
+
+    def construct_mapping(self, node: Any, deep: bool = False) -> dict:
+        seen: dict[Any, Any] = {}
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            try:
+                if key in seen:
+                    raise _Refused(f"duplicate key {key!r} (first at line "
+                                   f"{seen[key].line + 1})", key_node.start_mark)
+            except TypeError:
+                raise _Refused(f"{short(key)} cannot be a key", key_node.start_mark) from None
+            seen[key] = key_node.start_mark
+        return super().construct_mapping(node, deep=deep)
+
+
+class _Refused(yaml.YAMLError):
+    def __init__(self, problem: str, mark: Any) -> None:
+        super().__init__(problem)
+        self.problem, self.problem_mark = problem, mark
+
+
+def read_yaml(path: str | Path) -> Any:
+    """The YAML document of a config file; every fault is a ConfigError naming file:line:col."""
+    return parse_yaml(read_text(path, ConfigError, max_bytes=MAX_DOCUMENT_BYTES), str(path))
+
+
+def parse_yaml(text: str, source: str = "<yaml>") -> Any:
+    """The YAML document of `text` (see the module docstring for what is refused)."""
+    if len(text.encode("utf-8", "surrogatepass")) > MAX_DOCUMENT_BYTES:
+        raise ConfigError(f"{source}: larger than {MAX_DOCUMENT_BYTES:,} bytes")
+    loader = _BoundedLoader(text)
+    try:
+        return loader.get_single_data()
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        where = f":{mark.line + 1}:{mark.column + 1}" if mark else ""
+        problem = getattr(err, "problem", None) or "invalid YAML"
+        raise ConfigError(f"{source}{where}: {problem}") from None
+    except RecursionError:
+        raise ConfigError(f"{source}: nested too deeply") from None
+    finally:
+        loader.dispose()
+
+
+def short(value: Any, limit: int = 60) -> str:
+    """`repr(value)` cut to `limit` characters (messages quote what was given, not all of it)."""
+    try:
+        text = repr(value)
+    except (RecursionError, ValueError):
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+class Reader:
+    """Typed readers over raw YAML data; every error is `source: key.path: what (allowed)`."""
+
+    def __init__(self, source: str, base: Path | None = None) -> None:
+        self.source = source
+        self.base = base if base is not None else Path.cwd()
+
+    def fail(self, path: str, message: str) -> ConfigError:
+        return ConfigError(f"{self.source}: {path}: {message}" if path else
+                           f"{self.source}: {message}")
+
+    def mapping(self, value: Any, path: str, keys: Iterable[str], required: Iterable[str] = ()
+                ) -> dict:
+        """A mapping whose keys are among `keys`, with every `required` key present."""
+        keys = tuple(keys)
+        if not isinstance(value, dict):
+            raise self.fail(path, f"{short(value)} is not a mapping (allowed keys: "
+                            f"{', '.join(keys)})")
+        for key in value:
+            if key not in keys:
+                where = f"{path}.{key}" if path else str(key)
+                hint = did_you_mean(key, keys) or f" (allowed: {', '.join(keys)})"
+                raise self.fail(where, f"unknown key{hint}")
+        for key in required:
+            if key not in value:
+                raise self.fail(f"{path}.{key}" if path else key, "missing (required)")
+        return value
+
+    def integer(self, value: Any, path: str, low: int = 0, high: int = INT64_MAX) -> int:
+        """An integer in [low, high] (YAML's booleans are not integers)."""
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            top = "2^63 - 1" if high == INT64_MAX else f"{high:,}"
+            raise self.fail(path, f"{short(value)} (allowed: an integer from {low:,} to {top})")
+        return value
+
+    def number(self, value: Any, path: str, low: float, high: float) -> float:
+        """A finite number in [low, high]."""
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not (
+                low <= value <= high):
+            raise self.fail(path, f"{short(value)} (allowed: a number from {low:g} to {high:g})")
+        return float(value)
+
+    def flag(self, value: Any, path: str) -> bool:
+        if not isinstance(value, bool):
+            raise self.fail(path, f"{short(value)} (allowed: true, false)")
+        return value
+
+    def text(self, value: Any, path: str, max_length: int = 10_000) -> str:
+        if not isinstance(value, str) or len(value) > max_length:
+            raise self.fail(path, f"{short(value)} (allowed: text of at most {max_length:,} "
+                            "characters)")
+        return value
+
+    def name(self, value: Any, path: str) -> str:
+        """A name that becomes a directory or table entry (`NAME_PATTERN`)."""
+        if not isinstance(value, str) or not NAME_PATTERN.fullmatch(value):
+            raise self.fail(path, f"{short(value)} (allowed: {_NAME_RULE})")
+        return value
+
+    def choice(self, value: Any, path: str, allowed: Iterable[str], what: str) -> str:
+        """One of `allowed`; the closest is suggested."""
+        allowed = list(allowed)
+        if not isinstance(value, str) or value not in allowed:
+            hint = did_you_mean(value, allowed) or f" (allowed: {', '.join(allowed)})"
+            raise self.fail(path, f"{short(value)} is not {what}{hint}")
+        return value
+
+    def listing(self, value: Any, path: str, what: str, *, nonempty: bool = True,
+                max_items: int = MAX_ITEMS) -> list:
+        """A list of at most `max_items` (non-empty unless told)."""
+        if not isinstance(value, list) or (nonempty and not value):
+            raise self.fail(path, f"{short(value)} (allowed: a {'non-empty ' * nonempty}list of "
+                            f"{what})")
+        if len(value) > max_items:
+            raise self.fail(path, f"{len(value):,} entries (allowed: at most {max_items:,})")
+        return value
+
+    def file(self, value: Any, path: str, what: str) -> Path:
+        """An existing regular file, relative to the config's folder unless absolute."""
+        if not isinstance(value, str) or not value:
+            raise self.fail(path, f"{short(value)} (allowed: a path to {what})")
+        file = Path(value) if Path(value).is_absolute() else self.base / value
+        file = file.resolve()
+        if not file.exists():
+            raise self.fail(path, f"{value!r}: no such file ({file})")
+        if not file.is_file():
+            raise self.fail(path, f"{value!r}: not a regular file ({file})")
+        return file

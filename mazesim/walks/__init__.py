@@ -1,0 +1,31 @@
+"""Walks through mazes (DESIGN.md section 7): running agents (`simulate`), measuring walks
+(`metrics`) and drawing them (`pictures`); the records themselves are `mazesim.records`."""
+
+from mazesim.records import Batch, Choice, Trajectory
+from mazesim.walks.metrics import (LogLikelihood, TrajectoryMetrics, batch_report, batch_summary,
+                                   choice_log_likelihood, excursion_depths, final_route,
+                                   first_choice_counts, trajectory_metrics, visit_counts)
+from mazesim.walks.simulate import (check_walk, choice_records, choices_of, simulate,
+                                    simulate_many, trial_seed)
+
+__all__ = [
+    "Batch",
+    "Choice",
+    "Trajectory",
+    "simulate",
+    "simulate_many",
+    "trial_seed",
+    "choices_of",
+    "choice_records",
+    "check_walk",
+    "TrajectoryMetrics",
+    "LogLikelihood",
+    "trajectory_metrics",
+    "final_route",
+    "visit_counts",
+    "excursion_depths",
+    "first_choice_counts",
+    "batch_summary",
+    "batch_report",
+    "choice_log_likelihood",
+]

@@ -1,0 +1,162 @@
+"""Run an agent in a maze (DESIGN.md section 7): trajectories, choice records, batches of trials.
+
+Seeds: `simulate` takes an int or a `numpy.random.SeedSequence`; trial i of `simulate_many(...,
+seed)` is exactly `simulate(..., trial_seed(seed, i))`, so a batch can be split, resumed or run
+in any order with the same results. A trial draws from xoshiro256** seeded with
+`generate_state(4, np.uint64)` of the trial's seed sequence (`mazesim.agents._streams` derives
+a whole batch's words in one compiled call); the agent walks all trials through its `run_trials`
+(the agent protocol, `mazesim.agents.base.Agent`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from mazesim import _grid
+from mazesim.agents import AgentBase, Vision, parse_vision
+from mazesim.agents._streams import seed_words, trial_states
+from mazesim.agents._walk import record_choices
+from mazesim.agents.base import STATE_WORDS, flat_cells, padded_maze
+from mazesim.errors import AgentError
+from mazesim.maze import Maze, readonly
+from mazesim.records import NO_MARK, Batch, Choice, Trajectory, choice_array
+
+__all__ = [
+    "CHOICES",
+    "simulate",
+    "simulate_many",
+    "trial_seed",
+    "choices_of",
+    "choice_records",
+    "check_walk",
+    "mark_grid",
+]
+
+Seed = int | np.random.SeedSequence
+CHOICES = ("all", "marks")
+"""`simulate_many(choices=...)`: record every junction departure, or only those at marks."""
+
+
+def trial_seed(seed: Seed, i: int) -> np.random.SeedSequence:
+    """The seed of trial i: `SeedSequence(entropy, spawn_key=parent.spawn_key + (i,))`."""
+    parent = _seed_sequence(seed)
+    return np.random.SeedSequence(parent.entropy, spawn_key=tuple(parent.spawn_key) + (int(i),),
+                                  pool_size=parent.pool_size)
+
+
+def simulate(maze: Maze, agent: AgentBase, vision: Vision | str | int,
+             seed: Seed) -> Trajectory:
+    """Run one trial of `agent` in `maze` with `vision`; AgentError if G is unreachable."""
+    vision, max_steps = _check(maze, agent, vision)
+    streams = _seed_sequence(seed).generate_state(STATE_WORDS, np.uint64)[None]
+    walks = agent.run_trials(maze, vision, streams, max_steps, keep=True,
+                             record=_recorded(maze, "all"))
+    names, marks = mark_grid(maze)
+    reached = bool(walks.reached[0])
+    capped = not reached and int(walks.moves[0]) == max_steps
+    rows = choice_array(walks.rows, walks.row_trials, marks)
+    return Trajectory(walks.positions, reached, capped,
+                      tuple(Choice.from_record(row, names) for row in rows))
+
+
+def simulate_many(maze: Maze, agent: AgentBase, vision: Vision | str | int, trials: int,
+                  seed: Seed, *, keep_positions: bool = False, choices: str = "all") -> Batch:
+    """Run `trials` trials; trial i uses `trial_seed(seed, i)` (see the module docstring).
+
+    `choices`: "all" records every departure from a junction, "marks" only those from marked
+    cells (what experiments store; no recording at all in a maze without marks).
+    """
+    if isinstance(trials, bool) or not isinstance(trials, (int, np.integer)) or trials < 0:
+        raise AgentError(f"trials: {trials!r} (allowed: an integer >= 0)")
+    trials = int(trials)
+    vision, max_steps = _check(maze, agent, vision)
+    parent = _seed_sequence(seed)
+    streams = trial_states(seed_words(parent.entropy), seed_words(parent.spawn_key), trials,
+                           parent.pool_size)
+    walks = agent.run_trials(maze, vision, streams, max_steps, keep=keep_positions,
+                             record=_recorded(maze, choices))
+    moves, reached = np.asarray(walks.moves, np.int64), np.asarray(walks.reached, np.bool_)
+    capped = ~reached & (moves == max_steps)
+    names, marks = mark_grid(maze)
+    kept = (tuple(readonly(p) for p in np.split(walks.positions, np.cumsum(moves + 1)[:-1]))
+            if keep_positions and trials else ())
+    return Batch(readonly(moves), readonly(reached), readonly(capped),
+                 readonly(choice_array(walks.rows, walks.row_trials, marks)), names, kept)
+
+
+def choice_records(maze: Maze, positions: np.ndarray) -> np.ndarray:
+    """The junction-choice records of a walk as a `CHOICE_DTYPE` array (trial 0; marks index
+    `tuple(maze.marks)`): the records an agent's own walk gets, for any walk (people's too)."""
+    pos = np.array(positions, dtype=np.int64).reshape(-1, 2)
+    cells, width, _, _ = padded_maze(maze)
+    rows = record_choices(cells, width, flat_cells(pos, width), np.ones(len(cells), np.uint8))
+    return choice_array(rows, np.zeros(len(rows), np.int64), mark_grid(maze)[1])
+
+
+def choices_of(maze: Maze, positions: np.ndarray) -> tuple[Choice, ...]:
+    """The choice records of a walk (DESIGN section 7) as `Choice`s; the same for agents and
+    humans."""
+    names = tuple(maze.marks)
+    return tuple(Choice.from_record(row, names) for row in choice_records(maze, positions))
+
+
+def check_walk(maze: Maze, positions: Any) -> np.ndarray:
+    """Validate a walk (from the start, one step at a time over passages, stopping at the goal
+    at the latest); the positions as int64 (T+1, 2)."""
+    pos = np.asarray(positions)
+    if pos.ndim != 2 or pos.shape[1] != 2 or len(pos) == 0:
+        raise AgentError(f"positions: shape {pos.shape} (allowed: (T+1, 2))")
+    pos = pos.astype(np.int64)
+    cells = [tuple(cell) for cell in pos.tolist()]
+    if cells[0] != maze.start:
+        raise AgentError(f"positions[0]: {cells[0]} is not the start {maze.start}")
+    steps = np.abs(np.diff(pos, axis=0)).sum(axis=1)
+    bad = np.flatnonzero(steps != 1)
+    if bad.size:
+        raise AgentError(f"positions[{bad[0] + 1}]: not one step from the cell before")
+    for i, cell in enumerate(cells):
+        if not maze.is_passage(cell):
+            raise AgentError(f"positions[{i}]: {cell} is not a passage")
+        if cell == maze.goal and i < len(pos) - 1:
+            raise AgentError(f"positions[{i}]: the walk goes on after reaching the goal")
+    return pos
+
+
+def mark_grid(maze: Maze) -> tuple[tuple[str, ...], np.ndarray]:
+    """(mark names, int16 grid of each cell's index into them, NO_MARK elsewhere)."""
+    names = tuple(maze.marks)
+    grid = np.full(maze.shape, NO_MARK, np.int16)
+    for i, name in enumerate(names):
+        grid[maze.marks[name]] = i
+    return names, grid
+
+
+def _check(maze: Maze, agent: AgentBase, vision: Any) -> tuple[Vision, int]:
+    if not isinstance(agent, AgentBase):
+        raise AgentError(f"agent: {agent!r} is not an agent (use make_agent)")
+    dist, _ = _grid.distances(maze.grid, *maze.start)
+    if dist[maze.goal] < 0:
+        raise AgentError(f"the goal {maze.goal} is unreachable from the start {maze.start}")
+    return parse_vision(vision), agent.resolved_max_steps(maze)
+
+
+def _seed_sequence(seed: Seed) -> np.random.SeedSequence:
+    if isinstance(seed, np.random.SeedSequence):
+        return seed
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise AgentError(f"seed: {seed!r} (allowed: an integer >= 0 or a SeedSequence)")
+    return np.random.SeedSequence(int(seed))
+
+
+def _recorded(maze: Maze, choices: str) -> np.ndarray:
+    """Bool grid of the cells whose departures are recorded (`simulate_many`'s `choices`)."""
+    if choices == "all":
+        return np.ones(maze.shape, np.bool_)
+    if choices != "marks":
+        raise AgentError(f"choices: {choices!r} (allowed: {', '.join(CHOICES)})")
+    record = np.zeros(maze.shape, np.bool_)
+    for cell in maze.marks.values():
+        record[cell] = True
+    return record
