@@ -10,13 +10,17 @@ loop; `no_reset`, `no_update`, `no_target` stand in for what a rule does not nee
                                                        the probability of each direction at i
     update(p, rs, marks, i, j, d, arrival, om, new)    after d (to j) is chosen, before the move
     target(p, ws, i)                                   planners only: the next cell, or -1
+    observe(p, rs, ws, i, arrival, t, om)              observers only: before `probabilities`,
+                                                       read the maps into `rs` (e.g. features)
 
 `p` holds the rule's parameters in its named slots, `rs` its own float state, `marks` its int16
 marks per cell and direction (Tremaux). `came` is the direction in which cell i was first
 entered (-1 at the start), `om`, `nv`, `nlast` the open mask, visit counts and last visit times
-of the four neighbours, `new` whether the move enters a cell not yet visited. Only `target`, called
-when a plan is done, sees the whole `WalkState` (the trail, the known map, BFS scratch): passing
-that tuple in the hot loop would cost a reference count per array per step. Walking draws the move from
+of the four neighbours, `new` whether the move enters a cell not yet visited. Only `target` (called
+when a plan is done) and `observe` see the whole `WalkState` (the trail, the known map, BFS
+scratch): passing that tuple in the hot loop would cost a reference count per array per step, so
+only the rules that need it pay for it. Reading a walk also returns the rule state `rs` before
+each move of an observer (its features, for fitting). Walking draws the move from
 the probabilities; scoring reads the move of a recorded walk and returns the probabilities: the
 same function serves both. Cells are flat indices into the padded grid (`mazesim._grid`); the
 hot loop keeps its arrays in local variables and calls compiled helpers only for what is rare
@@ -38,10 +42,10 @@ from mazesim.maze import PASSAGE
 from mazesim.records import (ARRIVAL, BRANCH_DEGREE, CHOSEN, COL, FIRST, N_COLUMNS, OPEN, ROW,
                              STEP, UNEXPLORED)
 
-__all__ = ["WalkState", "RULE_STATE", "drive", "record_choices", "uniform", "spread", "no_reset",
-           "no_update", "no_target"]
+__all__ = ["WalkState", "RULE_STATE", "Rule", "drive", "record_choices", "uniform", "spread",
+           "plan_to", "no_reset", "no_update", "no_target", "no_observe"]
 
-RULE_STATE = 8            # floats of a rule's own state (`rs`)
+RULE_STATE = 32           # floats of a rule's own state (`rs`)
 _BLIND = (FULL_VIEW, -1, False, True, False)   # the view of an agent that keeps no map
 _FIRST_ROWS = 256         # initial size of the growing choice and position buffers
 
@@ -236,17 +240,25 @@ def _flat_to_cells(flat, count, width, out, at):
 
 class Rule:
     """The compiled functions of a walking rule (see the module docstring), bound to the loop by
-    `drive`. `planner`: the rule walks to targets; `reads_last`: it reads the neighbours' last
-    visit times (kept only then: every store in the step counts)."""
+    `drive`. A rule with a `target` is a planner (it walks to targets), one with `observe` an
+    observer; `reads_last`: it reads the neighbours' last visit times (kept only then: every
+    store in the step counts). Planners and observers always keep a known map."""
 
-    def __init__(self, name, probabilities, update=None, reset=None, target=None,
-                 planner=False, reads_last=False):
+    def __init__(self, name, probabilities, update=None, reset=None, target=None, observe=None,
+                 reads_last=False):
         self.name = name
         self.probabilities = probabilities
         self.update = update if update is not None else no_update
         self.reset = reset if reset is not None else no_reset
         self.target = target if target is not None else no_target
-        self.planner, self.reads_last = planner, reads_last
+        self.observe = observe if observe is not None else no_observe
+        self.planner, self.observer = target is not None, observe is not None
+        self.reads_last = reads_last
+
+    @property
+    def mapped(self) -> bool:
+        """Whether the rule needs the known map whatever the agent's goal seeking."""
+        return self.planner or self.observer
 
 
 class RuleType(types.Dummy):
@@ -282,7 +294,8 @@ def drive(rule, p, cells, width, start, goal, view, goal_seeking, lapse, streams
     own loop, without the map's work); `record` (flat, padded; empty: none) marks the cells
     whose junction departures are recorded. Returns (moves, reached, choice rows (m,
     N_COLUMNS), the trial of each row, the cells (row, col) of every trial stacked when `keep`,
-    and when reading the probability of each direction before each move (moves, 4)).
+    and when reading the probability of each direction before each move (moves, 4) and, for an
+    observer, its state `rs` before each move (moves, RULE_STATE)).
     """
     raise NotImplementedError("drive runs inside compiled kernels only")
 
@@ -297,7 +310,8 @@ def _loop(rule, blind):
     """The loop of `drive` for one rule; `blind` and the rule's flags are constants of the
     compiled code, so that what does not apply is not compiled at all."""
     probabilities, update, reset, target = rule.probabilities, rule.update, rule.reset, rule.target
-    planner, reads_last = rule.planner, rule.reads_last
+    observe = rule.observe
+    planner, observer, reads_last = rule.planner, rule.observer, rule.reads_last
     mapped = not blind
 
     def loop(rule, p, cells, width, start, goal, view, goal_seeking, lapse, streams, max_steps,
@@ -314,6 +328,7 @@ def _loop(rule, blind):
         om, nv, nlast, probs = ws.om, ws.nv, ws.nlast, ws.probs
         rows, owner, kept, pos, scores, moves, reached = _buffers(recording, keep, reading,
                                                                   n_max, trials)
+        traces = np.zeros((n_max if reading and observer else 0, RULE_STATE))
         m, k = 0, 0
         for trial in range(trials):
             s0, s1, s2, s3 = (streams[trial, 0], streams[trial, 1], streams[trial, 2],
@@ -363,6 +378,8 @@ def _loop(rule, blind):
                             probs[e] = 0.0
                         probs[plan[plan_i]] = 1.0
                     else:
+                        if observer:
+                            observe(p, rs, ws, i, arrival, t, om)
                         probabilities(p, rs, marks, i, came[i], arrival, t, om, nv, nlast, probs)
                     if lapse > 0.0:
                         for d in range(4):
@@ -373,6 +390,9 @@ def _loop(rule, blind):
                             d += 1
                         for e in range(4):
                             scores[t, e] = probs[e]
+                        if observer:
+                            for e in range(RULE_STATE):
+                                traces[t, e] = rs[e]
                     else:                           # draw; no random number when only one is possible
                         n_open, total = 0, 0.0
                         for e in range(4):
@@ -431,7 +451,7 @@ def _loop(rule, blind):
                     kept = _grow_pairs(kept, k + t + 1)
                 _flat_to_cells(pos, t + 1, width, kept, k)
                 k += t + 1
-        return moves, reached, rows[:m], owner[:m], kept[:k], scores
+        return moves, reached, rows[:m], owner[:m], kept[:k], scores, traces
 
     return loop
 
@@ -450,6 +470,11 @@ def no_update(p, rs, marks, i, j, d, arrival, om, new):
 def no_target(p, ws, i):
     """`target` of a rule that is not a planner."""
     return -1
+
+
+@njit(cache=True)
+def no_observe(p, rs, ws, i, arrival, t, om):
+    """`observe` of a rule that is not an observer."""
 
 
 @njit(cache=True)

@@ -144,17 +144,17 @@ class AgentBase:
 
 @dataclass(frozen=True, kw_only=True)
 class KernelAgent(AgentBase):
-    """An agent whose rule is compiled: `kernel` is its module's entry kernel `run`, `slots`
-    names the attributes packed, in order, into the rule's parameter array, `planner` tells a
-    rule that walks to targets (`target`) from one that gives probabilities at every step.
+    """An agent whose rule is compiled: `kernel` is its module's entry kernel `run`, `rule` its
+    `mazesim.agents._walk.Rule`, `slots` names the attributes packed, in order, into the rule's
+    parameter array.
 
     `lapse` mixes a uniform choice among the open directions into every step (0: none), so that
     a model fitted to people gives no observed step probability 0.
     """
 
     kernel: ClassVar[Callable[..., Any]]
+    rule: ClassVar[Any] = None
     slots: ClassVar[tuple[str, ...]] = ()
-    planner: ClassVar[bool] = False
     lapse: float = 0.0
 
     def __post_init__(self) -> None:
@@ -168,7 +168,7 @@ class KernelAgent(AgentBase):
     def _view(self, vision: Vision) -> tuple | None:
         """What the kernel is told of vision: None for an agent that keeps no map (its own
         compiled variant, without the map's work), else `Vision.kernel_args()`."""
-        return vision.kernel_args() if self.goal_seeking or self.planner else None
+        return vision.kernel_args() if self.goal_seeking or self.rule.mapped else None
 
     def run_trials(self, maze: Maze, vision: Vision, streams: np.ndarray, max_steps: int, *,
                    keep: bool, record: np.ndarray) -> Walks:
@@ -182,9 +182,18 @@ class KernelAgent(AgentBase):
 
     def step_probabilities(self, maze: Maze, vision: Vision, positions: np.ndarray
                            ) -> np.ndarray:
+        return self._read(maze, vision, positions)[5]
+
+    def rule_states(self, maze: Maze, vision: Vision, positions: np.ndarray) -> np.ndarray:
+        """Float (T, RULE_STATE): an observer's state before each move of a valid walk (what
+        its `observe` computed there, e.g. features); empty for other rules."""
+        return self._read(maze, vision, positions)[6]
+
+    def _read(self, maze: Maze, vision: Vision, positions: np.ndarray) -> tuple:
+        """The kernel's outputs when reading a recorded walk."""
         cells, width, start, goal = padded_maze(maze)
         walk = flat_cells(np.asarray(positions, np.int64).reshape(-1, 2), width)
         no_streams = np.zeros((1, STATE_WORDS), np.uint64)
         return self.kernel(self.kernel_params(), cells, width, start, goal,
                            self._view(vision), self.goal_seeking, self.lapse, no_streams,
-                           len(walk) - 1, False, np.zeros(0, np.uint8), walk)[5]
+                           len(walk) - 1, False, np.zeros(0, np.uint8), walk)

@@ -188,6 +188,7 @@ class StraightBiased(KernelAgent):
 
     name = "straight-biased"
     kernel = staticmethod(run_straight)
+    rule = STRAIGHT_RULE
     slots = STRAIGHT_SLOTS
     p_straight: float = 0.5
 
@@ -221,6 +222,7 @@ class TurnBias(KernelAgent):
 
     name = "turn-bias"
     kernel = staticmethod(run_turn)
+    rule = TURN_RULE
     slots = TURN_SLOTS
     p_straight: float = 0.5
     p_reverse: float = 0.1
@@ -246,6 +248,7 @@ class FiniteMemory(KernelAgent):
 
     name = "finite-memory"
     kernel = staticmethod(run_memory)
+    rule = MEMORY_RULE
     slots = MEMORY_SLOTS
     memory: int = 7
 

@@ -34,3 +34,4 @@ class RandomWalk(KernelAgent):
 
     name = "random-walk"
     kernel = staticmethod(run)
+    rule = RULE

@@ -41,7 +41,7 @@ def wander(p, rs, marks, i, came, arrival, t, om, nv, nlast, out):
     uniform(out, om)
 
 
-BFS_RULE = Rule("bfs", wander, target=bfs_target, planner=True)
+BFS_RULE = Rule("bfs", wander, target=bfs_target)
 
 
 @njit(cache=True)
@@ -104,7 +104,7 @@ class BreadthFirst(KernelAgent):
 
     name = "bfs"
     kernel = staticmethod(run_bfs)
-    planner = True
+    rule = BFS_RULE
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -123,6 +123,7 @@ class DepthFirst(KernelAgent):
 
     name = "dfs"
     kernel = staticmethod(run_dfs)
+    rule = DFS_RULE
     order: Any = RANDOM
 
     def _validate(self) -> None:

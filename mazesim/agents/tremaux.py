@@ -82,3 +82,4 @@ class Tremaux(KernelAgent):
 
     name = "tremaux"
     kernel = staticmethod(run)
+    rule = RULE

@@ -49,6 +49,7 @@ class WallFollower(KernelAgent):
     """
 
     kernel = staticmethod(run)
+    rule = RULE
     slots = SLOTS
     hand: ClassVar[int] = _RIGHT
 

@@ -96,6 +96,7 @@ class WeightedWalker(KernelAgent):
 
     name = "weighted-walker"
     kernel = staticmethod(run)
+    rule = RULE
     slots = SLOTS
     goal_seeking: bool = False
     initial_count: float = 1
