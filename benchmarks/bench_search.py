@@ -6,8 +6,9 @@ Usage::
     python benchmarks/bench_search.py --size 2000 --repeats 3
     python benchmarks/bench_search.py --quick               # 300x300, 3 repeats: a few seconds
 
-Wall-clock and CPU times, as medians of interleaved repeats (the first, compiling call excluded): `terrain_route`
-(Dijkstra from the goal stopped at the start, then the descent), `cost_to_goal` (the full table),
+Wall-clock and CPU times, as medians of interleaved repeats (the first, compiling call
+excluded): `terrain_route` (Dijkstra from the goal stopped at the start, then the descent),
+`cost_to_goal` (the full table),
 and, when scikit-image is installed, `skimage.graph.route_through_array` on the same grid
 (4-neighbour, non-geometric), with the ratio. Also the generic-layer `dijkstra` on a smaller grid
 for scale. The route costs are cross-checked: scikit-image pays every cell of the route, our

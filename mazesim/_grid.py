@@ -104,7 +104,8 @@ def distances(grid, sr, sc):
     parent = np.full(n, -1, np.int8)
     queue = np.empty(n, np.int64)
     source = np.full(1, (sr + 1) * (w + 2) + sc + 1, np.int64)
-    bfs(cells, steps(w + 2), source, stamp, 1, dist, parent, queue, np.zeros(0, np.uint8))
+    bfs(cells, steps(w + 2), source, stamp, np.int64(1), dist, parent, queue,
+        np.zeros(0, np.uint8))
     return unpad(dist, h, w), unpad(parent, h, w)
 
 

@@ -1,4 +1,5 @@
-"""Where the small exact fixtures live (importable from every test folder: tests/ is on sys.path)."""
+"""Where the small exact fixtures live (importable from every test folder: tests/ is on
+sys.path)."""
 
 from pathlib import Path
 

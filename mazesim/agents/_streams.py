@@ -10,7 +10,7 @@ numpy's algorithm, checked against it in the tests) and walks all trials in one 
 import numpy as np
 from numba import njit
 
-__all__ = ["trial_states", "xoshiro_double", "seed_words"]
+__all__ = ["STATE_WORDS", "trial_states", "xoshiro_double", "seed_words"]
 
 _M32 = np.uint64(0xFFFFFFFF)
 _INIT_A = np.uint64(0x43B0D7E5)
@@ -21,7 +21,8 @@ _MIX_L = np.uint64(0xCA01F9DD)
 _MIX_R = np.uint64(0x4973F715)
 _XSHIFT = np.uint64(16)
 _TWO32 = np.uint64(1 << 32)
-_STATE_WORDS = 4
+STATE_WORDS = 4
+"""xoshiro256** words of one trial's stream."""
 
 
 def seed_words(value) -> np.ndarray:
@@ -97,7 +98,7 @@ def trial_states(run_words, spawn_words, trials, pool_size):
         entropy[k] = run_words[k]
     for k in range(spawn_words.shape[0]):
         entropy[n_run + k] = spawn_words[k]
-    states = np.empty((trials, _STATE_WORDS), np.uint64)
+    states = np.empty((trials, STATE_WORDS), np.uint64)
     for i in range(trials):
         entropy[-1] = i
         _generate_state(_pool(entropy, pool_size), states[i])

@@ -1,16 +1,15 @@
 """numba kernels of perception (DESIGN.md section 5): windows, occlusion, isovists, forgetting.
 
 Grids are padded and flat (`mazesim._grid`): `cells` the maze, `known` what the agent has seen,
-UNKNOWN (2) where it has not, PASSAGE or WALL where it has (the padding ring reads WALL). Each
-kernel that changes `known` appends the changed cells to `changed` and returns how many it
-appended, so that callers keeping derived state (the `bfs` agent's frontier) update only those.
+UNKNOWN (2) where it has not, PASSAGE or WALL where it has (the padding ring reads WALL).
+Perception returns how many cells became known (a plan over the known map is stale then).
 """
 
 import numpy as np
 from numba import njit
 
 from mazesim._grid import pad, steps, unpad
-from mazesim.agents.vision import FULL_VIEW, ISOVIST_VIEW, UNKNOWN
+from mazesim.agents.vision import FULL_VIEW, ISOVIST_VIEW, UNKNOWN, WINDOW_VIEW
 from mazesim.maze import PASSAGE, WALL
 
 __all__ = ["perceive", "seen_along", "isovist_clear"]
@@ -66,99 +65,100 @@ def isovist_clear(cells, width, y, x, py, px):
     return True
 
 
-@njit(cache=True)
-def _see(cells, known, j, changed, n):
-    """Mark cell j seen; append it to `changed` (at index n) when it was not; the new count."""
+@njit(cache=True, inline="always")
+def _see(cells, known, j):
+    """Mark cell j seen; 1 if it was not, else 0."""
     if known[j] == UNKNOWN:
         known[j] = cells[j]
-        changed[n] = j
-        return n + 1
-    return n
+        return 1
+    return 0
 
 
-@njit(cache=True)
-def _see_box(cells, width, known, r, c, y0, y1, x0, x1, occlusion, changed, n):
-    """See the cells of padded rows y0..y1 and columns x0..x1 (clipped to the grid) from (r, c)."""
-    rows = cells.shape[0] // width
+@njit(cache=True, inline="always")
+def _see_box(cells, width, rows, known, r, c, y0, y1, x0, x1, occlusion):
+    """See the cells of padded rows y0..y1 and columns x0..x1 (clipped to the grid) from (r, c);
+    how many were new."""
+    n = 0
     for y in range(max(y0, 1), min(y1, rows - 2) + 1):
         for x in range(max(x0, 1), min(x1, width - 2) + 1):
             j = y * width + x
             if known[j] == UNKNOWN and (not occlusion or _bresenham_clear(cells, width, r, c,
                                                                             y, x)):
-                n = _see(cells, known, j, changed, n)
+                known[j] = cells[j]
+                n += 1
     return n
 
 
-@njit(cache=True)
-def _see_isovist(cells, width, known, r, c, radius, changed, n):
-    rows = cells.shape[0] // width
+@njit(cache=True, inline="always")
+def _see_isovist(cells, width, rows, known, r, c, radius):
+    n = 0
     for y in range(max(r - radius, 1), min(r + radius, rows - 2) + 1):
         for x in range(max(c - radius, 1), min(c + radius, width - 2) + 1):
             j = y * width + x
             if known[j] == UNKNOWN and isovist_clear(cells, width, r, c, y, x):
-                n = _see(cells, known, j, changed, n)
+                known[j] = cells[j]
+                n += 1
     return n
 
 
-@njit(cache=True)
-def _forget(cells, width, known, visits, r, c, radius, step, changed, n):
+@njit(cache=True, inline="always")
+def _forget(width, rows, known, visits, r, c, radius, step):
     """Forget what was seen from padded (r, c) out of the trail: its box and its neighbours."""
-    rows = cells.shape[0] // width
     for y in range(max(r - radius, 1), min(r + radius, rows - 2) + 1):
         for x in range(max(c - radius, 1), min(c + radius, width - 2) + 1):
             j = y * width + x
-            if visits[j] == 0 and known[j] != UNKNOWN:
+            if visits[j] == 0:
                 known[j] = UNKNOWN
-                changed[n] = j
-                n += 1
     i = r * width + c
     for d in range(4):
-        j = i + step[d]
-        inside = 0 < j // width < rows - 1 and 0 < j % width < width - 1
-        if inside and visits[j] == 0 and known[j] != UNKNOWN:
-            known[j] = UNKNOWN
-            changed[n] = j
-            n += 1
-    return n
+        y, x = r + (d == 2) - (d == 0), c + (d == 1) - (d == 3)
+        if 0 < y < rows - 1 and 0 < x < width - 1 and visits[i + step[d]] == 0:
+            known[i + step[d]] = UNKNOWN
+
+
+@njit(cache=True, inline="always")
+def perceive(cells, width, step, known, visits, i, r, c, prev, pr, pc, kind, radius, occlusion,
+             memory):
+    """Update `known` for an agent now at flat cell i = padded (r, c), before at `prev` =
+    (pr, pc) (prev -1: just started); the caller gives the rows and columns (a division per
+    step would cost more than the rest). Returns how many cells became known.
+
+    With memory and a window without occlusion only the strip entering the window is scanned,
+    here, inline: a call passing these arrays would cost several times that step. Everything
+    else is `_look` (out of line). Full vision is set up by the caller.
+    """
+    if kind == FULL_VIEW:
+        return 0
+    if kind == WINDOW_VIEW and memory and not occlusion and prev >= 0 and radius > 0:
+        rows = cells.shape[0] // width
+        if pr != r:             # a vertical move: the row entering the window
+            edge = r + radius * (r - pr)
+            return _see_box(cells, width, rows, known, r, c, edge, edge, c - radius,
+                            c + radius, False)
+        edge = c + radius * (c - pc)
+        return _see_box(cells, width, rows, known, r, c, r - radius, r + radius, edge, edge,
+                        False)
+    return _look(cells, width, step, known, visits, i, r, c, np.int64(prev), np.int64(pr),
+                 np.int64(pc), kind, radius, np.bool_(occlusion), np.bool_(memory))  # (one
+                                                                # variant, whatever the literals)
 
 
 @njit(cache=True)
-def perceive(cells, width, step, known, visits, i, prev, kind, radius, occlusion, memory,
-             changed):
-    """Update `known` for an agent now at flat cell i, before at `prev` (-1: just started).
-
-    Returns (cells newly seen, cells changed: the first entries of `changed`, forgotten ones
-    before seen ones). With memory and a window without occlusion only
-    the strip entering the window is scanned. Without memory the previous view is forgotten
-    first, except the trail (cells with visits > 0). Full vision is set up by the caller.
-    """
-    if kind == FULL_VIEW:
-        return 0, 0
-    r, c = i // width, i % width
-    n = 0
+def _look(cells, width, step, known, visits, i, r, c, prev, pr, pc, kind, radius, occlusion,
+          memory):
+    """`perceive` from scratch: a whole window (with occlusion) or isovist, after forgetting
+    the previous view when there is no memory; the four neighbours are always sensed."""
+    rows = cells.shape[0] // width
     if not memory and prev >= 0:
-        n = _forget(cells, width, known, visits, prev // width, prev % width, radius, step,
-                    changed, n)
-    forgotten = n
+        _forget(width, rows, known, visits, pr, pc, radius, step)
     if kind == ISOVIST_VIEW:
-        n = _see_isovist(cells, width, known, r, c, radius, changed, n)
-    elif memory and not occlusion and prev >= 0:
-        pr = prev // width
-        if pr != r:             # a vertical move: the row entering the window
-            edge = r + radius * (r - pr)
-            n = _see_box(cells, width, known, r, c, edge, edge, c - radius, c + radius, False,
-                         changed, n)
-        else:
-            edge = c + radius * (c - prev % width)
-            n = _see_box(cells, width, known, r, c, r - radius, r + radius, edge, edge, False,
-                         changed, n)
+        n = _see_isovist(cells, width, rows, known, r, c, radius)
     else:
-        n = _see_box(cells, width, known, r, c, r - radius, r + radius, c - radius, c + radius,
-                     occlusion, changed, n)
-    if radius == 0 or occlusion or kind == ISOVIST_VIEW:   # else the window holds them
-        for d in range(4):
-            n = _see(cells, known, i + step[d], changed, n)
-    return n - forgotten, n
+        n = _see_box(cells, width, rows, known, r, c, r - radius, r + radius, c - radius,
+                     c + radius, occlusion)
+    for d in range(4):
+        n += _see(cells, known, i + step[d])
+    return n
 
 
 @njit(cache=True)
@@ -172,9 +172,8 @@ def seen_along(grid, pos, kind, radius, occlusion):
     step = steps(width)
     known = np.full(cells.shape[0], UNKNOWN, np.uint8)
     visits = np.zeros(cells.shape[0], np.int32)
-    changed = np.empty(cells.shape[0], np.int64)
     for t in range(pos.shape[0]):
-        i = (pos[t, 0] + 1) * width + pos[t, 1] + 1
-        perceive(cells, width, step, known, visits, i, -1, kind, radius, occlusion, True,
-                 changed)
+        r, c = pos[t, 0] + 1, pos[t, 1] + 1
+        perceive(cells, width, step, known, visits, r * width + c, r, c, -1, -1, -1, kind,
+                 radius, occlusion, True)
     return unpad(known, h, w) != UNKNOWN

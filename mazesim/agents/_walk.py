@@ -37,7 +37,7 @@ from numba.core.imputils import lower_constant
 from mazesim._grid import bfs
 from mazesim.agents._streams import xoshiro_double
 from mazesim.agents._vision_kernels import perceive
-from mazesim.agents.vision import FULL_VIEW, UNKNOWN
+from mazesim.agents.vision import FULL_VIEW, UNKNOWN, WINDOW_VIEW
 from mazesim.maze import PASSAGE
 from mazesim.records import (ARRIVAL, BRANCH_DEGREE, CHOSEN, COL, FIRST, N_COLUMNS, OPEN, ROW,
                              STEP, UNEXPLORED)
@@ -46,7 +46,6 @@ __all__ = ["WalkState", "RULE_STATE", "Rule", "drive", "record_choices", "unifor
            "plan_to", "no_reset", "no_update", "no_target", "no_observe"]
 
 RULE_STATE = 32           # floats of a rule's own state (`rs`)
-_BLIND = (FULL_VIEW, -1, False, True, False)   # the view of an agent that keeps no map
 _FIRST_ROWS = 256         # initial size of the growing choice and position buffers
 
 WalkState = namedtuple("WalkState", [
@@ -55,8 +54,9 @@ WalkState = namedtuple("WalkState", [
                                  # layout is known), what has been seen, what is at the start
     "visits", "last", "came",   # the trail: visit counts, last visit time, first arrival
     "marks",                    # int16 (n, 4) marks of a rule (Tremaux)
-    "plan", "frontier", "changed",               # the current plan, the `bfs` frontier
+    "plan",                     # the current plan (directions)
     "stamp", "dist", "queue", "stop", "gen",     # BFS scratch (`_grid.bfs`), stamp counter
+    "row", "col",               # each cell's padded row and column (no division per step)
     "departed",                 # cells left before in this trial (first-departure flags)
     "rs", "om", "nv", "nlast", "probs",          # rule state; the four neighbours at a step
 ])
@@ -72,13 +72,15 @@ def _workspace(cells, width, start, goal, full, known_map):
             if 0 < j // width < rows - 1 and 0 < j % width < width - 1:
                 blank[j] = UNKNOWN          # the padding ring is known to be wall
     known = blank.copy()
-    return WalkState(
-        cells, width, np.array([-width, 1, width, -1], np.int64), start, goal,
-        cells if known_map else known, known, blank,
+    layout = cells if known_map else known
+    return WalkState(                       # (no expression with a condition in this long call)
+        cells, width, np.array([-width, 1, width, -1], np.int64), start, goal, layout, known,
+        blank,
         np.zeros(n, np.int32), np.full(n, -1, np.int64), np.full(n, -1, np.int8),
-        np.zeros((n, 4), np.int16), np.empty(n, np.int8), np.zeros(n, np.uint8),
-        np.empty(2 * n + 8, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int32),
-        np.empty(n, np.int64), np.zeros(n, np.uint8), np.zeros(1, np.int64),
+        np.zeros((n, 4), np.int16), np.empty(n, np.int8),
+        np.zeros(n, np.int64), np.zeros(n, np.int32), np.empty(n, np.int64),
+        np.zeros(n, np.uint8), np.zeros(1, np.int64),
+        np.arange(n, dtype=np.int64) // width, np.arange(n, dtype=np.int64) % width,
         np.zeros(n, np.uint8), np.zeros(RULE_STATE), np.zeros(4, np.int64),
         np.zeros(4, np.int64), np.zeros(4, np.int64), np.zeros(4))
 
@@ -117,25 +119,23 @@ def spread(out):
 
 
 @njit(cache=True)
-def _begin(ws, kind, limited, needs_map, planner, recording):
-    """Reset the trail (and the known map, the frontier, the departures) for a new trial."""
+def _begin(ws, reset_known):
+    """Reset the trail and the departures (and the known map) for a new trial."""
     visits, last, came, departed = ws.visits, ws.last, ws.came, ws.departed
     for j in range(visits.shape[0]):
         visits[j] = 0
         last[j] = -1
         came[j] = -1
         departed[j] = 0
-    if needs_map and limited:
+    if reset_known:
         known, blank = ws.known, ws.blank
         for j in range(known.shape[0]):
             known[j] = blank[j]
-    if planner:
-        ws.frontier[:] = 0
     visits[ws.start] = 1
     last[ws.start] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def plan_to(ws, i, target):
     """Directions of a shortest path over `ws.layout` from i to `target` into `ws.plan`; its
     length, or -1 when there is none. The BFS runs from the target and stops at i (cheap while
@@ -163,27 +163,26 @@ def plan_to(ws, i, target):
 
 
 @njit(cache=True)
-def _see(ws, i, prev, kind, radius, occlusion, memory, planner):
-    """Perceive from i (coming from `prev`; `prev == i` at the start) and keep the frontier of
-    planners (a known, unvisited passage next to a cell not yet seen). Returns whether anything
-    new was seen."""
-    if planner:
-        ws.frontier[i] = 0
-    new, changed = perceive(ws.cells, ws.width, ws.step, ws.known, ws.visits, i,
-                            -1 if prev == i else prev, kind, radius, occlusion, memory,
-                            ws.changed)
-    if planner:
-        for c in range(changed):
-            j = ws.changed[c]
-            for e in range(-1, 4):
-                q = j if e < 0 else j + ws.step[e]
-                edge = False
-                if ws.layout[q] == PASSAGE and ws.visits[q] == 0:
-                    for d in range(4):
-                        if ws.known[q + ws.step[d]] == UNKNOWN:
-                            edge = True
-                ws.frontier[q] = 1 if edge else 0
-    return new > 0
+def _recall(cells, width, step, row, col, known, visits, kind, radius):
+    """Fill `known` with everything seen from the trail (cells visited so far): what eager
+    perception would hold now, for an agent that looked only once the goal came into view."""
+    for j in range(visits.shape[0]):
+        if visits[j] > 0:
+            perceive(cells, width, step, known, visits, j, row[j], col[j], -1, -1, -1, kind,
+                     radius, False, True)
+
+
+@njit(cache=True)
+def _goal_window(n, width, goal, radius):
+    """Flags of the cells from which a window of `radius` shows the goal: those within the
+    (2 radius + 1)-square around it, and its neighbours (always sensed)."""
+    out = np.zeros(n, np.uint8)
+    gr, gc = goal // width, goal % width
+    for j in range(n):
+        dr, dc = abs(j // width - gr), abs(j % width - gc)
+        if max(dr, dc) <= radius or dr + dc == 1:
+            out[j] = 1
+    return out
 
 
 @njit(cache=True)
@@ -290,9 +289,9 @@ def drive(rule, p, cells, width, start, goal, view, goal_seeking, lapse, streams
     cells from the start) is not empty, read that walk instead; callable from compiled code only
     (each rule's kernel `run`).
 
-    `view` is `Vision.kernel_args()`, or None for an agent that keeps no map (it compiles its
-    own loop, without the map's work); `record` (flat, padded; empty: none) marks the cells
-    whose junction departures are recorded. Returns (moves, reached, choice rows (m,
+    `view` is `Vision.kernel_args()`; `goal_seeking` is None for an agent that keeps no map (it
+    compiles its own loop, without the map's work); `record` (flat, padded; empty: none) marks
+    the cells whose junction departures are recorded. Returns (moves, reached, choice rows (m,
     N_COLUMNS), the trial of each row, the cells (row, col) of every trial stacked when `keep`,
     and when reading the probability of each direction before each move (moves, 4) and, for an
     observer, its state `rs` before each move (moves, RULE_STATE)).
@@ -303,7 +302,7 @@ def drive(rule, p, cells, width, start, goal, view, goal_seeking, lapse, streams
 @overload(drive)
 def _drive(rule, p, cells, width, start, goal, view, goal_seeking, lapse, streams, max_steps,
            keep, record, walk):
-    return _loop(rule.rule, isinstance(view, types.NoneType))
+    return _loop(rule.rule, isinstance(goal_seeking, types.NoneType))
 
 
 def _loop(rule, blind):
@@ -316,35 +315,45 @@ def _loop(rule, blind):
 
     def loop(rule, p, cells, width, start, goal, view, goal_seeking, lapse, streams, max_steps,
              keep, record, walk):
-        kind, radius, occlusion, memory, known_map = _BLIND if blind else view
-        limited = kind != FULL_VIEW
+        kind, radius, occlusion, memory, known_map = view
+        limited = kind != FULL_VIEW and mapped
         reading = walk.shape[0] > 0
         trials = streams.shape[0]
         n_max = walk.shape[0] - 1 if reading else max_steps
         recording = record.shape[0] > 0
-        ws = _workspace(cells, width, start, goal, not limited, known_map)
+        ws = _workspace(cells, width, start, goal, not limited, known_map and limited)
         step, visits, last, came, known = ws.step, ws.visits, ws.last, ws.came, ws.known
         plan, departed, rs, marks = ws.plan, ws.departed, ws.rs, ws.marks
         om, nv, nlast, probs = ws.om, ws.nv, ws.nlast, ws.probs
+        row, col = ws.row, ws.col
+        shows_goal = _goal_window(cells.shape[0] if limited else 0, width, goal, radius)
         rows, owner, kept, pos, scores, moves, reached = _buffers(recording, keep, reading,
                                                                   n_max, trials)
         traces = np.zeros((n_max if reading and observer else 0, RULE_STATE))
-        m, k = 0, 0
+        m, k = np.int64(0), np.int64(0)     # (constants would compile helper variants)
         for trial in range(trials):
             s0, s1, s2, s3 = (streams[trial, 0], streams[trial, 1], streams[trial, 2],
                               streams[trial, 3])
-            _begin(ws, kind, limited, mapped, planner, recording)
+            _begin(ws, limited)
             reset(p, rs, marks)
             i = start
             if keep:
                 pos[0] = i
             dirty = True
+            # Perception is lazy for a plain window (memory, no occlusion) that only looks for the
+            # goal: nothing is scanned until the goal comes into view, then the trail's windows
+            # are recalled at once (the same map) and every step looks again.
+            eager = limited and not (kind == WINDOW_VIEW and memory and not occlusion
+                                     and not planner and not observer)
             if mapped:
-                if limited:             # from i to i: the first look
-                    _see(ws, i, i, kind, radius, occlusion, memory, planner)
+                if eager:               # from i to i: the first look
+                    perceive(cells, width, step, known, visits, i, row[i], col[i], -1, -1, -1,
+                             kind, radius, occlusion, memory)
+                elif limited and shows_goal[i] != 0:
+                    _recall(cells, width, step, row, col, known, visits, kind, radius)
+                    eager = True
             plan_len, plan_i, goal_plan = 0, 0, False
-            arrival = -1
-            t = 0
+            arrival, t = np.int64(-1), np.int64(0)
             while True:             # steps, pausing only to grow a full buffer (so that no
                 rows_free = rows.shape[0] if recording else n_max + 1    # array variable is
                 cells_free = pos.shape[0] - 1 if keep else n_max         # reassigned in the
@@ -393,12 +402,12 @@ def _loop(rule, blind):
                         if observer:
                             for e in range(RULE_STATE):
                                 traces[t, e] = rs[e]
-                    else:                           # draw; no random number when only one is possible
+                    else:               # draw; no random number when only one is possible
                         n_open, total = 0, 0.0
                         for e in range(4):
                             n_open += probs[e] > 0.0
                             total += probs[e]
-                        if n_open > 1:              # the first direction whose cumulative sum passes x
+                        if n_open > 1:  # the first direction whose cumulative sum passes x
                             s0, s1, s2, s3, u = xoshiro_double(s0, s1, s2, s3)
                             x = u * total
                             acc, d = 0.0, 0
@@ -436,8 +445,13 @@ def _loop(rule, blind):
                         pos[t] = i
                     arrival = d
                     if mapped:
-                        if limited:
-                            dirty = _see(ws, i, prev, kind, radius, occlusion, memory, planner)
+                        if eager:
+                            dirty = perceive(cells, width, step, known, visits, i, row[i],
+                                             col[i], prev, row[prev], col[prev], kind, radius,
+                                             occlusion, memory) > 0
+                        elif limited and shows_goal[i] != 0:
+                            _recall(cells, width, step, row, col, known, visits, kind, radius)
+                            eager, dirty = True, True
                 if t == n_max or i == goal:
                     break
                 if m == rows_free:
@@ -487,9 +501,8 @@ def record_choices(cells, width, walk, record):
     departed = np.zeros(n, np.uint8)
     rows = np.empty((walk.shape[0], N_COLUMNS), np.int64)
     om, nv = np.zeros(4, np.int64), np.zeros(4, np.int64)
-    m = 0
+    m, arrival = np.int64(0), np.int64(-1)
     visited[walk[0]] = True
-    arrival = -1
     for t in range(walk.shape[0] - 1):
         i = walk[t]
         d = 0

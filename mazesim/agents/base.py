@@ -17,6 +17,7 @@ from typing import Any, Callable, ClassVar, NamedTuple, Protocol
 import numpy as np
 
 from mazesim._grid import pad
+from mazesim.agents._streams import STATE_WORDS
 from mazesim.agents.vision import Vision
 from mazesim.errors import AgentError
 from mazesim.maze import PASSAGE, Maze
@@ -25,7 +26,6 @@ __all__ = ["Agent", "AgentBase", "KernelAgent", "Walks", "MAX_STEPS_PER_PASSAGE"
            "default_max_steps", "padded_maze", "flat_cells"]
 
 MAX_STEPS_PER_PASSAGE = 50      # DESIGN section 6: max_steps defaults to 50 x passage cells
-STATE_WORDS = 4                 # xoshiro256** words per trial stream
 
 
 class Walks(NamedTuple):
@@ -165,10 +165,10 @@ class KernelAgent(AgentBase):
         """The rule's parameters in slot order."""
         return np.array([float(getattr(self, name)) for name in self.slots], np.float64)
 
-    def _view(self, vision: Vision) -> tuple | None:
-        """What the kernel is told of vision: None for an agent that keeps no map (its own
-        compiled variant, without the map's work), else `Vision.kernel_args()`."""
-        return vision.kernel_args() if self.goal_seeking or self.rule.mapped else None
+    def _goal_seeking(self) -> bool | None:
+        """What the kernel is told of goal seeking: None for an agent that keeps no map (its own
+        compiled variant, without the map's work: blind to vision)."""
+        return self.goal_seeking if self.goal_seeking or self.rule.mapped else None
 
     def run_trials(self, maze: Maze, vision: Vision, streams: np.ndarray, max_steps: int, *,
                    keep: bool, record: np.ndarray) -> Walks:
@@ -176,7 +176,7 @@ class KernelAgent(AgentBase):
         flat_record = (pad(record.astype(np.uint8)).ravel() if record.any()
                        else np.zeros(0, np.uint8))
         return Walks(*self.kernel(self.kernel_params(), cells, width, start, goal,
-                                  self._view(vision), self.goal_seeking, self.lapse,
+                                  vision.kernel_args(), self._goal_seeking(), self.lapse,
                                   np.ascontiguousarray(streams, dtype=np.uint64), max_steps,
                                   keep, flat_record, np.zeros(0, np.int64))[:5])
 
@@ -195,5 +195,5 @@ class KernelAgent(AgentBase):
         walk = flat_cells(np.asarray(positions, np.int64).reshape(-1, 2), width)
         no_streams = np.zeros((1, STATE_WORDS), np.uint64)
         return self.kernel(self.kernel_params(), cells, width, start, goal,
-                           self._view(vision), self.goal_seeking, self.lapse, no_streams,
+                           vision.kernel_args(), self._goal_seeking(), self.lapse, no_streams,
                            len(walk) - 1, False, np.zeros(0, np.uint8), walk)

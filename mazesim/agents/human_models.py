@@ -19,12 +19,12 @@ __all__ = ["StraightBiased", "TurnBias", "FiniteMemory"]
 STRAIGHT_SLOTS = ("p_straight",)
 TURN_SLOTS = ("p_straight", "p_reverse", "p_alternate")
 P_STRAIGHT, P_REVERSE, P_ALTERNATE = range(len(TURN_SLOTS))
-MEMORY_SLOTS = ("memory",)
-MEMORY = 0
+MEMORY_SLOTS = ("horizon",)
+HORIZON = 0
 NO_TURN, LEFT_TURN, RIGHT_TURN = -1, 0, 1
 LAST_TURN = 0           # slot of the rule state: the last turn made at a branch point
 _EPS = 1e-12
-MAX_MEMORY = 1_000_000_000     # moves; a horizon longer than any walk is a plain avoider
+MAX_HORIZON = 1_000_000_000    # moves; a horizon longer than any walk is a plain avoider
 
 
 @njit(cache=True, inline="always")
@@ -145,12 +145,12 @@ def run_turn(p, cells, width, start, goal, view, goal_seeking, lapse, streams, m
 
 @njit(cache=True, inline="always")
 def memory_probabilities(p, rs, marks, i, came, arrival, t, om, nv, nlast, out):
-    """Uniform over neighbours not occupied in the last `memory` moves, else the oldest."""
-    memory = p[MEMORY]
+    """Uniform over neighbours not occupied in the last `horizon` moves, else the oldest."""
+    horizon = p[HORIZON]
     oldest = t + 1
     n = 0
     for d in range(4):
-        out[d] = 1.0 if (om[d] != 0 and (nlast[d] < 0 or t - nlast[d] > memory)) else 0.0
+        out[d] = 1.0 if (om[d] != 0 and (nlast[d] < 0 or t - nlast[d] > horizon)) else 0.0
         n += out[d] != 0.0
         if om[d] != 0 and nlast[d] < oldest:
             oldest = nlast[d]
@@ -235,22 +235,23 @@ class TurnBias(KernelAgent):
 
 @dataclass(frozen=True, kw_only=True)
 class FiniteMemory(KernelAgent):
-    """A random walker that avoids the cells of its last `memory` moves.
+    """A random walker that avoids the cells of its last `horizon` moves.
 
     Uniform over open neighbours not visited within that horizon; if there are none, over those
     visited longest ago. Human studies put such a horizon at 6 to 8 steps.
 
     Parameters
     ----------
-    memory : int
-        Recent moves avoided, >= 0 (7); 0 is a random walk.
+    horizon : int
+        Recent moves avoided, >= 0 (7); 0 is a random walk. (Named apart from `Vision.memory`,
+        which says whether out-of-view cells are remembered.)
     """
 
     name = "finite-memory"
     kernel = staticmethod(run_memory)
     rule = MEMORY_RULE
     slots = MEMORY_SLOTS
-    memory: int = 7
+    horizon: int = 7
 
     def _validate(self) -> None:
-        self._check_int("memory", low=0, high=MAX_MEMORY)
+        self._check_int("horizon", low=0, high=MAX_HORIZON)

@@ -8,10 +8,10 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from mazesim._grid import bfs
 from mazesim.agents._walk import Rule, drive, spread, uniform
+from mazesim.agents.vision import UNKNOWN
 from mazesim.agents.base import KernelAgent
-from mazesim.maze import DIRECTIONS
+from mazesim.maze import DIRECTIONS, PASSAGE
 
 __all__ = ["BreadthFirst", "DepthFirst", "RANDOM"]
 
@@ -22,17 +22,35 @@ RANDOM_ORDER = -1.0     # parameter of a random neighbour order (else the four d
 @njit(cache=True)
 def bfs_target(p, ws, i):
     """The frontier cell (a known, unvisited passage next to a cell not yet seen) nearest the
-    start, else the unvisited known passage nearest the start; -1 if none is left. One BFS from
-    the start over known passages, stopped at the first frontier cell (ties: canonical order)."""
+    start, else the unvisited known passage nearest the start; -1 if none is left: the first in
+    the order of a BFS from the start over known passages (canonical order on ties).
+
+    Its own loop rather than `_grid.bfs`, because it stops on a test of the known map, not on a
+    mask: a frontier mask kept current at every step, or a search run to the end, makes the agent
+    1.3 to 2 times slower (measured)."""
     ws.gen[0] += 1
-    reached, found = bfs(ws.layout, ws.step, np.full(1, ws.start, np.int64), ws.stamp,
-                         ws.gen[0], ws.dist, np.zeros(0, np.int8), ws.queue, ws.frontier)
-    if found >= 0:
-        return found
-    for q in range(reached):
-        if ws.visits[ws.queue[q]] == 0:
-            return ws.queue[q]
-    return -1
+    gen = ws.gen[0]
+    stamp, queue, layout, step, visits, known = ws.stamp, ws.queue, ws.layout, ws.step, \
+        ws.visits, ws.known
+    stamp[ws.start] = gen
+    queue[0] = ws.start
+    head, tail, fallback = 0, 1, -1
+    while head < tail:
+        j = queue[head]
+        head += 1
+        if visits[j] == 0:
+            for d in range(4):
+                if known[j + step[d]] == UNKNOWN:
+                    return j
+            if fallback < 0:
+                fallback = j
+        for d in range(4):
+            q = j + step[d]
+            if layout[q] == PASSAGE and stamp[q] != gen:
+                stamp[q] = gen
+                queue[tail] = q
+                tail += 1
+    return fallback
 
 
 @njit(cache=True, inline="always")

@@ -204,8 +204,8 @@ def isovist(grid: np.ndarray, cell: Cell, radius: int = 10) -> np.ndarray:
     >>> grid = np.array([[0, 0, 0], [1, 1, 0], [0, 0, 0]], np.uint8)
     >>> isovist(grid, (0, 0), 2).astype(int)
     array([[1, 1, 1],
-           [1, 1, 1],
-           [0, 0, 1]])
+           [1, 0, 0],
+           [0, 0, 0]])
     """
     from mazesim.agents import _vision_kernels
 

@@ -49,9 +49,10 @@ def _detour_depth(cells, width, path, forest):
     stamp = np.full(n, -1, np.int64)  # components first (run = component id), BFS runs after
     dist = np.zeros(n, np.int32)
     if forest:
-        reached, _ = bfs(off, step, on_path, stamp, 0, dist, no_parent, queue, no_stop)
+        reached, _ = bfs(off, step, on_path, stamp, np.int64(0), dist, no_parent, queue,
+                         no_stop)
         return dist[queue[reached - 1]]
-    n_comp = 0
+    n_comp = np.int64(0)
     for i in range(n):
         if off[i] == PASSAGE and stamp[i] < 0:
             bfs(off, step, np.full(1, i, np.int64), stamp, n_comp, dist, no_parent, queue,
@@ -80,7 +81,7 @@ def _detour_depth(cells, width, path, forest):
             pair_n[k] += 1
     order = np.argsort(pair_comp[:n_pairs], kind="mergesort")
     bound = np.empty(n_pairs, np.int64)
-    best, run, a = 0, n_comp, 0
+    best, run, a = 0, np.int64(n_comp), 0
     while a < n_pairs:
         b = a
         while b < n_pairs and pair_comp[order[b]] == pair_comp[order[a]]:
@@ -152,8 +153,8 @@ def measure(grid, sr, sc, gr, gc):
     parent = np.full(n, -1, np.int8)
     queue = np.empty(n, np.int64)
     no_stop = np.zeros(0, np.uint8)
-    reached, _ = bfs(cells, step, np.full(1, (sr + 1) * width + sc + 1, np.int64), stamp, 1,
-                     dist, parent, queue, no_stop)
+    source = np.full(1, (sr + 1) * width + sc + 1, np.int64)
+    reached, _ = bfs(cells, step, source, stamp, np.int64(1), dist, parent, queue, no_stop)
     deg = degrees(grid)
     cells_n = edges = dead = j3 = j4 = corridor = corridor_edges = 0
     max_depth = 0
@@ -192,7 +193,7 @@ def measure(grid, sr, sc, gr, gc):
     for i in range(n):
         if cells[i] == PASSAGE and stamp[i] != 1:
             components += 1
-            size, _ = bfs(cells, step, np.full(1, i, np.int64), stamp, 1, dist, no_parent,
+            size, _ = bfs(cells, step, np.full(1, i, np.int64), stamp, np.int64(1), dist, no_parent,
                           queue, no_stop)
             ring = True
             for q in range(size):

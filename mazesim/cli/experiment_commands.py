@@ -34,7 +34,7 @@ def run(config_file: str, workers: int, resume: bool, dask_address: str | None,
     bar = _Progress()
     try:
         result = run_experiment(config, output=output, workers=workers, dask=dask_address,
-                                resume=resume, progress=bar)
+                                resume=resume, progress=bar, compiling=_compiling)
     except RunInterrupted as stop:
         bar.close()
         again = f"mazesim run {config_file} --resume" + (f" --output {output}" if output else "")
@@ -95,6 +95,12 @@ def report(run_dir: str) -> None:
     result = build_run_report(run_dir)
     click.echo(f"wrote {result.path} and {len(result.figures)} figures in "
                f"{Path(run_dir) / 'figures'}")
+
+
+def _compiling() -> None:
+    """Said on a terminal while a cold kernel cache is filled."""
+    if sys.stderr.isatty():
+        click.echo("compiling kernels, first run only ...", err=True)
 
 
 class _Progress:

@@ -26,6 +26,7 @@ from mazesim.experiment.executors import Executor, open_executor
 from mazesim.experiment.seeds import maze_seed
 from mazesim.experiment.storage import MazeRecord, RunStore
 from mazesim.experiment.tasks import Chunk, Unit, UnitResult, run_chunk
+from mazesim.experiment.warmup import warm_up
 from mazesim.maze import Maze, format_maze, parse_maze
 
 __all__ = ["RunResult", "RunInterrupted", "run_experiment", "plan_units", "build_mazes",
@@ -71,13 +72,17 @@ class RunInterrupted(Exception):
 
 def run_experiment(config: Config, *, output: str | Path | None = None, workers: int = 1,
                    dask: Any = None, resume: bool = False, progress: Progress | None = None,
-                   report: bool = True, flush_seconds: float = FLUSH_SECONDS) -> RunResult:
+                   report: bool = True, flush_seconds: float = FLUSH_SECONDS,
+                   compiling: Callable[[], None] | None = None) -> RunResult:
     """Run `config` into `OUTPUT/<name>/<run-id>/` (a new run, or the latest unfinished one).
 
     Finished units are committed at least every `flush_seconds` (and every `BATCH_TRIALS`
-    trials); Ctrl-C commits what is finished and raises `RunInterrupted`.
+    trials); Ctrl-C commits what is finished and raises `RunInterrupted`. On a cold kernel cache
+    the kernels are first compiled in parallel (`warmup.warm_up`), after `compiling()`.
     """
     began = time.perf_counter()
+    if dask is None:
+        warm_up(config, compiling)
     base = Path(output if output is not None else config.output) / config.name
     resolved = resolved_config(config)
     with open_executor(workers=workers, dask=dask) as executor:  # checked before any write

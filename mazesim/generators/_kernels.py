@@ -184,30 +184,33 @@ def extend(h, w, rng):
     return grid
 
 
+_OUTSIDE, _FRONTIER, _IN_TREE = 0, 1, 2    # Prim's rooms
+
+
 @njit(cache=True)
 def prim(h, w, rng):
     """Prim, frontier-cell form: join a random frontier room to a random neighbour in the tree."""
     rh, rw = (h - 1) // 2, (w - 1) // 2
     grid = _solid(h, w)
-    state = np.zeros((rh, rw), np.uint8)  # 0 outside, 1 frontier, 2 in the tree
+    state = np.full((rh, rw), _OUTSIDE, np.uint8)
     frontier = np.empty(rh * rw, np.int64)
     choice = np.empty(4, np.int64)
     cell = _below(rng, rh * rw)
     size = 0
     while True:
         i, j = cell // rw, cell % rw
-        if state[i, j] == 1:
+        if state[i, j] == _FRONTIER:
             k = 0
             for d in range(4):
-                if _inside(i, j, d, rh, rw) and state[i + _DR[d], j + _DC[d]] == 2:
+                if _inside(i, j, d, rh, rw) and state[i + _DR[d], j + _DC[d]] == _IN_TREE:
                     choice[k] = d
                     k += 1
             _link(grid, i, j, choice[_below(rng, k)])
         grid[2 * i + 1, 2 * j + 1] = PASSAGE
-        state[i, j] = 2
+        state[i, j] = _IN_TREE
         for d in range(4):
-            if _inside(i, j, d, rh, rw) and state[i + _DR[d], j + _DC[d]] == 0:
-                state[i + _DR[d], j + _DC[d]] = 1
+            if _inside(i, j, d, rh, rw) and state[i + _DR[d], j + _DC[d]] == _OUTSIDE:
+                state[i + _DR[d], j + _DC[d]] = _FRONTIER
                 frontier[size] = (i + _DR[d]) * rw + j + _DC[d]
                 size += 1
         if size == 0:

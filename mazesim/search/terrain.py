@@ -25,7 +25,6 @@ from mazesim.search import _terrain_kernels as _kernels
 
 __all__ = [
     "CONVENTIONS",
-    "IMPASSABLE",
     "MAX_GRID_CELLS",
     "MAX_COST",
     "TerrainRoute",
@@ -36,8 +35,6 @@ __all__ = [
 ]
 
 CONVENTIONS = ("enter", "leave")
-IMPASSABLE = ("inf", "#")
-"""Tokens of an impassable cell (``inf`` in any case, ``infinity`` too)."""
 MAX_GRID_CELLS = 16_000_000
 """Most cells of a cost grid (4000 x 4000): the Dijkstra keeps about 56 bytes per cell."""
 MAX_COST = 1e300

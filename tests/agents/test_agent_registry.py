@@ -33,7 +33,7 @@ def test_documented_defaults():
                                              "lapse": 0.0, "initial_count": 1,
                                              "count_backtrack": True, "backtrack": "retrace"}
     assert agent_keys("shortest") == {"goal_seeking": True, "max_steps": None}
-    assert agent_keys("finite-memory")["memory"] == 7
+    assert agent_keys("finite-memory")["horizon"] == 7
     assert agent_keys("dfs")["order"] == "random"
     assert set(agent_keys("turn-bias")) >= {"p_straight", "p_reverse", "p_alternate"}
     assert "p_straight" in agent_keys("straight-biased")
@@ -66,7 +66,7 @@ def test_unknown_key_lists_the_agents_keys():
     ("weighted-walker", {"count_backtrack": "yes"}, "weighted-walker: count_backtrack"),
     ("turn-bias", {"p_reverse": 1.5}, "turn-bias: p_reverse: 1.5"),
     ("straight-biased", {"p_straight": True}, "straight-biased: p_straight"),
-    ("finite-memory", {"memory": -1}, "finite-memory: memory: -1"),
+    ("finite-memory", {"horizon": -1}, "finite-memory: horizon: -1"),
     ("random-walk", {"max_steps": 2.5}, "random-walk: max_steps: 2.5"),
     ("bfs", {"goal_seeking": 1}, "bfs: goal_seeking: 1"),
 ])

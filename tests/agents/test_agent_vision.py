@@ -118,24 +118,24 @@ def test_without_memory_only_the_window_and_the_trail_stay_known():
     h, w = OPEN_ROOM.shape
     cells, width = pad(OPEN_ROOM.grid).ravel(), w + 2
     flat = lambda r, c: (r + 1) * width + c + 1  # noqa: E731
+    at = lambda r, c: (flat(r, c), r + 1, c + 1)  # noqa: E731   (flat cell, padded row, column)
+    start = (-1, -1, -1)
     known = np.full(len(cells), UNKNOWN, np.uint8)
     visits = np.zeros(len(cells), np.int32)
-    changed = np.empty(2 * len(cells), np.int64)
     view = (WINDOW_VIEW, 1, False, False)
     visits[flat(1, 1)] = visits[flat(1, 2)] = 1
-    perceive(cells, width, steps(width), known, visits, flat(1, 1), -1, *view, changed)
+    assert perceive(cells, width, steps(width), known, visits, *at(1, 1), *start, *view) == 9
     assert (known != UNKNOWN).sum() == 9
     for r, c in [(1, 2), (1, 3), (1, 4)]:
         visits[flat(r, c)] = 1
-        perceive(cells, width, steps(width), known, visits, flat(r, c), flat(r, c - 1), *view,
-                 changed)
+        perceive(cells, width, steps(width), known, visits, *at(r, c), *at(r, c - 1), *view)
     window = np.zeros((h, w), bool)
     window[0:3, 3:6] = True
     trail = unpad(visits, h, w) > 0
     assert np.array_equal(unpad(known, h, w) != UNKNOWN, window | trail)
     remembered = known.copy()
-    perceive(cells, width, steps(width), remembered, visits, flat(1, 1), -1, WINDOW_VIEW, 1,
-             False, True, changed)
+    perceive(cells, width, steps(width), remembered, visits, *at(1, 1), *start, WINDOW_VIEW, 1,
+             False, True)
     assert (remembered != UNKNOWN).sum() > (known != UNKNOWN).sum()
 
 

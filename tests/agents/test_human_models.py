@@ -80,7 +80,7 @@ def test_finite_memory_avoids_recent_cells():
 ###G###
 #######
 """)
-    walks = simulate_many(ring, make_agent("finite-memory", memory=7), 0, 200, seed=3,
+    walks = simulate_many(ring, make_agent("finite-memory", horizon=7), 0, 200, seed=3,
                           keep_positions=True)
     for pos in walks.positions:
         # never steps back onto the cell it just left unless that is the only way
@@ -88,7 +88,7 @@ def test_finite_memory_avoids_recent_cells():
             if tuple(pos[t + 1]) == tuple(pos[t - 1]):
                 r, c = pos[t]
                 assert len(ring.open_directions((int(r), int(c)))) == 1
-    memoryless = simulate_many(ring, make_agent("finite-memory", memory=0), 0, 200, seed=3)
+    memoryless = simulate_many(ring, make_agent("finite-memory", horizon=0), 0, 200, seed=3)
     assert memoryless.moves.mean() > walks.moves.mean()
 
 

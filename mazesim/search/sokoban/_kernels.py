@@ -10,7 +10,8 @@ import time
 import numpy as np
 from numba import njit, objmode
 
-__all__ = ["INF", "CLOCK_WORK", "NDIR", "HALF", "reach", "free_regions", "push_distances", "frozen_group",
+__all__ = ["INF", "CLOCK_WORK", "NDIR", "HALF", "reach", "free_regions", "push_distances",
+           "frozen_group",
            "frozen_off_goal", "goals_cut_off", "pi_corral", "matching_cost", "now", "new_clock",
            "charge", "late"]
 

@@ -1,0 +1,95 @@
+"""Compiling a run's kernels before it starts: in parallel processes, on a cold cache only.
+
+numba compiles a kernel on its first call and caches it on disk, so the first run of a fresh
+install would compile its kernels one after the other. When some kernels the config uses are not
+in the cache yet and the machine has several cores, `warm_up` calls each kernel once, in a pool
+of processes, one task per generator block, agent family and kind of walk; the run then loads
+them from the cache. Only the kernels the run uses are compiled.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any, Callable
+
+from mazesim.agents import KernelAgent, Vision
+from mazesim.analysis import parameters
+from mazesim.analysis._kernels import measure
+from mazesim.experiment.config import Config, GeneratedMazes, MazeFile
+from mazesim.maze import Maze
+from mazesim.walks import simulate_many
+
+__all__ = ["warm_up", "cold_kernels"]
+
+Task = tuple  # ("maze", GeneratedMazes) or ("walk", maze, agent, vision) or ("measure", maze)
+
+
+def warm_up(config: Config, notice: Callable[[], None] | None = None) -> bool:
+    """Compile the config's kernels in parallel when some are cold and there are several cores;
+    `notice()` is called first (the CLI says "compiling kernels, first run only"). Returns
+    whether it compiled."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    if (cores or 1) < 2 or "fork" not in multiprocessing.get_all_start_methods() or not (
+            cold_kernels(config)):
+        return False
+    if notice:
+        notice()
+    tasks = _tasks(config)
+    with ProcessPoolExecutor(min(cores, len(tasks)),
+                             mp_context=multiprocessing.get_context("fork")) as pool:
+        list(pool.map(_exercise, tasks))
+    return True
+
+
+def cold_kernels(config: Config) -> bool:
+    """Whether a kernel of the config's agents, or the parameters' kernel, has no cache index."""
+    kernels = [measure] + [type(spec.agent).kernel for spec in config.agents
+                           if isinstance(spec.agent, KernelAgent)]
+    return any(not _cached(kernel) for kernel in kernels)
+
+
+def _cached(kernel: Any) -> bool:
+    try:
+        return Path(kernel._cache._cache_file._index_path).is_file()
+    except AttributeError:        # another numba's internals: assume warm, compile as we go
+        return True
+
+
+def _tasks(config: Config) -> list[Task]:
+    """The slowest first: one walk per agent family and mapped/blind loop, each generator block
+    once, the parameters."""
+    maze = _first_maze(config)
+    walks, seen = [], set()
+    for spec in config.agents:
+        for vision in config.vision:
+            agent = spec.agent
+            key = (type(agent), agent.goal_seeking, getattr(type(agent), "rule", None))
+            if key not in seen:
+                seen.add(key)
+                walks.append(("walk", maze, agent, vision))
+    blocks = list({(b.generator, b.braid > 0, str(b.placement)): ("maze", b)
+                   for b in config.mazes if isinstance(b, GeneratedMazes)}.values())
+    return walks + blocks + [("measure", maze)]
+
+
+def _first_maze(config: Config) -> Maze:
+    block = config.mazes[0]
+    if isinstance(block, MazeFile):
+        return block.maze
+    return block.maze(0 if block.seed is None else block.seed)
+
+
+def _exercise(task: Task) -> None:
+    """Call the kernels of one task once (in a pool process: the cache keeps them)."""
+    kind = task[0]
+    if kind == "walk":
+        _, maze, agent, vision = task
+        simulate_many(maze, agent, vision if isinstance(vision, Vision) else Vision(), 1, 0,
+                      choices="marks")
+    elif kind == "maze":
+        task[1].maze(0)
+    else:
+        parameters(task[1])
