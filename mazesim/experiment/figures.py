@@ -143,7 +143,7 @@ def trajectory_figure(path: Path, title: str, maze: Maze, positions: np.ndarray)
     fig, ax = _maze_axes(maze)
     ax.imshow(np.asarray(trajectory_image(maze, positions)), interpolation="nearest")
     ax.set_title(title, fontsize=8)
-    return _save(fig, path)
+    return _save(fig, path, tight=False)
 
 
 def heatmap_figure(path: Path, title: str, maze: Maze, walks: Sequence[np.ndarray]) -> Path:
@@ -160,13 +160,14 @@ def heatmap_figure(path: Path, title: str, maze: Maze, walks: Sequence[np.ndarra
                        fraction=0.046, pad=0.04)
     bar.set_label(f"visits ({len(walks)} trials)", fontsize=8)
     ax.set_title(title, fontsize=8)
-    return _save(fig, path)
+    return _save(fig, path, tight=False)
 
 
 def _maze_axes(maze: Maze, colour_bar: bool = False):
     h, w = maze.shape
     width = _MAZE_INCHES * (1.25 if colour_bar else 1.0)
     fig, ax = plt.subplots(figsize=(width, _MAZE_INCHES * h / w + 0.5))
+    fig.subplots_adjust(left=0.02, right=0.98, bottom=0.02, top=0.9)  # no tight_layout: slow
     ax.set_axis_off()
     return fig, ax
 

@@ -236,11 +236,13 @@ def _choices(results: Results, report: Any) -> list[str]:
     if not tests:
         return []
     lines = ["## Choices at the probe marks (Table 2)", "",
-             "First departure from the mark in each trial; 95% intervals by binomtest (Wilson); "
-             "expected = the agent's share x the number of people. Test: Fisher-Freeman-Halton "
-             "exact test of the 2 x k table (agent, people), every table with the same margins "
-             "enumerated (Pearson's chi-square when there are too many), so the same counts "
-             "always give the same p.", ""]
+             "First departure from the mark in each trial; 95% intervals by binomtest (Wilson)."]
+    if any(t.human_n for t in tests):
+        lines[-1] += (" Expected = the agent's share x the number of people. Test: "
+                      "Fisher-Freeman-Halton exact test of the 2 x k table (agent, people), every "
+                      "table with the same margins enumerated (Pearson's chi-square when there "
+                      "are too many), so the same counts always give the same p.")
+    lines.append("")
     for t in tests:
         if t.n:
             lines += _choice_block(t)

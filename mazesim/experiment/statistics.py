@@ -168,6 +168,18 @@ def _ranked(v: np.ndarray) -> np.ndarray:
     return stats.rankdata(v, axis=-1)
 
 
+def _resampled_ranks(v: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """`rankdata(v[index], axis=-1)` (average ranks of ties) by counting, not sorting: each
+    resample's rank of a value is the number of smaller values drawn plus (its count + 1) / 2."""
+    values, code = np.unique(v, return_inverse=True)
+    code = code.reshape(-1)[index]
+    rows = np.arange(len(index))[:, None]
+    counts = np.bincount((rows * len(values) + code).ravel(),
+                         minlength=len(index) * len(values)).reshape(len(index), len(values))
+    ranks = np.cumsum(counts, axis=1) - counts + (counts + 1) / 2
+    return ranks[rows, code]
+
+
 def _demeaned(v: np.ndarray, codes: np.ndarray) -> np.ndarray:
     """v (.., n) minus the mean of its group along the last axis."""
     out = np.array(v, dtype=float)
@@ -203,7 +215,7 @@ def _bootstrap(x: np.ndarray, y: np.ndarray, codes: np.ndarray,
     for g in range(int(codes.max()) + 1):
         members = np.flatnonzero(codes == g)
         index[:, members] = rng.choice(members, size=(BOOTSTRAP_RESAMPLES, len(members)))
-    rho = _r(_ranked(x[index]), _ranked(y[index]), codes)
+    rho = _r(_resampled_ranks(x, index), _resampled_ranks(y, index), codes)
     tail = 100 * (1 - CONFIDENCE) / 2
     low, high = np.nanpercentile(rho, [tail, 100 - tail])
     return float(low), float(high)

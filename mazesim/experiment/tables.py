@@ -147,7 +147,8 @@ def solution_lengths(results: Results) -> pd.Series:
 
 def _condition_keys(results: Results) -> list[tuple[str, str]]:
     """(agent, vision) pairs with trials, in config order (visions outer, as the study)."""
-    present = set(zip(results.trials["agent"], results.trials["vision"]))
+    means = results.maze_means
+    present = set(zip(means["agent"], means["vision"]))
     s = results.settings
     return [(a, v) for v in s.visions for a in s.agents if (a, v) in present]
 
