@@ -124,6 +124,8 @@ def main() -> None:
     print(f"  moves retrace {moves_r:.1f}, marks {moves_m:.1f} "
           f"(+{moves_m / moves_r - 1:.1%}); tips entered again: retrace {again_r:.1%}, "
           f"marks {again_m:.1%}")
+    print(f"  first departures up at A: retrace {first_up_share(maze, retrace, TRIALS, seed):.1%}"
+          f", marks {first_up_share(maze, marks, TRIALS, seed):.1%}")
     flat = make_agent("weighted-walker", initial_count=1000)
     print(f"  initial_count 1000: {first_up_share(maze, flat, TRIALS, seed):.1%} up")
 
