@@ -17,7 +17,7 @@ import numpy as np  # noqa: E402
 from matplotlib.colors import LinearSegmentedColormap, Normalize  # noqa: E402
 
 from mazesim.experiment.choices import ChoiceTest  # noqa: E402
-from mazesim.experiment.statistics import Correlation  # noqa: E402
+from mazesim.experiment.statistics import ALL, WITHIN, Correlation  # noqa: E402
 from mazesim.maze import Maze  # noqa: E402
 from mazesim.render import HEAT_COLOURS  # noqa: E402
 
@@ -81,7 +81,7 @@ def scatter_figure(path: Path, title: str, agents: Sequence[str], parameters: Se
 
 
 def _panel_title(cells: Mapping, agent: str, name: str, strata: int) -> str:
-    pooled, within = cells.get((agent, name, "all")), cells.get((agent, name, "within"))
+    pooled, within = cells.get((agent, name, ALL)), cells.get((agent, name, WITHIN))
     text = [f"r = {pooled.r:.2f} (n = {pooled.n})" if pooled and np.isfinite(pooled.r) else ""]
     if strata >= 2 and within is not None and np.isfinite(within.r):
         text.append(f"within {within.r:.2f}")

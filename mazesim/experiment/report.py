@@ -10,7 +10,7 @@ from __future__ import annotations
 import csv
 import json
 import math
-from dataclasses import astuple, dataclass, fields
+from dataclasses import astuple, dataclass, fields, replace
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -79,7 +79,7 @@ def build_report(run_dir: str | Path) -> Report:
            (astuple(t) for fit in report.regressions for t in fit.terms))
     _write(run_dir / SUMMARY_CSV, [f.name for f in fields(Summary)], map(astuple, summaries))
     _write(run_dir / CHOICES_CSV, _CHOICE_HEADER, _choice_rows(report.choices))
-    report = Report(**{**report.__dict__, "figures": tuple(_figures(run_dir, results, report))})
+    report = replace(report, figures=tuple(_figures(run_dir, results, report)))
     environment = _read_json(run_dir / "environment.json")
     report.path.write_text(markdown(results, report, environment), encoding="utf-8")
     return report

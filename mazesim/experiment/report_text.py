@@ -3,17 +3,21 @@ correction where many tests are made; what cannot be shown is said, not printed 
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 import numpy as np
 
 from mazesim.experiment.choices import ALPHA, TARGET_POWER, ChoiceTest
-from mazesim.experiment.regression import INTERCEPT, Regression
+from mazesim.experiment.regression import INTERCEPT, Regression, RegressionTerm
 from mazesim.experiment.results import Results
-from mazesim.experiment.statistics import (ALL, BOOTSTRAP_RESAMPLES, CONFIDENCE, MIN_MAZES,
-                                           WITHIN, Correlation, holm)
+from mazesim.experiment.statistics import (ALL, BOOTSTRAP_RESAMPLES, CONFIDENCE,
+                                           FISHER_MIN_MAZES, MIN_MAZES, WITHIN, Correlation,
+                                           holm)
 from mazesim.experiment.storage import HUMAN
 from mazesim.experiment.tables import CAPPED_WARNING
+
+if TYPE_CHECKING:
+    from mazesim.experiment.report import Report
 
 __all__ = ["markdown"]
 
@@ -24,15 +28,15 @@ COLLINEAR_R = 0.5
 _WARN = "⚠"
 
 
-def markdown(results: Results, report: Any, environment: dict[str, Any]) -> str:
-    """The whole `report.md` of a run (`report` is `mazesim.experiment.report.Report`)."""
-    lines = _header(results, report, environment) + _moves(results, report)
+def markdown(results: Results, report: Report, environment: dict[str, Any]) -> str:
+    """The whole `report.md` of a run from its tables (`report`, figures included)."""
+    lines = _header(results, environment) + _moves(results, report)
     lines += _strata(results) + _table_1(results, report) + _regression(results, report)
-    lines += _choices(results, report) + _figures(results, report)
+    lines += _choices(report) + _figures(results, report)
     return "\n".join(lines) + "\n"
 
 
-def _header(results: Results, report: Any, env: dict[str, Any]) -> list[str]:
+def _header(results: Results, env: dict[str, Any]) -> list[str]:
     s, config = results.settings, results.meta.get("config") or {}
     lines = [f"# {config.get('name', results.run_dir.parent.name)}: run {results.run_dir.name}",
              ""]
@@ -55,7 +59,7 @@ def _header(results: Results, report: Any, env: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _moves(results: Results, report: Any) -> list[str]:
+def _moves(results: Results, report: Report) -> list[str]:
     lines = ["## Moves per agent and vision", "",
              f"Mean with its {CONFIDENCE:.0%} interval (Student's t, the mazes as the unit: "
              "trials on one maze are not independent draws of a maze; the trials when there is "
@@ -68,8 +72,8 @@ def _moves(results: Results, report: Any) -> list[str]:
         if warn:
             flagged.append(x)
         mean = "no trial counted" if not x.counted else (
-            f"{x.mean:.1f}" + (f" ({x.ci_low:.1f}-{x.ci_high:.1f})" if np.isfinite(x.ci_low)
-                               else ""))
+            f"{x.mean:.1f}" + (f" [{x.ci_low:.1f}, {x.ci_high:.1f}]" if np.isfinite(x.ci_low)
+                               else " (one trial: no interval)"))
         lines.append(f"| {x.agent} | {x.vision} | {x.trials} | {x.capped_share:.1%}{warn} | "
                      f"{x.mazes} | {mean} | {_num(x.median, 1)} | {_num(x.iqr, 1)} | "
                      f"{x.reach_rate:.3f} | {_num(x.efficiency, 3)} |")
@@ -103,17 +107,19 @@ def _strata(results: Results) -> list[str]:
     return lines + [""]
 
 
-def _table_1(results: Results, report: Any) -> list[str]:
+def _table_1(results: Results, report: Report) -> list[str]:
     s = results.settings
-    cells = [c for c in report.correlations if np.isfinite(c.r)]
     lines = ["## Correlation of mean moves per maze with the parameters (Table 1)", ""]
     if not s.parameters:
         return lines + ["No parameters to correlate (`analysis.correlations.parameters`).", ""]
-    if not cells:
+    need = (f"Fisher's z needs at least {FISHER_MIN_MAZES} mazes with a mean, Spearman's "
+            f"bootstrap {MIN_MAZES['spearman']}")
+    if not any(np.isfinite(c.ci_low) for c in report.correlations):
         most = int(results.maze_means.groupby(["agent", "vision"]).mean_moves.count().max()) \
             if len(results.maze_means) else 0
-        return lines + [f"Too few mazes: a correlation needs at least {MIN_MAZES['pearson']} "
-                        f"mazes with a mean in its condition (this run has at most {most}).", ""]
+        return lines + [f"Too few mazes: no correlation of this run has an interval ({need}; "
+                        f"this run has at most {most} per condition; r and p from "
+                        f"{MIN_MAZES['pearson']} mazes on are in `correlations.csv`).", ""]
     tests = int(np.isfinite([c.p for c in report.correlations]).sum())
     lines += [f"Correlation over mazes between each parameter and the condition's mean moves "
               "per maze, in strata: each generator, `all` (pooled) and `within` (partial "
@@ -127,7 +133,8 @@ def _table_1(results: Results, report: Any) -> list[str]:
     omitted = {(o.agent, o.vision) for o in report.omitted}
     short: dict[tuple[str, str, int], set] = {}
     for c in report.correlations:
-        if c.n < MIN_MAZES[c.method] and (c.agent, c.vision) not in omitted:
+        if not np.isfinite(c.ci_low) and (c.n < MIN_MAZES[c.method] or np.isfinite(c.r)) \
+                and (c.agent, c.vision) not in omitted:
             short.setdefault((c.method, c.stratum, c.n), set()).add((c.agent, c.vision))
     for method in s.methods:
         for v in s.visions:
@@ -137,14 +144,13 @@ def _table_1(results: Results, report: Any) -> list[str]:
                           "| agent | stratum | n | capped | " + " | ".join(s.parameters) + " |",
                           "|---|---|---:|---:|" + "---:|" * len(s.parameters)] + rows + [""]
     if short:
-        need = ", ".join(f"{n} for {m}" for m, n in MIN_MAZES.items())
-        lines += [f"Too few mazes with a mean (at least {need}), not shown: " + "; ".join(
+        lines += [f"Too few mazes for an interval ({need}), not shown: " + "; ".join(
             f"{m} in {st} (n = {n}, {len(conditions)} conditions)"
             for (m, st, n), conditions in short.items()) + ".", ""]
     return lines
 
 
-def _omitted(report: Any) -> list[str]:
+def _omitted(report: Report) -> list[str]:
     if not report.omitted:
         return []
     return (["Conditions where vision cannot matter are no findings and are not shown:", ""]
@@ -163,7 +169,7 @@ def _table_1_rows(results: Results, records: Iterable[Correlation], method: str,
             continue
         for st in strata:
             found = [cells.get((a, st, p)) for p in s.parameters]
-            if not any(c is not None and np.isfinite(c.r) for c in found):
+            if not any(c is not None and np.isfinite(c.ci_low) for c in found):
                 continue
             n = max(c.n for c in found if c is not None)
             share = next(c.capped_share for c in found if c is not None)
@@ -174,16 +180,13 @@ def _table_1_rows(results: Results, records: Iterable[Correlation], method: str,
 
 
 def _r_cell(c: Correlation | None, n: int) -> str:
-    if c is None or not np.isfinite(c.r):
+    if c is None or not np.isfinite(c.ci_low):
         return "n/a"
-    text = f"{c.r:.2f}"
-    if c.p_adjusted < SIGNIFICANCE:
-        text = f"**{text}**"
-    interval = f" [{c.ci_low:.2f}, {c.ci_high:.2f}]" if np.isfinite(c.ci_low) else ""
-    return text + interval + (f" (n = {c.n})" if c.n != n else "")
+    text = f"**{c.r:.2f}**" if c.p_adjusted < SIGNIFICANCE else f"{c.r:.2f}"
+    return text + f" [{c.ci_low:.2f}, {c.ci_high:.2f}]" + (f" (n = {c.n})" if c.n != n else "")
 
 
-def _regression(results: Results, report: Any) -> list[str]:
+def _regression(results: Results, report: Report) -> list[str]:
     fits: list[Regression] = list(report.regressions)
     omitted = {(o.agent, o.vision) for o in report.omitted}
     shown = [f for f in fits if (f.agent, f.vision) not in omitted]
@@ -225,13 +228,13 @@ def _regression(results: Results, report: Any) -> list[str]:
     return lines + ([""] if notes else [])
 
 
-def _coef(t: Any, p_adjusted: float) -> str:
+def _coef(t: RegressionTerm, p_adjusted: float) -> str:
     text = f"{t.coef:.1f}"
     return (f"**{text}**" if p_adjusted < SIGNIFICANCE else text) + \
         f" [{t.ci_low:.1f}, {t.ci_high:.1f}]"
 
 
-def _choices(results: Results, report: Any) -> list[str]:
+def _choices(report: Report) -> list[str]:
     tests: list[ChoiceTest] = list(report.choices)
     if not tests:
         return []
@@ -289,7 +292,7 @@ def _choice_block(t: ChoiceTest) -> list[str]:
     return lines + [""]
 
 
-def _figures(results: Results, report: Any) -> list[str]:
+def _figures(results: Results, report: Report) -> list[str]:
     lines = ["## Figures", ""]
     for i, f in enumerate(report.figures, 1):
         path = f.path.relative_to(results.run_dir).as_posix()
@@ -298,7 +301,7 @@ def _figures(results: Results, report: Any) -> list[str]:
 
 
 def _interval(share: float, low: float, high: float) -> str:
-    return "n/a" if not np.isfinite(share) else f"{share:.1%} ({low:.1%}-{high:.1%})"
+    return "n/a" if not np.isfinite(share) else f"{share:.1%} [{low:.1%}, {high:.1%}]"
 
 
 def _share(value: float) -> str:

@@ -27,6 +27,7 @@ __all__ = [
     "CONFIDENCE",
     "BOOTSTRAP_RESAMPLES",
     "MIN_MAZES",
+    "FISHER_MIN_MAZES",
     "ALL",
     "WITHIN",
     "Correlation",
@@ -45,9 +46,11 @@ CONFIDENCE = 0.95
 BOOTSTRAP_RESAMPLES = 2000
 """Resamples of the Spearman intervals."""
 MIN_MAZES: Mapping[str, int] = MappingProxyType({"pearson": 3, "spearman": 10})
-"""Fewest mazes with a mean for a correlation (Pearson's t test needs one degree of freedom, its
-Fisher interval one more maze); below 10 mazes Spearman's t approximation and its bootstrap (a
-handful of distinct resamples) mislead."""
+"""Fewest mazes with a mean for a correlation: Pearson's t test needs one degree of freedom;
+below 10 mazes Spearman's t approximation and its bootstrap (a handful of distinct resamples)
+mislead."""
+FISHER_MIN_MAZES = 4
+"""Fewest mazes for Fisher's z interval of a pooled Pearson r (n - 3 > 0)."""
 ALL, WITHIN = "all", "within"
 """The pooled stratum and the partial correlation within generators."""
 
@@ -113,7 +116,7 @@ def correlate(x: np.ndarray, y: np.ndarray, method: str, *, groups: np.ndarray |
     """(r, ci_low, ci_high, p) of `method` ("pearson" or "spearman"); with `groups`, the partial
     correlation after removing each group's mean from x and y (from the pooled ranks for
     Spearman). NaN for fewer than `MIN_MAZES[method]` pairs, a constant column or no degree of
-    freedom; a NaN interval where Fisher's z has none (n - 3 - (groups - 1) < 1)."""
+    freedom; a NaN interval where Fisher's z has none (n - (groups - 1) < FISHER_MIN_MAZES)."""
     if method not in MIN_MAZES:
         raise ValueError(f"method {method!r} (allowed: {', '.join(MIN_MAZES)})")
     x, y = np.asarray(x, float), np.asarray(y, float)
@@ -137,7 +140,7 @@ def correlate(x: np.ndarray, y: np.ndarray, method: str, *, groups: np.ndarray |
 def fisher_interval(r: float, n: int, controls: int = 0) -> tuple[float, float]:
     """The `CONFIDENCE` interval of a (partial) Pearson r by Fisher's z: tanh(atanh r +- z / sqrt(n
     - 3 - controls))."""
-    if n - 3 - controls < 1:
+    if n - controls < FISHER_MIN_MAZES:
         return float("nan"), float("nan")
     if abs(r) == 1.0:
         return float(r), float(r)

@@ -4,7 +4,7 @@ are not findings (where vision cannot matter)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -69,8 +69,7 @@ def correlation_table(results: Results) -> list[Correlation]:
         records += correlations(a, v, x, _aligned(results, means), s.methods, strata=strata,
                                 capped_share=_capped_shares(results, means), seed=seed)
     adjusted = holm([r.p for r in records])
-    return [Correlation(**{**r.__dict__, "p_adjusted": float(q)})
-            for r, q in zip(records, adjusted)]
+    return [replace(r, p_adjusted=float(q)) for r, q in zip(records, adjusted)]
 
 
 def regression_table(results: Results) -> list[Regression]:

@@ -133,8 +133,9 @@ def test_a_run_of_people_is_compared_with_nobody(tmp_path):
     report = build_report(run_dir)
     text = report.path.read_text()
     assert "nan" not in text.lower().replace("mean", "")
-    assert "Too few mazes: a correlation needs at least 3 mazes with a mean in its condition " \
-           "(this run has at most 1)." in text
+    assert ("Too few mazes: no correlation of this run has an interval (Fisher's z needs at "
+            "least 4 mazes with a mean, Spearman's bootstrap 10; this run has at most 1 per "
+            "condition;") in text
     assert "No condition could be fit: 1 mazes for 6 terms: too few to fit." in text
     (test,) = report.choices
     assert test.test == "" and test.power is None
