@@ -70,7 +70,7 @@ def regression(agent: str, vision: str, parameters: Mapping[str, np.ndarray],
     n, wanted = int(ok.sum()), 1 + len(x) + max(len(levels) - 1, 0)
     if n <= wanted:
         return Regression(agent, vision, n, float("nan"), (),
-                          f"{n} mazes for {wanted} terms: too few to fit")
+                          f"{n} maze{'' if n == 1 else 's'} for {wanted} terms: too few to fit")
     constant = [k for k, v in x.items() if np.ptp(v[ok]) == 0]
     columns = {k: _z(v[ok]) for k, v in x.items() if k not in constant}
     columns.update({factor_term(g): (labels == g).astype(float) for g in levels[1:]})

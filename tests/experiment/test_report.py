@@ -136,7 +136,7 @@ def test_a_run_of_people_is_compared_with_nobody(tmp_path):
     assert ("Too few mazes: no correlation of this run has an interval (Fisher's z needs at "
             "least 4 mazes with a mean, Spearman's bootstrap 10; this run has at most 1 per "
             "condition;") in text
-    assert "No condition could be fit: 1 mazes for 6 terms: too few to fit." in text
+    assert "No condition could be fit: 1 maze for 6 terms: too few to fit." in text
     (test,) = report.choices
     assert test.test == "" and test.power is None
     assert ("**human, vision 2, mark A**: 2 people left the mark; no test: these are the run's "
