@@ -5,6 +5,7 @@ The domain in a few names::
     from mazesim import generate, parameters, make_agent, simulate
     maze = generate("digging", (31, 31), seed=1)
     walk = simulate(maze, make_agent("weighted-walker"), vision=2, seed=7)
+    run = load_run("results/quickstart/<run-id>")     # a run's tables as pandas DataFrames
 """
 
 from mazesim.agents import AGENTS, Vision, isovist, make_agent
@@ -29,6 +30,7 @@ __all__ = [
     "format_maze",
     "generate",
     "isovist",
+    "load_run",
     "make_agent",
     "parameters",
     "parse_maze",
@@ -38,3 +40,12 @@ __all__ = [
     "simulate_many",
     "write_maze",
 ]
+
+
+def __getattr__(name: str):
+    """`load_run` imports pandas: loaded on first use only (the CLI starts without it)."""
+    if name == "load_run":
+        from mazesim.experiment.results import load_run
+
+        return load_run
+    raise AttributeError(f"module 'mazesim' has no attribute {name!r}")

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import sys
 import time
-from pathlib import Path
 
 import click
 
@@ -24,8 +24,10 @@ _INTERRUPTED = 130  # the shell's exit status for SIGINT
               help="Run the units on this Dask scheduler (needs mazesim[dask]).")
 @click.option("--output", type=click.Path(file_okay=False),
               help="Results root (default: the config's `output`, else results/).")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print one JSON object: run_dir, mazes, units, trials, moves, seconds.")
 def run(config_file: str, workers: int, resume: bool, dask_address: str | None,
-        output: str | None) -> None:
+        output: str | None, as_json: bool) -> None:
     """Run the experiment CONFIG into OUTPUT/<name>/<run-id>/."""
     from mazesim.experiment.config import load_config
     from mazesim.experiment.runner import RunInterrupted, run_experiment
@@ -42,6 +44,12 @@ def run(config_file: str, workers: int, resume: bool, dask_address: str | None,
                    f"resume with: {again}", err=True)
         sys.exit(_INTERRUPTED)
     bar.close()
+    if as_json:
+        click.echo(json.dumps({"run_dir": str(result.run_dir), "mazes": result.mazes,
+                               "units": result.units, "trials": result.trials,
+                               "moves": result.moves, "resumed": result.resumed,
+                               "seconds": round(result.seconds, 3)}))
+        return
     click.echo(f"Done: {result.trials:,} trials ({result.mazes} mazes x {len(config.agents)} "
                f"agents x {len(config.vision)} vision), {result.moves:,} moves in "
                f"{result.seconds:.1f} s -> {result.run_dir}")
@@ -49,15 +57,22 @@ def run(config_file: str, workers: int, resume: bool, dask_address: str | None,
 
 @main.command()
 @click.argument("config_file", metavar="CONFIG", type=click.Path(dir_okay=False))
-def validate(config_file: str) -> None:
+@click.option("--json", "as_json", is_flag=True,
+              help="Print one JSON object: name, mazes, agents, vision, units, trials.")
+def validate(config_file: str, as_json: bool) -> None:
     """Check CONFIG without running anything."""
     from mazesim.experiment.config import load_config
 
     config = load_config(config_file)
-    trials = config.maze_count * len(config.vision) * sum(a.trials for a in config.agents)
     units = config.maze_count * len(config.agents) * len(config.vision)
+    if as_json:
+        click.echo(json.dumps({"name": config.name, "mazes": config.maze_count,
+                               "agents": [a.label for a in config.agents],
+                               "vision": list(config.vision_labels), "units": units,
+                               "trials": config.trial_count}))
+        return
     click.echo(f"OK: {config.name}: {config.maze_count} mazes x {len(config.agents)} agents x "
-               f"{len(config.vision)} vision = {units:,} units, {trials:,} trials")
+               f"{len(config.vision)} vision = {units:,} units, {config.trial_count:,} trials")
 
 
 @main.command()
@@ -66,35 +81,55 @@ def validate(config_file: str) -> None:
               help="Trial id (the trial_id column of trials.csv).")
 @click.option("-o", "--output", "picture", type=click.Path(dir_okay=False),
               help="Write the trajectory picture (PNG) here.")
-def replay(run_dir: str, trial_id: int, picture: str | None) -> None:
-    """Re-simulate one trial of RUN_DIR and compare it with the stored result."""
+@click.option("--json", "as_json", is_flag=True,
+              help="Print one JSON object: the trial, its moves and reached, again and stored.")
+def replay(run_dir: str, trial_id: int, picture: str | None, as_json: bool) -> None:
+    """Re-simulate one trial of RUN_DIR and compare it with the stored result (exit code 1 when
+    they differ)."""
     from mazesim.experiment.rerun import rerun_trial
 
     result = rerun_trial(run_dir, trial_id)
     traj = result.trajectory
-    click.echo(f"trial {trial_id}: maze {result.maze_id}, {result.agent}, vision {result.vision}, "
-               f"trial {result.trial}: {traj.moves} moves, reached {bool(traj.reached)} (stored: "
-               f"{result.stored_moves} moves, reached {result.stored_reached}) - "
-               f"{'identical' if result.matches else 'DIFFERENT'}")
     if picture:
         from mazesim.render import maze_image, save_image
 
         save_image(maze_image(result.maze, visited=traj.positions), picture)
-        click.echo(f"wrote {picture}")
+    if as_json:
+        click.echo(json.dumps({"trial_id": trial_id, "maze_id": result.maze_id,
+                               "agent": result.agent, "vision": result.vision,
+                               "trial": result.trial, "moves": traj.moves,
+                               "reached": bool(traj.reached), "stored_moves": result.stored_moves,
+                               "stored_reached": result.stored_reached,
+                               "identical": result.matches, "picture": picture}))
+    else:
+        click.echo(f"trial {trial_id}: maze {result.maze_id}, {result.agent}, vision "
+                   f"{result.vision}, trial {result.trial}: {traj.moves} moves, reached "
+                   f"{bool(traj.reached)} (stored: {result.stored_moves} moves, reached "
+                   f"{result.stored_reached}) - {'identical' if result.matches else 'DIFFERENT'}")
+        if picture:
+            click.echo(f"wrote {picture}")
     if not result.matches:
         sys.exit(1)
 
 
 @main.command()
 @click.argument("run_dir", type=click.Path(file_okay=False, exists=True))
-def report(run_dir: str) -> None:
-    """Rebuild report.md, the CSV exports and figures/ of RUN_DIR from its database (a play
+@click.option("--json", "as_json", is_flag=True,
+              help="Print one JSON object: the report, its tables (CSV) and figures.")
+def report(run_dir: str, as_json: bool) -> None:
+    """Rebuild report.md, the CSV tables and figures/ of RUN_DIR from its database (a play
     run's report adds its participants)."""
+    from mazesim.experiment.report import FIGURES
     from mazesim.play.report import build_run_report
 
     result = build_run_report(run_dir)
+    if as_json:
+        click.echo(json.dumps({"report": str(result.path), "tables": [
+            str(p) for p in sorted(result.path.parent.glob("*.csv"))],
+            "figures": [str(f.path) for f in result.figures]}))
+        return
     click.echo(f"wrote {result.path} and {len(result.figures)} figures in "
-               f"{Path(run_dir) / 'figures'}")
+               f"{result.path.parent / FIGURES}")
 
 
 def _compiling() -> None:

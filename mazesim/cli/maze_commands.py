@@ -11,7 +11,7 @@ from mazesim.analysis import shortest_path
 from mazesim.cli import main
 from mazesim.cli._options import parse_params
 from mazesim.errors import SearchError
-from mazesim.maze import format_maze, read_maze, write_maze
+from mazesim.maze import format_maze, maze_to_json, read_maze, write_maze
 from mazesim.render import DEFAULT_SCALE, maze_image, maze_text, save_image
 
 __all__ = ["generate", "analyze", "solve", "render", "generators"]
@@ -32,7 +32,9 @@ _MAZE_FILE = click.Path(dir_okay=False)  # read_maze reports a missing file in o
               help="Generator option (repeatable).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False),
               help="Write here (JSON with metadata if it ends in .json) instead of stdout.")
-def generate(algorithm, size, seed, braid, placement, params, output):
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the maze as one JSON object (rows and metadata, the .json format).")
+def generate(algorithm, size, seed, braid, placement, params, output, as_json):
     """Generate a maze with ALGORITHM (see `mazesim generators`)."""
     from mazesim.generators import generate as make
 
@@ -40,7 +42,9 @@ def generate(algorithm, size, seed, braid, placement, params, output):
                 **parse_params(params))
     if output:
         write_maze(maze, output)
-    else:
+    if as_json:
+        click.echo(json.dumps(maze_to_json(maze)))
+    elif not output:
         click.echo(format_maze(maze), nl=False)
 
 
@@ -93,10 +97,17 @@ def render(maze_file, output, with_path, scale):
 
 
 @main.command()
-def generators():
+@click.option("--json", "as_json", is_flag=True,
+              help='Print {name: {"description": ..., "options": {option: default}}}.')
+def generators(as_json):
     """List the maze generators with one-line descriptions."""
     from mazesim.generators import GENERATORS
 
+    if as_json:
+        click.echo(json.dumps({name: {"description": spec.description,
+                                      "options": dict(spec.options)}
+                               for name, spec in GENERATORS.items()}))
+        return
     width = max(map(len, GENERATORS))
     for name, spec in GENERATORS.items():
         click.echo(f"{name:<{width}}  {spec.description}")

@@ -1,4 +1,5 @@
-"""YAML experiments (DESIGN.md section 8): config, runner, storage, statistics, report, rerun.
+"""YAML experiments (DESIGN.md section 8): config, runner, storage, statistics, report, rerun,
+results (a run's tables as pandas DataFrames).
 
 >>> from mazesim.experiment import load_config, run_experiment        # doctest: +SKIP
 >>> result = run_experiment(load_config("configs/quickstart.yaml"))   # doctest: +SKIP
@@ -24,13 +25,20 @@ __all__ = [
     "Report",
     "rerun_trial",
     "Rerun",
+    "load_run",
+    "Results",
 ]
 
 
 def __getattr__(name: str):
-    """`build_report` and `Report` import matplotlib: loaded on first use only."""
+    """`build_report` and `Report` import matplotlib, `load_run` and `Results` pandas: loaded on
+    first use only."""
     if name in ("build_report", "Report"):
         from mazesim.experiment import report
 
         return getattr(report, name)
+    if name in ("load_run", "Results"):
+        from mazesim.experiment import results
+
+        return getattr(results, name)
     raise AttributeError(f"module 'mazesim.experiment' has no attribute {name!r}")

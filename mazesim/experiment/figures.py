@@ -1,4 +1,8 @@
-"""Figures of a run report (matplotlib, Agg): scatter and box plots, choice bars, trajectories."""
+"""Figures of a run report (matplotlib, Agg): scatter and box plots, choice bars, walk pictures.
+
+Each function draws one figure from plain arrays and records and writes it as a PNG; what to
+draw and the captions are `mazesim.experiment.report`'s.
+"""
 
 from __future__ import annotations
 
@@ -10,9 +14,12 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
+from matplotlib.colors import LinearSegmentedColormap, Normalize  # noqa: E402
 
-from mazesim.experiment.statistics import ChoiceTest, Correlation  # noqa: E402
+from mazesim.experiment.choices import ChoiceTest  # noqa: E402
+from mazesim.experiment.statistics import ALL, WITHIN, Correlation  # noqa: E402
 from mazesim.maze import Maze  # noqa: E402
+from mazesim.render import HEAT_COLOURS  # noqa: E402
 
 __all__ = [
     "scatter_figure", "box_figure", "choice_figure", "trajectory_figure", "heatmap_figure",
@@ -24,43 +31,64 @@ _POINT = 6
 _TICKS = 4  # tick marks per axis of a scatter panel
 _CHOICE_COLUMNS = 4  # panels per row of the choice chart
 _HUMAN_COLOR, _SIM_COLOR = "tab:orange", "tab:blue"
+_STRATUM_COLORS = plt.get_cmap("tab10").colors
+_WIDE_RANGE = 30  # a box plot gets a log axis when its largest value exceeds 30 x the smallest
+_MAZE_INCHES = 4.0
+_METADATA = {"Software": None}  # no version string in the PNG: same run, same bytes
 
 
-def scatter_figure(path: Path, vision: str, agents: Sequence[str], parameters: Sequence[str],
+def scatter_figure(path: Path, title: str, agents: Sequence[str], parameters: Sequence[str],
                    x: Mapping[str, np.ndarray], y: Mapping[str, np.ndarray],
-                   pearson: Mapping[tuple[str, str], Correlation]) -> Path:
-    """Mean moves per maze against each parameter; one row per agent, with fitted line and r.
+                   strata: np.ndarray, cells: Mapping[tuple[str, str, str], Correlation],
+                   labels: Mapping[str, str] | None = None) -> Path:
+    """Mean moves per maze against each parameter, one row per agent, points coloured by
+    stratum (generator) with a fit line per stratum; `cells[(agent, parameter, stratum)]` gives
+    the Pearson r shown in each panel's title (pooled, and within strata when there are some);
+    `labels` names the rows (default: the agents).
 
-    `x[parameter]` and `y[agent]` hold one value per maze (same order).
+    `x[parameter]`, `y[agent]` and `strata` hold one value per maze (same order).
     """
+    strata = np.asarray(strata, dtype=object)
+    names = list(dict.fromkeys(strata.tolist()))
     fig, axes = plt.subplots(len(agents), len(parameters), squeeze=False,
-                             figsize=(_PANEL * len(parameters), _PANEL * len(agents)))
+                             figsize=(_PANEL * len(parameters), _PANEL * len(agents) + 0.6))
     for i, agent in enumerate(agents):
         for j, name in enumerate(parameters):
             ax = axes[i, j]
             xs, ys = np.asarray(x[name], float), np.asarray(y[agent], float)
-            ok = np.isfinite(xs) & np.isfinite(ys)
-            ax.scatter(xs[ok], ys[ok], s=_POINT, alpha=0.6)
-            if ok.sum() >= 2 and np.ptp(xs[ok]) > 0:
-                slope, intercept = np.polyfit(xs[ok], ys[ok], 1)
-                line = np.array([xs[ok].min(), xs[ok].max()])
-                ax.plot(line, slope * line + intercept, color="tab:red", linewidth=1)
-            rec = pearson.get((agent, name))
-            if rec is not None:
-                ax.set_title(f"r = {rec.r:.2f} (n = {rec.n})", fontsize=8)
+            for k, stratum in enumerate(names):
+                ok = np.isfinite(xs) & np.isfinite(ys) & (strata == stratum)
+                color = _STRATUM_COLORS[k % len(_STRATUM_COLORS)]
+                ax.scatter(xs[ok], ys[ok], s=_POINT, alpha=0.6, color=color, label=stratum)
+                if ok.sum() >= 2 and np.ptp(xs[ok]) > 0:
+                    slope, intercept = np.polyfit(xs[ok], ys[ok], 1)
+                    line = np.array([xs[ok].min(), xs[ok].max()])
+                    ax.plot(line, slope * line + intercept, color=color, linewidth=1)
+            ax.set_title(_panel_title(cells, agent, name, len(names)), fontsize=7)
             if i == len(agents) - 1:
                 ax.set_xlabel(name, fontsize=8)
             if j == 0:
-                ax.set_ylabel(f"{agent}\nmean moves", fontsize=8)
+                ax.set_ylabel(f"{(labels or {}).get(agent, agent)}\nmean moves", fontsize=8)
             ax.tick_params(labelsize=7)
             ax.locator_params(nbins=_TICKS)
-    fig.suptitle(f"Mean moves per maze against each parameter (vision {vision})")
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=len(names), fontsize=8, frameon=False)
+    fig.suptitle(title)
     # fixed margins: tight_layout measures every tick label of every panel (slow on big grids)
-    fig.subplots_adjust(left=0.1, right=0.98, bottom=0.06, top=0.94, hspace=0.5, wspace=0.35)
+    bottom = 0.6 / (_PANEL * len(agents) + 0.6) + 0.05
+    fig.subplots_adjust(left=0.1, right=0.98, bottom=bottom, top=0.92, hspace=0.55, wspace=0.35)
     return _save(fig, path, tight=False)
 
 
-def box_figure(path: Path, groups: Sequence[tuple[str, str, np.ndarray]]) -> Path:
+def _panel_title(cells: Mapping, agent: str, name: str, strata: int) -> str:
+    pooled, within = cells.get((agent, name, ALL)), cells.get((agent, name, WITHIN))
+    text = [f"r = {pooled.r:.2f} (n = {pooled.n})" if pooled and np.isfinite(pooled.r) else ""]
+    if strata >= 2 and within is not None and np.isfinite(within.r):
+        text.append(f"within {within.r:.2f}")
+    return ", ".join(t for t in text if t)
+
+
+def box_figure(path: Path, title: str, groups: Sequence[tuple[str, str, np.ndarray]]) -> Path:
     """Box plots of moves, one box per (agent, vision); log scale when the range is wide."""
     fig, ax = plt.subplots(figsize=(max(6.0, 0.6 * len(groups)), 4.5))
     data = [np.asarray(g[2], float) for g in groups]
@@ -68,64 +96,86 @@ def box_figure(path: Path, groups: Sequence[tuple[str, str, np.ndarray]]) -> Pat
     ax.set_xticks(range(1, len(groups) + 1))
     ax.set_xticklabels([f"{a}\n{v}" for a, v, _ in groups], rotation=60, fontsize=7)
     positive = [d[d > 0] for d in data if (d > 0).any()]
-    if positive and max(d.max() for d in positive) > 30 * min(d.min() for d in positive):
+    if positive and max(d.max() for d in positive) > _WIDE_RANGE * min(d.min() for d in positive):
         ax.set_yscale("log")
     ax.set_ylabel("moves per trial")
-    ax.set_title("Moves per agent and vision (boxes: quartiles, whiskers 1.5 IQR)")
+    ax.set_title(title, fontsize=9)
     return _save(fig, path)
 
 
-def choice_figure(path: Path, tests: Sequence[ChoiceTest]) -> Path:
-    """First-departure proportions at a probe per condition (95% CI) next to the human share."""
+def choice_figure(path: Path, title: str, tests: Sequence[ChoiceTest]) -> Path:
+    """First-departure shares at a probe per condition next to the human shares, with their 95 %
+    Wilson intervals."""
     cols = min(len(tests), _CHOICE_COLUMNS)
     rows = -(-len(tests) // cols)
-    fig, axes = plt.subplots(rows, cols, squeeze=False, figsize=(4.0 * cols, 3.8 * rows))
+    fig, axes = plt.subplots(rows, cols, squeeze=False, figsize=(4.0 * cols, 3.8 * rows + 0.4))
     for ax in axes.flat[len(tests):]:
         ax.set_visible(False)
     for ax, test in zip(axes.flat, tests):
-        names = [c.direction for c in test.directions]
-        pos = np.arange(len(names))
-        props = np.array([c.proportion for c in test.directions])
-        err = np.array([[c.proportion - c.ci_low for c in test.directions],
-                        [c.ci_high - c.proportion for c in test.directions]])
-        ax.bar(pos - 0.2, props, 0.4, yerr=err, capsize=3, color=_SIM_COLOR,
-               label=f"{test.agent} (n = {test.n})")
+        pos = np.arange(len(test.directions))
+        _bars(ax, pos - 0.2, [(c.proportion, c.ci_low, c.ci_high) for c in test.directions],
+              _SIM_COLOR, f"{test.agent} (n = {test.n})")
         if test.human_n:
-            human = np.array([(c.human or 0) / test.human_n for c in test.directions])
-            ax.bar(pos + 0.2, human, 0.4, color=_HUMAN_COLOR, label=f"humans (n = {test.human_n})")
+            _bars(ax, pos + 0.2, [(c.human_share, c.human_ci_low, c.human_ci_high)
+                                  for c in test.directions], _HUMAN_COLOR,
+                  f"humans (n = {test.human_n})")
         ax.set_xticks(pos)
-        ax.set_xticklabels(names)
+        ax.set_xticklabels([c.direction for c in test.directions])
         ax.set_ylim(0, 1)
         ax.set_ylabel("share of first departures")
         ax.set_title(f"mark {test.mark}, vision {test.vision}", fontsize=9)
         ax.legend(fontsize=7)
+    fig.suptitle(title, fontsize=10)
     return _save(fig, path)
 
 
-def trajectory_figure(path: Path, maze: Maze, positions: np.ndarray) -> Path:
-    """One trial in the study's style (`mazesim.walks.pictures.trajectory_image`)."""
-    from mazesim.render import save_image
+def _bars(ax, pos: np.ndarray, shares: list[tuple[float, float, float]], color: str,
+          label: str) -> None:
+    share = np.array([s for s, _, _ in shares])
+    err = np.array([[s - low for s, low, _ in shares], [high - s for s, _, high in shares]])
+    ax.bar(pos, share, 0.4, yerr=err, capsize=3, color=color, label=label)
+
+
+def trajectory_figure(path: Path, title: str, maze: Maze, positions: np.ndarray) -> Path:
+    """One trial in the study's style (`mazesim.walks.pictures.trajectory_image`), titled."""
     from mazesim.walks.pictures import trajectory_image
 
-    path.parent.mkdir(parents=True, exist_ok=True)
-    save_image(trajectory_image(maze, positions), path)
-    return path
+    fig, ax = _maze_axes(maze)
+    ax.imshow(np.asarray(trajectory_image(maze, positions)), interpolation="nearest")
+    ax.set_title(title, fontsize=8)
+    return _save(fig, path, tight=False)
 
 
-def heatmap_figure(path: Path, maze: Maze, walks: Sequence[np.ndarray]) -> Path:
-    """Visits per cell summed over several trials (`mazesim.walks.pictures.heat_map_image`)."""
-    from mazesim.render import save_image
+def heatmap_figure(path: Path, title: str, maze: Maze, walks: Sequence[np.ndarray]) -> Path:
+    """Visits per cell summed over several trials (`mazesim.walks.pictures.heat_map_image`),
+    with a colour bar of the number of visits."""
+    from mazesim.walks.metrics import visit_counts
     from mazesim.walks.pictures import heat_map_image
 
-    path.parent.mkdir(parents=True, exist_ok=True)
-    save_image(heat_map_image(maze, walks), path)
-    return path
+    most = int(sum(visit_counts(maze, w) for w in walks).max()) if walks else 1
+    fig, ax = _maze_axes(maze, colour_bar=True)
+    ax.imshow(np.asarray(heat_map_image(maze, walks)), interpolation="nearest")
+    ramp = LinearSegmentedColormap.from_list("visits", [np.array(c) / 255 for c in HEAT_COLOURS])
+    bar = fig.colorbar(plt.cm.ScalarMappable(Normalize(1, max(most, 2)), ramp), ax=ax,
+                       fraction=0.046, pad=0.04)
+    bar.set_label(f"visits ({len(walks)} trials)", fontsize=8)
+    ax.set_title(title, fontsize=8)
+    return _save(fig, path, tight=False)
+
+
+def _maze_axes(maze: Maze, colour_bar: bool = False):
+    h, w = maze.shape
+    width = _MAZE_INCHES * (1.25 if colour_bar else 1.0)
+    fig, ax = plt.subplots(figsize=(width, _MAZE_INCHES * h / w + 0.5))
+    fig.subplots_adjust(left=0.02, right=0.98, bottom=0.02, top=0.9)  # no tight_layout: slow
+    ax.set_axis_off()
+    return fig, ax
 
 
 def _save(fig: plt.Figure, path: Path, tight: bool = True) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     if tight:
         fig.tight_layout()
-    fig.savefig(path, dpi=_DPI)
+    fig.savefig(path, dpi=_DPI, metadata=_METADATA)
     plt.close(fig)
     return path

@@ -1,263 +1,197 @@
-"""The report of a run, rebuilt from its database alone: CSV exports, statistics, figures."""
+"""The report of a run, rebuilt from its database alone: CSV exports, statistics, figures and
+`report.md` (its text is `mazesim.experiment.report_text`).
+
+Every table is a function of the database and the stored config (the bootstrap is seeded by the
+run's root seed), so two reports of one run are byte-identical.
+"""
 
 from __future__ import annotations
 
 import csv
 import json
-from dataclasses import astuple, dataclass, fields
+import math
+from dataclasses import astuple, dataclass, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
 import numpy as np
 
-from mazesim.agents import parse_vision
-from mazesim.experiment.figures import box_figure, choice_figure, scatter_figure
-from mazesim.experiment.figures import heatmap_figure, trajectory_figure
-from mazesim.experiment.statistics import (ChoiceTest, Correlation, Summary, choice_test,
-                                           correlations, summary)
+from mazesim.experiment import figures as draw
+from mazesim.experiment.choices import ChoiceTest
+from mazesim.experiment.regression import Regression, RegressionTerm
+from mazesim.experiment.results import Results, load_run
+from mazesim.experiment.statistics import Correlation, Summary
 from mazesim.experiment.storage import RunStore
+from mazesim.experiment.tables import (Omitted, choice_tests, correlation_table,
+                                       omitted_conditions, regression_table, summary_table)
 from mazesim.maze import parse_maze
 
-__all__ = ["Report", "build_report", "REPORT", "FIGURES"]
+__all__ = ["REPORT", "FIGURES", "CORRELATIONS_CSV", "REGRESSION_CSV", "SUMMARY_CSV",
+           "CHOICES_CSV", "Figure", "Report", "build_report"]
 
 REPORT = "report.md"
 FIGURES = "figures"
+CORRELATIONS_CSV, REGRESSION_CSV = "correlations.csv", "regression.csv"
+SUMMARY_CSV, CHOICES_CSV = "summary.csv", "branch_choices.csv"
 _TRAJECTORY_MAZES = 1  # trajectory pictures and heat maps on the first maze only
+_CHOICE_HEADER = ("agent", "vision", "mark", "n", "direction", "count", "proportion", "ci_low",
+                  "ci_high", "human_n", "expected_human", "human", "human_share",
+                  "human_ci_low", "human_ci_high", "test", "p", "power", "people_for_80")
 
 
 @dataclass(frozen=True)
+class Figure:
+    """A figure of the report and its one-line caption."""
+
+    path: Path
+    caption: str
+
+
+@dataclass(frozen=True, eq=False)
 class Report:
-    """What `build_report` computed and wrote."""
+    """What `build_report` computed and wrote (`path` is `report.md`)."""
 
     path: Path
     correlations: tuple[Correlation, ...]
+    regressions: tuple[Regression, ...]
     choices: tuple[ChoiceTest, ...]
     summaries: tuple[Summary, ...]
-    figures: tuple[Path, ...]
+    omitted: tuple[Omitted, ...]
+    figures: tuple[Figure, ...]
 
 
 def build_report(run_dir: str | Path) -> Report:
-    """Write the CSV exports, `correlations.csv`, `summary.csv`, `branch_choices.csv`,
-    `figures/` and `report.md` of a run from its `results.sqlite`."""
+    """Write `mazes.csv`, `trials.csv`, `choices.csv`, `correlations.csv`, `regression.csv`,
+    `summary.csv`, `branch_choices.csv`, `figures/` and `report.md` of a run."""
+    from mazesim.experiment.report_text import markdown
+
     run_dir = Path(run_dir)
     with RunStore(run_dir) as store:
-        config = store.meta("config")
         store.export_csv(run_dir)
-        data = _RunData(store, config)
-        figures = _figures(run_dir, store, data)
-    _write_table(run_dir / "correlations.csv", data.correlations)
-    _write_table(run_dir / "summary.csv", data.summaries)
-    _write_choices(run_dir / "branch_choices.csv", data.choices)
-    path = run_dir / REPORT
-    path.write_text(_markdown(run_dir, config, data, figures), encoding="utf-8")
-    return Report(path, tuple(data.correlations), tuple(data.choices), tuple(data.summaries),
-                  tuple(figures))
+    results = load_run(run_dir)
+    summaries = summary_table(results)
+    report = Report(run_dir / REPORT, tuple(correlation_table(results)),
+                    tuple(regression_table(results)), tuple(choice_tests(results)),
+                    tuple(summaries), tuple(omitted_conditions(results)), ())
+    _write(run_dir / CORRELATIONS_CSV, [f.name for f in fields(Correlation)],
+           map(astuple, report.correlations))
+    _write(run_dir / REGRESSION_CSV, [f.name for f in fields(RegressionTerm)],
+           (astuple(t) for fit in report.regressions for t in fit.terms))
+    _write(run_dir / SUMMARY_CSV, [f.name for f in fields(Summary)], map(astuple, summaries))
+    _write(run_dir / CHOICES_CSV, _CHOICE_HEADER, _choice_rows(report.choices))
+    report = replace(report, figures=tuple(_figures(run_dir, results, report)))
+    environment = _read_json(run_dir / "environment.json")
+    report.path.write_text(markdown(results, report, environment), encoding="utf-8")
+    return report
 
 
-class _RunData:
-    """The tables the report needs, read once from the database."""
-
-    def __init__(self, store: RunStore, config: dict[str, Any]) -> None:
-        self.config = config
-        self.agents = [a["label"] for a in config["agents"]]
-        self.visions = [str(parse_vision(v)) for v in config["vision"]]
-        self.mazes = store.mazes()
-        ids = [m.maze_id for m in self.mazes]
-        index = {m: i for i, m in enumerate(ids)}
-        corr = config["analysis"]["correlations"]
-        self.parameters = list(corr["parameters"])
-        self.x = {p: np.array([_num(m.parameters.get(p)) for m in self.mazes])
-                  for p in self.parameters}
-        rows = store.query("SELECT agent, vision, maze_id, moves, reached, capped FROM trials")
-        solution = self._solution_lengths()
-        self.mean = {}  # (agent, vision) -> mean moves per maze (NaN where none)
-        self.moves: dict[tuple[str, str], np.ndarray] = {}
-        grouped: dict[tuple[str, str], list] = {}
-        for agent, vision, maze_id, moves, reached, capped in rows:
-            grouped.setdefault((agent, vision), []).append((maze_id, moves, reached, capped))
-        self.correlations: list[Correlation] = []
-        self.summaries: list[Summary] = []
-        for v in self.visions:
-            for a in self.agents:
-                arr = np.array(grouped.get((a, v), []), dtype=np.int64).reshape(-1, 4)
-                self.moves[(a, v)] = arr[:, 1]
-                sums = np.bincount([index[m] for m in arr[:, 0]], arr[:, 1], len(ids))
-                counts = np.bincount([index[m] for m in arr[:, 0]], minlength=len(ids))
-                with np.errstate(invalid="ignore", divide="ignore"):
-                    self.mean[(a, v)] = np.where(counts > 0, sums / counts, np.nan)
-                self.correlations += correlations(a, v, self.x, self.mean[(a, v)], corr["methods"])
-                lengths = np.array([solution.get(m, np.nan) for m in arr[:, 0]], dtype=float)
-                self.summaries.append(summary(a, v, arr[:, 1], arr[:, 2].astype(bool),
-                                              arr[:, 3].astype(bool), lengths))
-        self.choices = self._choice_tests(store)
-
-    def _solution_lengths(self) -> dict[int, float]:
-        from mazesim.analysis import parameters
-
-        out = {}
-        for m in self.mazes:
-            value = m.parameters.get("solution_length")
-            if value is None:
-                value = parameters(parse_maze(m.text), ["solution_length"])["solution_length"]
-            out[m.maze_id] = _num(value)
-        return out
-
-    def _choice_tests(self, store: RunStore) -> list[ChoiceTest]:
-        counts: dict[tuple[str, str, str], dict[str, int]] = {}
-        for agent, vision, mark, direction, n in store.query(
-                "SELECT agent, vision, mark, direction, COUNT(*) FROM choices WHERE first = 1 "
-                "GROUP BY agent, vision, mark, direction"):
-            counts.setdefault((agent, vision, mark), {})[direction] = n
-        tests = []
-        for probe in self.config["analysis"]["branch_choices"]:
-            for v in self.visions:
-                for a in self.agents:
-                    tests.append(choice_test(a, v, probe["mark"],
-                                             counts.get((a, v, probe["mark"]), {}),
-                                             probe.get("human") or {}))
-        return tests
-
-
-def _figures(run_dir: Path, store: RunStore, data: _RunData) -> list[Path]:
-    folder = run_dir / FIGURES
+def _figures(run_dir: Path, results: Results, report: Report) -> list[Figure]:
+    folder, s = run_dir / FIGURES, results.settings
     out = []
-    if len(data.mazes) >= 2 and data.parameters:
-        for v in data.visions:
-            pearson = {(c.agent, c.parameter): c for c in data.correlations
-                       if c.vision == v and c.method == "pearson"}
-            out.append(scatter_figure(folder / f"scatter-vision-{_slug(v)}.png", v, data.agents,
-                                      data.parameters, data.x,
-                                      {a: data.mean[(a, v)] for a in data.agents}, pearson))
-    groups = [(a, v, data.moves[(a, v)]) for v in data.visions for a in data.agents
-              if data.moves[(a, v)].size]
+    means = results.maze_means
+    x = {p: results.mazes[p].to_numpy(float) for p in s.parameters}
+    strata = results.mazes["stratum"].to_numpy()
+    omitted = {(o.agent, o.vision) for o in report.omitted}
+    capped = "included" if s.include_capped else "excluded"
+    for v in s.visions:
+        agents = [a for a in s.agents if not means[(means.agent == a) & (means.vision == v)]
+                  .mean_moves.dropna().empty]
+        if len(results.mazes) < 2 or not s.parameters or not agents:
+            continue
+        cells = {(c.agent, c.parameter, c.stratum): c for c in report.correlations
+                 if c.vision == v and c.method == "pearson"}
+        y = {a: results.mazes["maze_id"].map(means[(means.agent == a) & (means.vision == v)]
+                                             .set_index("maze_id").mean_moves).to_numpy(float)
+             for a in agents}
+        marked = [a for a in agents if (a, v) in omitted]
+        path = draw.scatter_figure(folder / f"scatter-vision-{_slug(v)}.png",
+                                   f"Mean moves per maze against each parameter, vision {v}",
+                                   agents, s.parameters, x, y, strata, cells,
+                                   {a: f"{a} (no finding)" for a in marked})
+        out.append(Figure(path, f"Vision {v}: mean moves per maze (capped trials {capped}) "
+                          "against each parameter, one row per agent, colours and fit lines by "
+                          "generator; titles: pooled Pearson r and r within generators."
+                          + (f" Rows of {', '.join(marked)} are no findings (see Table 1)."
+                             if marked else "")))
+    t = results.trials
+    groups = [(a, v, t.moves[(t.agent == a) & (t.vision == v)
+                             & (s.include_capped | ~t.capped)].to_numpy())
+              for v in s.visions for a in s.agents]
+    groups = [g for g in groups if g[2].size]
     if groups:
-        out.append(box_figure(folder / "moves-boxplot.png", groups))
-    for probe in data.config["analysis"]["branch_choices"]:
-        tests = [t for t in data.choices if t.mark == probe["mark"] and t.n]
+        out.append(Figure(draw.box_figure(folder / "moves-boxplot.png",
+                                          f"Moves per trial (capped trials {capped}; boxes: "
+                                          "quartiles, whiskers 1.5 IQR)", groups),
+                          f"Moves per trial of every condition (capped trials {capped})."))
+    for mark in dict.fromkeys(m for m, _ in s.probes):
+        tests = [c for c in report.choices if c.mark == mark and c.n]
         if tests:
-            out.append(choice_figure(folder / f"choices-{probe['mark']}.png", tests))
-    out += _trajectory_pictures(folder, store, data)
-    return out
+            path = draw.choice_figure(folder / f"choices-{mark}.png",
+                                      f"First departures from mark {mark}", tests)
+            out.append(Figure(path, f"Share of first departures from mark {mark} per condition"
+                              " (blue) and of the humans (orange), with 95 % Wilson intervals."))
+    return out + _walk_figures(folder, results)
 
 
-def _trajectory_pictures(folder: Path, store: RunStore, data: _RunData) -> list[Path]:
-    """First sampled trial per agent and vision in the study's style, and a heat map of the
-    visits of all sampled trials, on the first maze(s)."""
+def _walk_figures(folder: Path, results: Results) -> list[Figure]:
+    """The first stored trial of every condition in the study's style, and a heat map of all
+    its stored trials, on the first maze(s)."""
+    s, t = results.settings, results.trials
+    stored = t[t.trial_id.isin(results.sampled)]
     out = []
-    for rec in data.mazes[:_TRAJECTORY_MAZES]:
-        maze = parse_maze(rec.text)
-        rows = store.query("SELECT t.trial_id, t.agent, t.vision FROM trials t JOIN samples s "
-                           "USING (trial_id) WHERE t.maze_id = ? ORDER BY t.trial_id",
-                           (rec.maze_id,))
-        walks = store.samples(row[0] for row in rows)
-        for v in data.visions:
-            for a in data.agents:
-                mine = [walks[t] for t, agent, vision in rows if (agent, vision) == (a, v)]
-                if not mine:
+    for _, maze_row in results.mazes.head(_TRAJECTORY_MAZES).iterrows():
+        maze, m = parse_maze(maze_row.text), int(maze_row.maze_id)
+        where = f"maze {m} ({maze_row.stratum})"
+        for v in s.visions:
+            for a in s.agents:
+                mine = stored[(stored.maze_id == m) & (stored.agent == a) & (stored.vision == v)]
+                if mine.empty:
                     continue
-                name = f"maze{rec.maze_id}-{a}-vision-{_slug(v)}.png"
-                out.append(trajectory_figure(folder / f"trajectory-{name}", maze, mine[0]))
-                out.append(heatmap_figure(folder / f"heatmap-{name}", maze, mine))
+                walks = [results.trajectory(i) for i in mine.trial_id]
+                first = mine.iloc[0]
+                name = f"maze{m}-{_slug(a)}-vision-{_slug(v)}.png"
+                title = (f"{where}, {a}, vision {v}, trial {first.trial_id}: "
+                         f"{first.moves} moves" + ("" if first.reached else " (not reached)"))
+                out.append(Figure(draw.trajectory_figure(folder / f"trajectory-{name}", title,
+                                                         maze, walks[0]),
+                                  f"Trial {first.trial_id} ({a}, vision {v}) on {where}: "
+                                  "visited cells grey, walls black."))
+                out.append(Figure(draw.heatmap_figure(
+                    folder / f"heatmap-{name}", f"{where}, {a}, vision {v}: visits of "
+                    f"{len(walks)} stored trials", maze, walks),
+                    f"Visits per cell over the {len(walks)} stored trials of {a}, vision {v}, "
+                    f"on {where}."))
     return out
 
 
-def _markdown(run_dir: Path, config: dict, data: _RunData, figures: list[Path]) -> str:
-    env = _read_json(run_dir / "environment.json")
-    lines = [f"# {config['name']}: run {run_dir.name}", ""]
-    if config.get("description"):
-        lines += [config["description"].strip(), ""]
-    trials = sum(s.trials for s in data.summaries)
-    lines += [f"- mazes: {len(data.mazes)}; agents: {', '.join(data.agents)}; vision: "
-              f"{', '.join(data.visions)}; trials: {trials:,}; root seed {config['seed']}",
-              f"- mazesim {env.get('mazesim', '?')}, git {env.get('git_commit') or 'n/a'}, "
-              f"python {env.get('python', '?')}", "",
-              "Moves count every step, backtracking included; capped trials count their "
-              "`max_steps`. Efficiency = solution length / moves over reached trials.", "",
-              "## Moves per agent and vision", "",
-              "| agent | vision | trials | mean | median | IQR | reach rate | efficiency |",
-              "|---|---|---:|---:|---:|---:|---:|---:|"]
-    lines += [f"| {s.agent} | {s.vision} | {s.trials} | {s.mean:.1f} | {s.median:.1f} | "
-              f"{s.iqr:.1f} | {s.reach_rate:.3f} | {s.efficiency:.3f} |" for s in data.summaries]
-    if len(data.mazes) >= 3:
-        lines += ["", "## Correlation of mean moves per maze with the parameters (Table 1)", "",
-                  "Cells: r (p), n = number of mazes.", ""]
-        for method in config["analysis"]["correlations"]["methods"]:
-            lines += _correlation_table(data, method)
-    if data.choices:
-        lines += ["", "## Choices at the probe marks (Table 2)", "",
-                  "First departure from the mark in each trial; 95% intervals by binomtest "
-                  "(Wilson); expected = simulated share x human group size.", ""]
-        for test in data.choices:
-            lines += _choice_table(test)
-    lines += ["", "## Figures", ""]
-    lines += [f"![{p.stem}]({p.relative_to(run_dir).as_posix()})" for p in figures]
-    return "\n".join(lines) + "\n"
+def _choice_rows(tests: Iterable[ChoiceTest]) -> Iterable[list]:
+    for t in tests:
+        power = t.power
+        for c in t.directions:
+            yield [t.agent, t.vision, t.mark, t.n, c.direction, c.count, c.proportion, c.ci_low,
+                   c.ci_high, t.human_n, c.expected_human, c.human, c.human_share,
+                   c.human_ci_low, c.human_ci_high, t.test, t.fisher_p,
+                   power.power if power else None, power.people_for_target if power else None]
 
 
-def _correlation_table(data: _RunData, method: str) -> list[str]:
-    cells = {(c.agent, c.vision, c.parameter): c for c in data.correlations if c.method == method}
-    lines = [f"### {method}", "", "| agent | vision | " + " | ".join(data.parameters) + " |",
-             "|---|---|" + "---:|" * len(data.parameters)]
-    for v in data.visions:
-        for a in data.agents:
-            row = [_rp(cells.get((a, v, p))) for p in data.parameters]
-            lines.append(f"| {a} | {v} | " + " | ".join(row) + " |")
-    return lines + [""]
-
-
-def _choice_table(test: ChoiceTest) -> list[str]:
-    lines = [f"**{test.agent}, vision {test.vision}, mark {test.mark}**: {test.n} trials reached "
-             f"the mark; Fisher's exact test against the humans: p = {_fmt(test.fisher_p)}", "",
-             f"| direction | count | share | 95% CI | expected of {test.human_n} | humans |",
-             "|---|---:|---:|---|---:|---:|"]
-    for c in test.directions:
-        lines.append(f"| {c.direction} | {c.count} | {100 * c.proportion:.1f}% | "
-                     f"{100 * c.ci_low:.1f}-{100 * c.ci_high:.1f}% | {c.expected_human:.1f} | "
-                     f"{'' if c.human is None else c.human} |")
-    return lines + [""]
-
-
-def _rp(c: Correlation | None) -> str:
-    if c is None or not np.isfinite(c.r):
-        return "n/a"
-    return f"{c.r:.2f} ({_fmt(c.p)}), {c.n}"
-
-
-def _fmt(p: float) -> str:
-    if not np.isfinite(p):
-        return "n/a"
-    return "<0.001" if p < 0.001 else f"{p:.3f}"
-
-
-def _write_table(path: Path, records: list) -> None:
-    if not records:
-        names = []
-    else:
-        names = [f.name for f in fields(records[0])]
+def _write(path: Path, header: Iterable[str], rows: Iterable[Iterable[Any]]) -> None:
+    """A CSV table; missing values (None, NaN) are empty cells, flags 0 or 1."""
     with open(path, "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
-        writer.writerow(names)
-        writer.writerows(astuple(r) for r in records)
+        writer.writerow(list(header))
+        writer.writerows([_cell(v) for v in row] for row in rows)
 
 
-def _write_choices(path: Path, tests: list[ChoiceTest]) -> None:
-    with open(path, "w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(["agent", "vision", "mark", "n", "direction", "count", "proportion",
-                         "ci_low", "ci_high", "human_n", "expected_human", "human", "fisher_p"])
-        for t in tests:
-            for c in t.directions:
-                writer.writerow([t.agent, t.vision, t.mark, t.n, c.direction, c.count,
-                                 c.proportion, c.ci_low, c.ci_high, t.human_n, c.expected_human,
-                                 "" if c.human is None else c.human, t.fisher_p])
+def _cell(value: Any) -> Any:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    if isinstance(value, (bool, np.bool_)):
+        return int(value)
+    return value
 
 
 def _slug(text: str) -> str:
     return "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in str(text))
-
-
-def _num(value: Any) -> float:
-    return float("nan") if value is None else float(value)
 
 
 def _read_json(path: Path) -> dict:
@@ -265,4 +199,3 @@ def _read_json(path: Path) -> dict:
         return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
-

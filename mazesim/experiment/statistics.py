@@ -1,172 +1,287 @@
-"""The study's statistics (scipy.stats): Table 1 correlations, branch choices, agent summaries.
+"""The study's statistics: Table 1 correlations in strata, Holm's correction, move summaries.
 
-- Table 1 (study section 3.3): for each (agent, vision) and parameter, Pearson r and Spearman rho
-  with p-values and n between the parameter and the mean movement count per maze.
-- Table 2 (section 4.3): choices at a probe mark: counts, proportions with 95% intervals
-  (`binomtest`, Wilson score), the counts expected for the human group size under the simulated
-  proportions (66 % of 14 = 9.2), Fisher's exact test of simulated against human counts.
-- Per agent and vision: mean, median and IQR of moves, reach rate, efficiency.
+- Table 1 (study section 3.3): for one (agent, vision), Pearson r and Spearman rho between each
+  parameter and the mean movement count per maze, in strata (DESIGN.md section 8): each generator
+  (`file` for maze files), `all` (pooled) and `within` (partial correlation after removing the
+  generator means). 95 % intervals by Fisher's z for Pearson and by a stratified bootstrap
+  (seeded) for Spearman; p from Student's t with n - 2 - (generators - 1) degrees of freedom.
+- `holm`: Holm's step-down adjustment over a whole table of p-values.
+- Per agent and vision: mean moves with a 95 % interval (mazes as the unit), median, IQR, reach
+  rate, capped share, efficiency.
+
+Choices at a probe (Table 2) are `mazesim.experiment.choices`; `choice_test` is re-exported here.
 """
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Mapping, Sequence
 
 import numpy as np
 from scipy import stats
 
-from mazesim.maze import DIRECTIONS
+from mazesim.experiment.choices import ChoiceCount, ChoiceTest, choice_test
 
 __all__ = [
     "CONFIDENCE",
+    "BOOTSTRAP_RESAMPLES",
+    "MIN_MAZES",
+    "FISHER_MIN_MAZES",
+    "ALL",
+    "WITHIN",
     "Correlation",
+    "Summary",
     "ChoiceCount",
     "ChoiceTest",
-    "Summary",
     "correlations",
+    "correlate",
+    "fisher_interval",
+    "holm",
     "choice_test",
     "summary",
 ]
 
 CONFIDENCE = 0.95
-_CI_METHOD = "wilson"
+BOOTSTRAP_RESAMPLES = 2000
+"""Resamples of the Spearman intervals."""
+MIN_MAZES: Mapping[str, int] = MappingProxyType({"pearson": 3, "spearman": 10})
+"""Fewest mazes with a mean for a correlation: Pearson's t test needs one degree of freedom;
+below 10 mazes Spearman's t approximation and its bootstrap (a handful of distinct resamples)
+mislead."""
+FISHER_MIN_MAZES = 4
+"""Fewest mazes for Fisher's z interval of a pooled Pearson r (n - 3 > 0)."""
+ALL, WITHIN = "all", "within"
+"""The pooled stratum and the partial correlation within generators."""
 
 
 @dataclass(frozen=True)
 class Correlation:
-    """One cell of Table 1."""
+    """One cell of Table 1: a parameter against the mean moves per maze in one stratum.
+
+    `n` counts the mazes used; `capped_share` is the share of the condition's trials on those
+    mazes that hit `max_steps`; `p_adjusted` is set by `holm` over a whole table (NaN until then).
+    """
 
     agent: str
     vision: str
     parameter: str
     method: str
+    stratum: str
     r: float
-    p: float
-    n: int
-
-
-@dataclass(frozen=True)
-class ChoiceCount:
-    """One direction at a probe: simulated count and proportion with its interval, human side."""
-
-    direction: str
-    count: int
-    proportion: float
     ci_low: float
     ci_high: float
-    expected_human: float
-    human: int | None
-
-
-@dataclass(frozen=True)
-class ChoiceTest:
-    """First departures from a probe mark for one (agent, vision), against the human counts."""
-
-    agent: str
-    vision: str
-    mark: str
+    p: float
+    p_adjusted: float
     n: int
-    directions: tuple[ChoiceCount, ...]
-    human_n: int
-    fisher_p: float
-    odds_ratio: float  # NaN unless the table is 2x2
+    capped_share: float
+
+
+def correlations(agent: str, vision: str, parameters: Mapping[str, np.ndarray],
+                 mean_moves: np.ndarray, methods: Sequence[str], *,
+                 strata: Sequence[str] | None = None,
+                 capped_share: Mapping[str, float] | None = None,
+                 seed: int | np.random.SeedSequence = 0) -> list[Correlation]:
+    """Correlate each parameter (one value per maze) with the mean moves per maze.
+
+    `strata` labels each maze (its generator); with two labels or more every label is a stratum
+    besides `all` and `within`, else `all` is the only one. Mazes where either value is missing
+    are left out; fewer than `MIN_MAZES[method]` or a constant column give NaN, never an error. The
+    bootstrap of (parameter i, stratum j) draws from `SeedSequence(seed, spawn_key=(i, j))`.
+    `capped_share` maps a stratum to its share of capped trials (NaN where absent).
+    """
+    y = np.asarray(mean_moves, dtype=float)
+    labels = np.asarray(["" for _ in y] if strata is None else list(strata), dtype=object)
+    names = list(dict.fromkeys(labels.tolist()))
+    groups = names + [ALL, WITHIN] if len(names) >= 2 else [ALL]
+    root = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
+    records = []
+    for i, (name, values) in enumerate(parameters.items()):
+        x = np.asarray(values, dtype=float)
+        ok = np.isfinite(x) & np.isfinite(y)
+        for j, stratum in enumerate(groups):
+            keep = ok if stratum in (ALL, WITHIN) else ok & (labels == stratum)
+            within = labels[keep] if stratum == WITHIN else None
+            key = np.random.SeedSequence(root.entropy, spawn_key=(*root.spawn_key, i, j))
+            for method in methods:
+                r, low, high, p = correlate(x[keep], y[keep], method, groups=within, seed=key)
+                records.append(Correlation(agent, vision, name, method, stratum, r, low, high,
+                                           p, float("nan"), int(keep.sum()),
+                                           float((capped_share or {}).get(stratum, float("nan")))))
+    return records
+
+
+def correlate(x: np.ndarray, y: np.ndarray, method: str, *, groups: np.ndarray | None = None,
+              seed: np.random.SeedSequence | int = 0) -> tuple[float, float, float, float]:
+    """(r, ci_low, ci_high, p) of `method` ("pearson" or "spearman"); with `groups`, the partial
+    correlation after removing each group's mean from x and y (from the pooled ranks for
+    Spearman). NaN for fewer than `MIN_MAZES[method]` pairs, a constant column or no degree of
+    freedom; a NaN interval where Fisher's z has none (n - (groups - 1) < FISHER_MIN_MAZES)."""
+    if method not in MIN_MAZES:
+        raise ValueError(f"method {method!r} (allowed: {', '.join(MIN_MAZES)})")
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    codes = _codes(groups, len(x))
+    controls = int(codes.max()) if len(x) else 0   # group means removed: (groups - 1) dummies
+    nan = (float("nan"),) * 4
+    df = len(x) - 2 - controls
+    if len(x) < MIN_MAZES[method] or df < 1:
+        return nan
+    spearman = method == "spearman"
+    r = _r(*(_ranked(v) if spearman else v for v in (x, y)), codes)
+    if not np.isfinite(r):
+        return nan
+    if spearman:
+        low, high = _bootstrap(x, y, codes, seed)
+    else:
+        low, high = fisher_interval(r, len(x), controls)
+    return r, low, high, _t_p(r, df)
+
+
+def fisher_interval(r: float, n: int, controls: int = 0) -> tuple[float, float]:
+    """The `CONFIDENCE` interval of a (partial) Pearson r by Fisher's z: tanh(atanh r +- z / sqrt(n
+    - 3 - controls))."""
+    if n - controls < FISHER_MIN_MAZES:
+        return float("nan"), float("nan")
+    if abs(r) == 1.0:
+        return float(r), float(r)
+    half = stats.norm.ppf(0.5 + CONFIDENCE / 2) / np.sqrt(n - 3 - controls)
+    z = np.arctanh(r)
+    return float(np.tanh(z - half)), float(np.tanh(z + half))
+
+
+def holm(p: Sequence[float]) -> np.ndarray:
+    """Holm's step-down adjusted p-values (NaN entries stay NaN and do not count as tests)."""
+    p = np.asarray(p, dtype=float)
+    out = np.full(p.shape, np.nan)
+    finite = np.flatnonzero(np.isfinite(p))
+    order = finite[np.argsort(p[finite], kind="stable")]
+    m = len(order)
+    scaled = p[order] * (m - np.arange(m))
+    out[order] = np.minimum(np.maximum.accumulate(scaled), 1.0)
+    return out
+
+
+def _codes(groups: np.ndarray | None, n: int) -> np.ndarray:
+    if groups is None:
+        return np.zeros(n, np.int64)
+    return np.unique(np.asarray(groups, dtype=str), return_inverse=True)[1].reshape(-1)
+
+
+def _ranked(v: np.ndarray) -> np.ndarray:
+    return stats.rankdata(v, axis=-1)
+
+
+def _resampled_ranks(v: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """`rankdata(v[index], axis=-1)` (average ranks of ties) by counting, not sorting: each
+    resample's rank of a value is the number of smaller values drawn plus (its count + 1) / 2."""
+    values, code = np.unique(v, return_inverse=True)
+    code = code.reshape(-1)[index]
+    rows = np.arange(len(index))[:, None]
+    counts = np.bincount((rows * len(values) + code).ravel(),
+                         minlength=len(index) * len(values)).reshape(len(index), len(values))
+    ranks = np.cumsum(counts, axis=1) - counts + (counts + 1) / 2
+    return ranks[rows, code]
+
+
+def _demeaned(v: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """v (.., n) minus the mean of its group along the last axis."""
+    out = np.array(v, dtype=float)
+    for g in range(int(codes.max()) + 1 if codes.size else 0):
+        cols = codes == g
+        out[..., cols] -= out[..., cols].mean(axis=-1, keepdims=True)
+    return out
+
+
+def _r(x: np.ndarray, y: np.ndarray, codes: np.ndarray) -> np.ndarray | float:
+    """Pearson r of the group-demeaned x and y along the last axis (NaN where constant)."""
+    x, y = _demeaned(x, codes), _demeaned(y, codes)
+    sxy, sxx, syy = ((a * b).sum(axis=-1) for a, b in ((x, y), (x, x), (y, y)))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = np.clip(sxy / np.sqrt(sxx * syy), -1.0, 1.0)
+    return float(r) if np.ndim(r) == 0 else r
+
+
+def _t_p(r: float, df: int) -> float:
+    """Two-sided p of H0: rho = 0 from t = r sqrt(df / (1 - r^2))."""
+    if abs(r) == 1.0:
+        return 0.0
+    t = r * np.sqrt(df / (1.0 - r * r))
+    return float(2 * stats.t.sf(abs(t), df))
+
+
+def _bootstrap(x: np.ndarray, y: np.ndarray, codes: np.ndarray,
+               seed: np.random.SeedSequence | int) -> tuple[float, float]:
+    """Percentile interval of Spearman's (partial) rho over `BOOTSTRAP_RESAMPLES` resamples of
+    the mazes, drawn within each group so that the group sizes stay as they are."""
+    rng = np.random.default_rng(seed)
+    index = np.empty((BOOTSTRAP_RESAMPLES, len(x)), np.int64)
+    for g in range(int(codes.max()) + 1):
+        members = np.flatnonzero(codes == g)
+        index[:, members] = rng.choice(members, size=(BOOTSTRAP_RESAMPLES, len(members)))
+    rho = _r(_resampled_ranks(x, index), _resampled_ranks(y, index), codes)
+    tail = 100 * (1 - CONFIDENCE) / 2
+    low, high = np.nanpercentile(rho, [tail, 100 - tail])
+    return float(low), float(high)
 
 
 @dataclass(frozen=True)
 class Summary:
-    """Movement counts of one (agent, vision) over all mazes and trials."""
+    """Movement counts of one (agent, vision) over all its mazes and trials.
+
+    `counted` trials make the mean, median and quartiles (all trials, or those not capped);
+    `ci_low`/`ci_high` bound the mean at `CONFIDENCE`, mazes as the unit (trials with one maze).
+    """
 
     agent: str
     vision: str
     trials: int
+    counted: int
+    mazes: int
     mean: float
+    ci_low: float
+    ci_high: float
     median: float
     q1: float
     q3: float
     iqr: float
     reach_rate: float
-    capped_rate: float
+    capped_share: float
     efficiency: float  # mean of solution_length / moves over reached trials
 
 
-def correlations(agent: str, vision: str, parameters: Mapping[str, np.ndarray],
-                 mean_moves: np.ndarray, methods: Sequence[str]) -> list[Correlation]:
-    """Correlate each parameter (one value per maze) with the mean moves per maze.
-
-    Mazes where either value is missing are left out; fewer than 3 mazes or a constant column
-    give NaN (as scipy does), never an error.
-    """
-    y = np.asarray(mean_moves, dtype=float)
-    records = []
-    for name, values in parameters.items():
-        x = np.asarray(values, dtype=float)
-        ok = np.isfinite(x) & np.isfinite(y)
-        for method in methods:
-            r, p = _correlate(method, x[ok], y[ok])
-            records.append(Correlation(agent, vision, name, method, r, p, int(ok.sum())))
-    return records
-
-
-def _correlate(method: str, x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
-    if len(x) < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
-        return float("nan"), float("nan")
-    test = stats.pearsonr if method == "pearson" else stats.spearmanr
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        result = test(x, y)
-    return float(result.statistic), float(result.pvalue)
-
-
-def choice_test(agent: str, vision: str, mark: str, counts: Mapping[str, int],
-                human: Mapping[str, int]) -> ChoiceTest:
-    """Table 2 of the study for one probe; directions in the canonical order.
-
-    Directions shown are those chosen by the simulation or the humans. Fisher's exact test uses the
-    2 x k table (simulated, human) over those directions; NaN without human counts.
-    """
-    shown = [d for d in DIRECTIONS if counts.get(d, 0) or d in human]
-    n = int(sum(counts.get(d, 0) for d in DIRECTIONS))
-    human_n = int(sum(human.values()))
-    rows = []
-    for d in shown:
-        k = int(counts.get(d, 0))
-        if n:
-            ci = stats.binomtest(k, n).proportion_ci(CONFIDENCE, method=_CI_METHOD)
-            low, high, prop = float(ci.low), float(ci.high), k / n
-        else:
-            low = high = prop = float("nan")
-        rows.append(ChoiceCount(d, k, prop, low, high, prop * human_n,
-                                int(human[d]) if d in human else None))
-    p, odds = _fisher([counts.get(d, 0) for d in shown], [human.get(d, 0) for d in shown])
-    return ChoiceTest(agent, vision, mark, n, tuple(rows), human_n, p, odds)
-
-
-def _fisher(simulated: list[int], human: list[int]) -> tuple[float, float]:
-    table = np.array([simulated, human], dtype=np.int64)
-    table = table[:, table.sum(axis=0) > 0]
-    if table.shape[1] < 2 or (table.sum(axis=1) == 0).any():
-        return float("nan"), float("nan")
-    if table.shape[1] == 2:
-        result = stats.fisher_exact(table)
-        return float(result.pvalue), float(result.statistic)
-    result = stats.fisher_exact(table)
-    return float(result.pvalue), float("nan")
-
-
 def summary(agent: str, vision: str, moves: np.ndarray, reached: np.ndarray,
-            capped: np.ndarray, solution_length: np.ndarray) -> Summary:
-    """Summary of one condition; `solution_length` is per trial (that of the trial's maze)."""
+            capped: np.ndarray, solution_length: np.ndarray, maze_ids: np.ndarray | None = None,
+            *, include_capped: bool = False) -> Summary:
+    """Summary of one condition; `solution_length` and `maze_ids` are per trial."""
     moves = np.asarray(moves, dtype=float)
-    reached = np.asarray(reached, dtype=bool)
-    if moves.size == 0:
-        nan = float("nan")
-        return Summary(agent, vision, 0, nan, nan, nan, nan, nan, nan, nan, nan)
-    q1, median, q3 = np.percentile(moves, [25, 50, 75])
+    reached, capped = np.asarray(reached, bool), np.asarray(capped, bool)
+    mazes = np.zeros(len(moves), np.int64) if maze_ids is None else np.asarray(maze_ids)
+    counted = np.ones(len(moves), bool) if include_capped else ~capped
+    nan = float("nan")
+    capped_share = float(capped.mean()) if moves.size else nan
     ok = reached & (moves > 0)
     efficiency = (float(np.mean(np.asarray(solution_length, float)[ok] / moves[ok]))
-                  if ok.any() else float("nan"))
-    return Summary(agent, vision, int(moves.size), float(moves.mean()), float(median),
-                   float(q1), float(q3), float(q3 - q1), float(reached.mean()),
-                   float(np.asarray(capped, bool).mean()), efficiency)
+                  if ok.any() else nan)
+    if not counted.any():
+        return Summary(agent, vision, int(moves.size), 0, len(np.unique(mazes)), nan, nan, nan,
+                       nan, nan, nan, nan, float(reached.mean()) if moves.size else nan,
+                       capped_share, efficiency)
+    used = moves[counted]
+    q1, median, q3 = np.percentile(used, [25, 50, 75])
+    low, high = _mean_interval(used, mazes[counted])
+    return Summary(agent, vision, int(moves.size), int(counted.sum()),
+                   len(np.unique(mazes[counted])), float(used.mean()), low, high, float(median),
+                   float(q1), float(q3), float(q3 - q1), float(reached.mean()), capped_share,
+                   efficiency)
+
+
+def _mean_interval(moves: np.ndarray, mazes: np.ndarray) -> tuple[float, float]:
+    """t interval of the mean: from the spread of the per-maze means when there are several
+    mazes (trials of one maze are not independent draws of a maze), else of the trials."""
+    ids, codes = np.unique(mazes, return_inverse=True)
+    units = (np.bincount(codes, moves) / np.bincount(codes)) if len(ids) >= 2 else moves
+    if len(units) < 2:
+        return float("nan"), float("nan")
+    half = stats.t.ppf(0.5 + CONFIDENCE / 2, len(units) - 1) * units.std(ddof=1) / np.sqrt(
+        len(units))
+    return float(moves.mean() - half), float(moves.mean() + half)

@@ -1,6 +1,7 @@
 """CLI: mazesim validate, run, replay, report (exit codes, the one Error line, outputs)."""
 
 import copy
+import json
 from pathlib import Path
 
 import pytest
@@ -110,3 +111,39 @@ def test_resume_without_unfinished_run(config, tmp_path):
 def test_report_on_a_directory_that_is_not_a_run(tmp_path):
     result = _invoke("report", tmp_path)
     assert result.exit_code == 2 and "not a run directory" in result.output
+
+
+def test_validate_json(config):
+    result = _invoke("validate", config, "--json")
+    assert result.exit_code == 0
+    assert json.loads(result.output) == {"name": "cli", "mazes": 4,
+                                         "agents": ["weighted-walker", "dfs"],
+                                         "vision": ["full", "2"], "units": 16, "trials": 56}
+
+
+def test_run_report_replay_json(config, tmp_path):
+    result = _invoke("run", config, "--output", tmp_path / "out", "--json")
+    assert result.exit_code == 0, result.output
+    done = json.loads(result.output)
+    run_dir = Path(done["run_dir"])
+    assert {k: done[k] for k in ("mazes", "units", "trials", "resumed")} == {
+        "mazes": 4, "units": 16, "trials": 56, "resumed": False}
+    assert run_dir.parent == tmp_path / "out" / "cli" and done["moves"] > 0
+
+    result = _invoke("report", run_dir, "--json")
+    assert result.exit_code == 0, result.output
+    written = json.loads(result.output)
+    assert written["report"] == str(run_dir / "report.md")
+    assert {Path(p).name for p in written["tables"]} == {
+        "mazes.csv", "trials.csv", "choices.csv", "correlations.csv", "regression.csv",
+        "summary.csv", "branch_choices.csv"}
+    assert written["figures"] and all(Path(p).is_file() for p in written["figures"])
+
+    result = _invoke("replay", run_dir, "--trial", 45, "--json")
+    assert result.exit_code == 0, result.output
+    again = json.loads(result.output)
+    assert {k: again[k] for k in ("trial_id", "maze_id", "agent", "vision", "trial",
+                                  "identical", "picture")} == {
+        "trial_id": 45, "maze_id": 3, "agent": "weighted-walker", "vision": "full", "trial": 3,
+        "identical": True, "picture": None}
+    assert (again["moves"], again["reached"]) == (again["stored_moves"], again["stored_reached"])

@@ -187,3 +187,28 @@ def test_generators_lists_every_name_with_a_description(runner):
     assert {"stick-knocking", "digging", "wall-extending", "wilson"} <= set(GENERATORS)
     assert all(len(line.split(maxsplit=1)) == 2 for line in lines)
     assert "穴掘り法" in lines[[line.split()[0] for line in lines].index("digging")]
+
+
+def test_generate_json_is_the_maze_file_format(runner, tmp_path):
+    from mazesim.maze import maze_from_json
+
+    result = runner.invoke(main, ["generate", "digging", "--size", "9x11", "--seed", "7",
+                                  "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    maze = maze_from_json(data)
+    expected = runner.invoke(main, ["generate", "digging", "--size", "9x11", "--seed", "7"])
+    assert format_maze(maze) == expected.stdout and data["meta"]["seed"] == 7
+    out = tmp_path / "m.txt"
+    both = runner.invoke(main, ["generate", "digging", "--size", "9x11", "--seed", "7",
+                                "--json", "-o", str(out)])
+    assert json.loads(both.stdout) == data and out.read_text() == expected.stdout
+
+
+def test_generators_json(runner):
+    from mazesim.generators import GENERATORS
+
+    listing = json.loads(runner.invoke(main, ["generators", "--json"]).stdout)
+    assert list(listing) == list(GENERATORS)
+    assert listing["digging"]["description"] == GENERATORS["digging"].description
+    assert listing["eller"]["options"] == dict(GENERATORS["eller"].options)

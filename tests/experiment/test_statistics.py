@@ -1,62 +1,187 @@
-"""The study's statistics: Table 2 numbers, correlations against scipy, summaries."""
+"""Table 1 statistics: strata, intervals, partial correlations, Holm's correction, summaries."""
 
 import numpy as np
+import pandas as pd
 import pytest
+import statsmodels.formula.api as smf
+from hypothesis import given, strategies as st
 from scipy import stats
+from statsmodels.stats.multitest import multipletests
 
-from mazesim.experiment.statistics import choice_test, correlations, summary
-
-
-def test_study_table_2_expected_human_counts():
-    test = choice_test("weighted-walker", "2", "A", {"up": 66, "right": 34}, {"up": 10, "right": 4})
-    up, right = test.directions
-    assert (up.direction, right.direction) == ("up", "right")
-    assert test.n == 100 and test.human_n == 14
-    assert up.proportion == pytest.approx(0.66) and right.proportion == pytest.approx(0.34)
-    assert round(up.expected_human, 1) == 9.2 and round(right.expected_human, 1) == 4.8
-    assert (up.human, right.human) == (10, 4)
-    assert up.ci_low < 0.66 < up.ci_high and 0.55 < up.ci_low and up.ci_high < 0.76
-    assert test.fisher_p == pytest.approx(stats.fisher_exact([[66, 34], [10, 4]]).pvalue)
-    assert test.fisher_p > 0.5  # the study: "extremely close"
+from mazesim.experiment.statistics import (BOOTSTRAP_RESAMPLES, MIN_MAZES, correlate,
+                                           correlations, fisher_interval, holm, summary)
 
 
-def test_choice_test_lists_directions_chosen_by_either_side():
-    test = choice_test("a", "full", "A", {"left": 3}, {"up": 2})
-    assert [c.direction for c in test.directions] == ["up", "left"]
-    assert [c.count for c in test.directions] == [0, 3]
-    assert [c.human for c in test.directions] == [2, None]
+def test_holm_on_a_known_list():
+    # sorted 0.005 x 4 = 0.02, 0.01 x 3 = 0.03, 0.03 x 2 = 0.06, 0.04 x 1 = 0.04 -> max so far
+    assert holm([0.01, 0.04, 0.03, 0.005]) == pytest.approx([0.03, 0.06, 0.06, 0.02])
 
 
-def test_choice_test_without_humans_has_no_fisher_p():
-    test = choice_test("a", "full", "A", {"up": 5, "down": 5}, {})
-    assert test.human_n == 0 and np.isnan(test.fisher_p)
-    assert [c.expected_human for c in test.directions] == [0.0, 0.0]
+def test_holm_ignores_nan_and_caps_at_one():
+    out = holm([0.01, np.nan, 0.6, 0.55])
+    assert np.isnan(out[1])
+    # three tests, not four: 0.01 x 3; 0.55 x 2 = 1.1 -> 1; 0.6 x 1, but not below 1.1 -> 1
+    assert out[[0, 2, 3]] == pytest.approx([0.03, 1.0, 1.0])
 
 
-def test_correlations_match_scipy():
+@given(st.lists(st.floats(0, 1), min_size=1, max_size=30))
+def test_holm_matches_statsmodels(p):
+    assert holm(p) == pytest.approx(multipletests(p, method="holm")[1])
+
+
+def test_fisher_interval_by_hand():
+    # z = atanh 0.5 = 0.549306; se = 1 / sqrt(28 - 3) = 0.2; z +- 1.959964 x 0.2, back by tanh
+    low, high = fisher_interval(0.5, 28)
+    assert (low, high) == pytest.approx((0.15602836252908606, 0.7358184794439376), abs=1e-12)
+    assert fisher_interval(0.5, 31, controls=3) == pytest.approx((low, high), abs=1e-12)
+    assert np.isnan(fisher_interval(0.5, 3)[0])
+
+
+def _sample(n=60, seed=3):
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=n)
+    return x, 2 * x + rng.normal(size=n)
+
+
+@pytest.mark.parametrize("method, scipy_test", [("pearson", stats.pearsonr),
+                                                 ("spearman", stats.spearmanr)])
+def test_pooled_r_and_p_match_scipy(method, scipy_test):
+    x, y = _sample()
+    r, low, high, p = correlate(x, y, method, seed=1)
+    expected = scipy_test(x, y)
+    assert r == pytest.approx(expected.statistic) and p == pytest.approx(expected.pvalue)
+    assert low < r < high
+
+
+def _grouped(seed=5):
+    """Three groups whose means differ a lot in both x and y (Simpson's setting)."""
+    rng = np.random.default_rng(seed)
+    groups = np.repeat(["a", "b", "c"], [20, 25, 15])
+    shift = {"a": 0.0, "b": 10.0, "c": 20.0}
+    base = np.array([shift[g] for g in groups])
+    x = base + rng.normal(size=len(groups))
+    y = -3 * base + 0.5 * (x - base) + rng.normal(size=len(groups))
+    return x, y, groups
+
+
+def test_within_is_the_partial_correlation_of_statsmodels():
+    x, y, groups = _grouped()
+    fit = smf.ols("y ~ x + C(g)", pd.DataFrame({"x": x, "y": y, "g": groups})).fit()
+    t, df = fit.tvalues["x"], fit.df_resid
+    r, low, high, p = correlate(x, y, "pearson", groups=groups)
+    assert r == pytest.approx(t / np.sqrt(t * t + df))
+    assert p == pytest.approx(fit.pvalues["x"])
+    assert (low, high) == pytest.approx(fisher_interval(r, len(x), controls=2))
+    assert r > 0 > correlate(x, y, "pearson")[0]      # pooled: the sign flips
+
+
+def test_within_spearman_is_the_partial_correlation_of_the_pooled_ranks():
+    x, y, groups = _grouped()
+    ranks = pd.DataFrame({"x": stats.rankdata(x), "y": stats.rankdata(y), "g": groups})
+    fit = smf.ols("y ~ x + C(g)", ranks).fit()
+    t, df = fit.tvalues["x"], fit.df_resid
+    r, _, _, p = correlate(x, y, "spearman", groups=groups, seed=1)
+    assert r == pytest.approx(t / np.sqrt(t * t + df)) and p == pytest.approx(fit.pvalues["x"])
+
+
+def test_spearman_bootstrap_is_seeded():
+    x, y = _sample(40)
+    first = correlate(x, y, "spearman", seed=np.random.SeedSequence(7, spawn_key=(1, 2)))
+    again = correlate(x, y, "spearman", seed=np.random.SeedSequence(7, spawn_key=(1, 2)))
+    other = correlate(x, y, "spearman", seed=np.random.SeedSequence(8))
+    assert first == again and first[1:3] != other[1:3] and first[0] == other[0]
+    assert first[1] < first[0] < first[2]
+
+
+def test_spearman_bootstrap_resamples_within_groups():
+    """The interval is the percentile interval of the partial rank correlation over resamples
+    drawn within each group, from the same seed."""
+    x, y, groups = _grouped()
+    r, low, high, _ = correlate(x, y, "spearman", groups=groups, seed=3)
     rng = np.random.default_rng(3)
-    x = rng.normal(size=40)
-    y = 2 * x + rng.normal(size=40)
-    y[5] = np.nan  # a maze without trials is left out
-    recs = correlations("bfs", "2", {"solution_length": x}, y, ["pearson", "spearman"])
-    ok = ~np.isnan(y)
-    pearson = stats.pearsonr(x[ok], y[ok])
-    spearman = stats.spearmanr(x[ok], y[ok])
-    assert [(r.method, r.n) for r in recs] == [("pearson", 39), ("spearman", 39)]
-    assert recs[0].r == pytest.approx(pearson.statistic) and recs[0].p == pytest.approx(
-        pearson.pvalue)
-    assert recs[1].r == pytest.approx(spearman.statistic)
+    codes = np.unique(groups, return_inverse=True)[1]
+    members = [np.flatnonzero(codes == g) for g in range(3)]
+    draws = [rng.choice(m, size=(BOOTSTRAP_RESAMPLES, len(m))) for m in members]
+    rhos = []
+    for b in range(BOOTSTRAP_RESAMPLES):
+        index = np.empty(len(x), np.int64)
+        for m, drawn in zip(members, draws):
+            index[m] = drawn[b]
+        rhos.append(_partial_rank_r(x[index], y[index], codes))
+    assert (low, high) == pytest.approx(tuple(np.nanpercentile(rhos, [2.5, 97.5])))
 
 
-def test_constant_parameter_gives_nan_not_an_error():
-    (rec,) = correlations("bfs", "full", {"loops": np.zeros(10)}, np.arange(10.0), ["pearson"])
-    assert np.isnan(rec.r) and np.isnan(rec.p) and rec.n == 10
+def _partial_rank_r(x, y, codes):
+    rx, ry = stats.rankdata(x), stats.rankdata(y)
+    for g in range(codes.max() + 1):
+        rx[codes == g] -= rx[codes == g].mean()
+        ry[codes == g] -= ry[codes == g].mean()
+    return np.corrcoef(rx, ry)[0, 1]
 
 
-def test_summary():
+def test_correlations_in_strata():
+    x, y, groups = _grouped()
+    y[3] = np.nan                                      # a maze without a counted trial
+    recs = correlations("bfs", "2", {"solution_length": x}, y, ["pearson"], strata=groups,
+                        capped_share={"a": 0.5, "all": 0.1})
+    assert [(r.stratum, r.n) for r in recs] == [("a", 19), ("b", 25), ("c", 15), ("all", 59),
+                                                ("within", 59)]
+    a = recs[0]
+    expected = stats.pearsonr(x[:20][np.arange(20) != 3], y[:20][np.arange(20) != 3])
+    assert a.r == pytest.approx(expected.statistic) and a.p == pytest.approx(expected.pvalue)
+    assert (a.capped_share, recs[3].capped_share) == (0.5, 0.1) and np.isnan(recs[1].capped_share)
+    assert all(np.isnan(r.p_adjusted) for r in recs)   # set over a whole table by holm
+
+
+def test_one_stratum_gives_only_all():
+    x, y = _sample()
+    recs = correlations("bfs", "2", {"p": x}, y, ["pearson", "spearman"],
+                        strata=["digging"] * len(x))
+    assert [(r.stratum, r.method) for r in recs] == [("all", "pearson"), ("all", "spearman")]
+
+
+def test_too_few_mazes_or_a_constant_column_give_nan_not_an_error():
+    (constant,) = correlations("bfs", "full", {"loops": np.zeros(10)}, np.arange(10.0),
+                               ["pearson"])
+    assert np.isnan(constant.r) and np.isnan(constant.p) and constant.n == 10
+    few = correlate(np.arange(9.0), np.arange(9.0) ** 2, "spearman")
+    assert MIN_MAZES["spearman"] == 10 and all(np.isnan(few))
+    r, low, high, p = correlate(np.array([1.0, 2, 3]), np.array([1.0, 3, 2]), "pearson")
+    assert r == pytest.approx(0.5) and p == pytest.approx(stats.pearsonr([1, 2, 3],
+                                                                         [1, 3, 2]).pvalue)
+    assert np.isnan(low) and np.isnan(high)            # Fisher's z needs a fourth maze
+
+
+def test_unknown_method_is_a_bug_not_input():
+    with pytest.raises(ValueError, match="kendall"):
+        correlate(np.arange(5.0), np.arange(5.0), "kendall")
+
+
+def test_summary_excludes_capped_trials_from_the_means():
     moves = np.array([10, 20, 30, 40, 1000])
     reached = np.array([True, True, True, True, False])
-    s = summary("dfs", "2", moves, reached, ~reached, np.full(5, 10))
-    assert (s.trials, s.mean, s.median, s.q1, s.q3, s.iqr) == (5, 220.0, 30.0, 20.0, 40.0, 20.0)
-    assert s.reach_rate == 0.8 and s.capped_rate == 0.2
+    s = summary("dfs", "2", moves, reached, ~reached, np.full(5, 10), np.zeros(5))
+    assert (s.trials, s.counted, s.mean, s.median, s.q1, s.q3) == (5, 4, 25.0, 25.0, 17.5,
+                                                                  32.5)
+    assert s.reach_rate == 0.8 and s.capped_share == 0.2
     assert s.efficiency == pytest.approx(np.mean([1, 0.5, 1 / 3, 0.25]))
+    # one maze: the interval of the mean is Student's t over the four counted trials
+    half = stats.t.ppf(0.975, 3) * np.std([10, 20, 30, 40], ddof=1) / 2
+    assert (s.ci_low, s.ci_high) == pytest.approx((25 - half, 25 + half))
+    every = summary("dfs", "2", moves, reached, ~reached, np.full(5, 10), include_capped=True)
+    assert (every.counted, every.mean) == (5, 220.0)
+
+
+def test_summary_interval_takes_the_mazes_as_the_unit():
+    moves = np.array([10, 12, 30, 34, 50, 50])
+    mazes = np.array([0, 0, 1, 1, 2, 2])
+    s = summary("a", "2", moves, np.ones(6, bool), np.zeros(6, bool), np.ones(6), mazes)
+    means = np.array([11.0, 32.0, 50.0])
+    half = stats.t.ppf(0.975, 2) * means.std(ddof=1) / np.sqrt(3)
+    assert s.mazes == 3 and s.mean == pytest.approx(31.0)
+    assert (s.ci_low, s.ci_high) == pytest.approx((31.0 - half, 31.0 + half))
+
+
+def test_summary_without_counted_trials():
+    s = summary("a", "2", np.array([5, 5]), np.zeros(2, bool), np.ones(2, bool), np.ones(2))
+    assert s.counted == 0 and np.isnan(s.mean) and s.capped_share == 1.0

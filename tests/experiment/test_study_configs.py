@@ -21,6 +21,7 @@ TRIALS = 4000
     ("quickstart.yaml", 15, 120),
     ("study-first-experiment.yaml", 300, 4200),
     ("study-branch-point.yaml", 1, 2),
+    ("play-demo-agents.yaml", 2, 16),
 ])
 def test_study_configs_validate(name, mazes, units):
     config = load_config(ROOT / "configs" / name)
@@ -99,3 +100,16 @@ def test_branch_point_readme_table_100_runs(tmp_path):
         counts = dict(store.query("SELECT direction, COUNT(*) FROM choices WHERE first = 1 "
                                   "GROUP BY direction"))
     assert counts == {"up": 68, "right": 32}
+
+
+def test_play_demo_agents_walk_the_play_demo_mazes():
+    """`mazesim compare results/play-demo <run of play-demo-agents>` matches mazes by text."""
+    from mazesim.experiment.runner import build_mazes
+    from mazesim.maze import format_maze
+    from mazesim.play.session import load_session
+
+    session = load_session(ROOT / "configs" / "play-demo.yaml")
+    config = load_config(ROOT / "configs" / "play-demo-agents.yaml")
+    assert [format_maze(m) for _, m in build_mazes(config)] == [format_maze(m.maze)
+                                                                for m in session.mazes]
+    assert {str(m.vision) for m in session.mazes} <= set(config.vision_labels)

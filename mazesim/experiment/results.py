@@ -1,0 +1,169 @@
+"""A run's results as pandas DataFrames, for any kind of run (simulated, played, imported).
+
+>>> from mazesim import load_run                                   # doctest: +SKIP
+>>> run = load_run("results/quickstart/20261130T062827Z")           # doctest: +SKIP
+>>> run.trials.groupby(["agent", "vision"]).moves.mean()            # doctest: +SKIP
+>>> run.correlations.query("stratum == 'within' and method == 'pearson'")   # doctest: +SKIP
+>>> run.trajectory(17)                                              # doctest: +SKIP
+
+The tables are read from the run's `results.sqlite` (the source of truth); `correlations` and
+`regression` are computed on first use with the statistics of the report, so they equal its
+`correlations.csv` and `regression.csv`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+from functools import cached_property
+from pathlib import Path
+from typing import Any, Mapping
+
+import numpy as np
+import pandas as pd
+
+from mazesim.agents import parse_vision
+from mazesim.errors import ConfigError
+from mazesim.experiment import tables
+from mazesim.experiment.config import CAPPED, CORRELATION_METHODS, DEFAULT_CORRELATION_PARAMETERS
+from mazesim.experiment.regression import RegressionTerm
+from mazesim.experiment.statistics import Correlation
+from mazesim.experiment.storage import CHOICE_COLUMNS, HUMAN, RunStore
+from mazesim.records import CHOICE_FIELDS
+
+__all__ = ["FILE_STRATUM", "SIMULATED", "Settings", "Results", "load_run", "records_frame"]
+
+FILE_STRATUM = "file"
+"""The stratum of mazes read from files (generated mazes: their generator)."""
+SIMULATED = "simulated"
+"""The `kind` of a run of agents (runs of people: `storage.HUMAN`)."""
+_FLAGS = ("reached", "capped")
+_TRIAL_COLUMNS = ("trial_id", "maze_id", "agent", "vision", "trial", "seed", "moves", *_FLAGS)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What the analysis of a run uses, from its stored config (defaults where a run of people
+    stores none): conditions in config order, correlation parameters and methods, probes (mark,
+    human counts), how capped trials count, the root seed, each agent's config entry and each
+    vision's (by its label)."""
+
+    agents: tuple[str, ...]
+    visions: tuple[str, ...]
+    parameters: tuple[str, ...]
+    methods: tuple[str, ...]
+    probes: tuple[tuple[str, Mapping[str, int]], ...]
+    capped: str
+    seed: int
+    specs: Mapping[str, Mapping[str, Any]]
+    vision_specs: Mapping[str, Any]
+
+    @property
+    def include_capped(self) -> bool:
+        return self.capped == CAPPED[1]
+
+
+@dataclass(frozen=True, eq=False)
+class Results:
+    """The tables of one run directory.
+
+    - `mazes`: one row per maze: `maze_id, source, generator, size, seed, stratum, text` and its
+      parameters (`stratum` is the generator, `file` for maze files).
+    - `trials`: one row per trial (`trial_id, maze_id, agent, vision, trial, seed, moves,
+      reached, capped`, the flags as booleans) with the maze's stratum and parameters joined.
+    - `choices`: the stored junction departures (`storage.CHOICE_COLUMNS`, `first` boolean).
+    - `sampled`: the ids of the trials whose positions are stored (`trajectory`).
+    - `maze_means`, `correlations`, `regression`: mean moves per maze and condition, the
+      report's Table 1 and regression (computed on first use).
+    """
+
+    run_dir: Path
+    kind: str
+    meta: Mapping[str, Any]
+    settings: Settings
+    mazes: pd.DataFrame
+    trials: pd.DataFrame
+    choices: pd.DataFrame
+    sampled: np.ndarray
+
+    @cached_property
+    def maze_means(self) -> pd.DataFrame:
+        return tables.maze_means(self)
+
+    @cached_property
+    def correlations(self) -> pd.DataFrame:
+        return records_frame(tables.correlation_table(self), Correlation)
+
+    @cached_property
+    def regression(self) -> pd.DataFrame:
+        return records_frame([t for fit in tables.regression_table(self) for t in fit.terms],
+                             RegressionTerm)
+
+    def trajectory(self, trial_id: int) -> np.ndarray:
+        """Positions (T+1, 2) of a trial whose trajectory was stored (ConfigError otherwise)."""
+        if int(trial_id) not in set(self.sampled.tolist()):
+            raise ConfigError(f"{self.run_dir}: trial {trial_id} has no stored trajectory "
+                              f"({len(self.sampled):,} trials have one: see `sampled`)")
+        with RunStore(self.run_dir) as store:
+            return store.sample(int(trial_id))
+
+
+def load_run(path: str | Path) -> Results:
+    """Read the run directory `path` (ConfigError if it holds no `results.sqlite`)."""
+    run_dir = Path(path)
+    with RunStore(run_dir) as store:
+        meta = {key: store.meta(key) for (key,) in store.query("SELECT key FROM meta")}
+        mazes = _mazes(store)
+        trials = pd.read_sql_query(f"SELECT {', '.join(_TRIAL_COLUMNS)} FROM trials "
+                                   "ORDER BY trial_id", store.conn)
+        choices = pd.read_sql_query(f"SELECT {', '.join(CHOICE_COLUMNS)} FROM choices "
+                                    "ORDER BY trial_id, step", store.conn)
+        sampled = np.array([t for (t,) in store.query("SELECT trial_id FROM samples ORDER BY "
+                                                      "trial_id")], dtype=np.int64)
+    for flag in _FLAGS:
+        trials[flag] = trials[flag].astype(bool)
+    for field in CHOICE_FIELDS:
+        if field.kind == "flag":
+            choices[field.stored] = choices[field.stored].astype(bool)
+    joined = trials.merge(mazes.drop(columns=["source", "size", "seed", "text"]), on="maze_id",
+                          how="left", validate="many_to_one")
+    kind = HUMAN if meta.get("kind") == HUMAN else SIMULATED
+    return Results(run_dir, kind, meta, _settings(meta.get("config") or {}, trials, mazes),
+                   mazes, joined, choices, sampled)
+
+
+def _mazes(store: RunStore) -> pd.DataFrame:
+    records = store.mazes()
+    names = list(dict.fromkeys(k for m in records for k in m.parameters))
+    rows = [{"maze_id": m.maze_id, "source": m.source, "generator": m.generator, "size": m.size,
+             "seed": m.seed, "stratum": m.generator or FILE_STRATUM, "text": m.text,
+             **{k: m.parameters.get(k) for k in names}} for m in records]
+    columns = ["maze_id", "source", "generator", "size", "seed", "stratum", "text", *names]
+    frame = pd.DataFrame(rows, columns=columns)
+    frame[names] = frame[names].astype(float)
+    frame["seed"] = frame["seed"].astype("Int64")
+    return frame
+
+
+def _settings(config: Mapping[str, Any], trials: pd.DataFrame, mazes: pd.DataFrame) -> Settings:
+    specs = {a.get("label", a.get("type")): a for a in config.get("agents", [])}
+    agents = list(specs) + [a for a in trials["agent"].unique() if a not in specs]
+    vision_specs = {str(parse_vision(v)): v for v in config.get("vision", [])}
+    visions = list(vision_specs) + [v for v in trials["vision"].unique() if v not in vision_specs]
+    analysis = config.get("analysis", {})
+    corr = analysis.get("correlations", {})
+    wanted = corr.get("parameters", DEFAULT_CORRELATION_PARAMETERS)
+    probes = analysis.get("branch_choices")
+    if probes is None:   # no config: every mark of the mazes, no human reference
+        probes = [{"mark": m} for m in sorted({ch for t in mazes["text"] for ch in t
+                                                if ch.isupper() and ch not in "SG"})]
+    return Settings(tuple(agents), tuple(visions),
+                    tuple(p for p in wanted if p in mazes.columns),
+                    tuple(corr.get("methods", CORRELATION_METHODS)),
+                    tuple((p["mark"], dict(p.get("human") or {})) for p in probes),
+                    analysis.get("capped", CAPPED[0]), int(config.get("seed", 0)), specs,
+                    vision_specs)
+
+
+def records_frame(records: list, cls: type) -> pd.DataFrame:
+    """Records of the dataclass `cls` as a DataFrame with its fields as columns (also empty)."""
+    return pd.DataFrame([asdict(r) for r in records], columns=[f.name for f in fields(cls)])

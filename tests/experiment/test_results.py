@@ -1,0 +1,101 @@
+"""`load_run`: the tables of any run as DataFrames, the report's statistics, stored walks."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from mazesim import load_run
+from mazesim.errors import ConfigError
+from mazesim.experiment.report import build_report
+from mazesim.experiment.storage import CHOICE_COLUMNS, RunStore
+
+from report_fixtures import PEOPLE, TUTORIAL, human_run, positions, simulated_run
+
+
+@pytest.fixture(scope="module")
+def sim(tmp_path_factory):
+    return simulated_run(tmp_path_factory.mktemp("sim"))
+
+
+@pytest.fixture(scope="module")
+def people(tmp_path_factory):
+    return human_run(tmp_path_factory.mktemp("people") / "run")
+
+
+def test_simulated_run_tables(sim):
+    run = load_run(sim)
+    assert run.kind == "simulated" and run.settings.agents == ("weighted-walker", "dfs",
+                                                               "random-walk")
+    assert run.settings.visions == ("full", "2") and run.settings.capped == "exclude"
+    assert list(run.mazes.columns[:7]) == ["maze_id", "source", "generator", "size", "seed",
+                                           "stratum", "text"]
+    assert list(run.mazes.stratum) == ["digging"] * 3 + ["stick-knocking"] * 2 + ["file"]
+    assert len(run.trials) == 6 * 2 * (6 + 4 + 5)
+    assert run.trials.reached.dtype == bool and run.trials.capped.dtype == bool
+    assert list(run.choices.columns) == list(CHOICE_COLUMNS) and run.choices["first"].dtype == bool
+    with RunStore(sim) as store:
+        stored = store.query("SELECT trial_id, moves, reached FROM trials ORDER BY trial_id")
+        params = {m.maze_id: m.parameters for m in store.mazes()}
+    assert run.trials[["trial_id", "moves"]].to_numpy().tolist() == [[t, m] for t, m, _ in stored]
+    assert run.trials.reached.tolist() == [bool(r) for _, _, r in stored]
+    # the maze parameters are joined to every trial
+    row = run.trials.iloc[100]
+    assert row.solution_length == params[row.maze_id]["solution_length"]
+    assert row.stratum == run.mazes.set_index("maze_id").stratum[row.maze_id]
+
+
+def test_maze_means_exclude_capped_trials(sim):
+    run = load_run(sim)
+    means = run.maze_means.set_index(["agent", "vision", "maze_id"])
+    t = run.trials
+    mine = t[(t.agent == "random-walk") & (t.vision == "2") & (t.maze_id == 0)]
+    row = means.loc[("random-walk", "2", 0)]
+    assert (row.trials, row.capped) == (len(mine), mine.capped.sum())
+    assert row.mean_moves == pytest.approx(mine.moves[~mine.capped].mean())
+
+
+def test_correlations_and_regression_are_the_reports_tables(sim):
+    run = load_run(sim)
+    build_report(sim)
+    for name, frame in (("correlations.csv", run.correlations),
+                        ("regression.csv", run.regression)):
+        stored = pd.read_csv(sim / name, keep_default_na=False, na_values=[""])
+        assert list(stored.columns) == list(frame.columns)
+        pd.testing.assert_frame_equal(stored, frame, check_dtype=False)
+    assert list(run.correlations.columns) == ["agent", "vision", "parameter", "method", "stratum",
+                                              "r", "ci_low", "ci_high", "p", "p_adjusted", "n",
+                                              "capped_share"]
+    assert list(run.regression.columns) == ["agent", "vision", "term", "coef", "se", "ci_low",
+                                            "ci_high", "p", "r2", "n", "vif"]
+
+
+def test_trajectory_is_the_stored_sample(sim):
+    run = load_run(sim)
+    trial_id = int(run.sampled[4])
+    with RunStore(sim) as store:
+        expected = store.sample(trial_id)
+    assert np.array_equal(run.trajectory(trial_id), expected)
+    missing = int(np.setdiff1d(run.trials.trial_id, run.sampled)[0])
+    with pytest.raises(ConfigError, match=f"trial {missing} has no stored trajectory"):
+        run.trajectory(missing)
+
+
+def test_run_of_people_without_a_config(people):
+    run = load_run(people)
+    assert run.kind == "human" and run.meta["recorder"] == "import"
+    s = run.settings
+    assert (s.agents, s.visions, s.probes) == (("human",), ("2",), (("A", {}),))
+    assert run.trials.seed.tolist() == list(PEOPLE) and run.trials.trial.tolist() == [1, 2]
+    assert run.trials.moves.tolist() == [len(w) for w in PEOPLE.values()]
+    firsts = run.choices[run.choices["first"] & (run.choices.mark == "A")]
+    assert firsts.direction.tolist() == ["right", "left"]
+    from mazesim.maze import parse_maze
+
+    walk = positions(parse_maze(TUTORIAL), PEOPLE["p2"])
+    assert np.array_equal(run.trajectory(1), walk)
+    assert run.correlations.empty or run.correlations.r.isna().all()   # one maze
+
+
+def test_not_a_run_directory(tmp_path):
+    with pytest.raises(ConfigError, match="not a run directory"):
+        load_run(tmp_path)
