@@ -153,11 +153,12 @@ def main() -> None:
 
     print(f"\n2. moves per second, default agents, {trials} trials x {n_mazes} mazes")
     print(f"  {'agent':<17} {'vision':>6} {'choices':>7} {'M/s':>7}")
-    for name in FAST_AGENTS:
-        for vision in (STUDY_VISION, "full"):
-            for choices in ("all", "marks"):
-                value = rate(mazes, ours(make_agent(name), vision, trials, choices))
-                print(f"  {name:<17} {vision!s:>6} {choices:>7} {value / 1e6:7.2f}")
+    conditions = [(name, vision, choices) for name in FAST_AGENTS
+                  for vision in (STUDY_VISION, "full") for choices in ("all", "marks")]
+    m = medians({c: (lambda c=c: rate(mazes, ours(make_agent(c[0]), c[1], trials, c[2])))
+                 for c in conditions}, repeats)
+    for (name, vision, choices), value in m.items():
+        print(f"  {name:<17} {vision!s:>6} {choices:>7} {value / 1e6:7.2f}")
 
     print(f"\n3. 100 trials of every agent, vision {STUDY_VISION}, one {SIZE}x{SIZE} maze")
     totals, per_agent = [], {name: [] for name in AGENTS}
@@ -184,7 +185,8 @@ def main() -> None:
         return
     peer_trials = max(trials // 50, 2)
     for name, peer in (("random-walk", RandomMouse), ("tremaux", Tremaux)):
-        value = rate(mazes, ours(make_agent(name, goal_seeking=False), 0, trials, "marks"))
+        blind_run = ours(make_agent(name, goal_seeking=False), 0, trials, "marks")
+        value = medians({name: lambda: rate(mazes, blind_run)}, repeats)[name]
         theirs = mazelib_rate(mazes, peer, peer_trials)
         print(f"  {name:<12} {value / 1e6:8.2f} M/s   mazelib {peer.__name__:<11} "
               f"{theirs / 1e6:8.3f} M/s   ratio {value / theirs:7.0f}x")

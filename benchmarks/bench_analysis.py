@@ -1,6 +1,6 @@
 """Benchmark of mazesim.analysis against the targets of issue 2 (medians; ratios in one run).
 
-Usage: python benchmarks/bench_analysis.py [--size 1001] [--repeats 15] [--seed 1]
+Usage: python benchmarks/bench_analysis.py [--size 1001] [--repeats 15] [--seed 1] [--quick]
 
 Times, on a perfect maze of the given size (digging when `mazesim.generators` exists, else a
 binary-tree maze built here): the distance map, the shortest path, both, and scipy.sparse.csgraph
@@ -92,7 +92,11 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=1001)
     parser.add_argument("--repeats", type=int, default=15)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--quick", action="store_true",
+                        help="101x101, 2 repeats: checks that the script runs")
     args = parser.parse_args()
+    if args.quick:
+        args.size, args.repeats = 101, 2
 
     large, small = perfect_maze(args.size, args.seed), perfect_maze(SMALL, args.seed)
     w0 = time.perf_counter()

@@ -6,7 +6,7 @@ then reports wall time, trials/s, moves/s and the split of the time: agent kerne
 sample trajectories, packing results), storage in the main process (sqlite, npz) and the report.
 The runner's overhead is compared with the kernel time (target: <= 20%).
 
-    python benchmarks/bench_experiment.py [--workers 2] [--count N] [--repeat 1]
+    python benchmarks/bench_experiment.py [--workers 2] [--count N] [--repeat 1] [--quick]
 
 `--count N` scales the config down to N mazes per generator (the study config has 100); the
 kernel/overhead ratio does not depend on it, the end-to-end time scales with it.
@@ -59,7 +59,11 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--count", type=int, default=None, help="mazes per generator")
     parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--quick", action="store_true",
+                        help="1 maze per generator, 1 worker: checks that the script runs")
     args = parser.parse_args()
+    if args.quick:
+        args.count, args.workers, args.repeat = 1, 1, 1
     runs = [once(args.workers, args.count) for _ in range(args.repeat)]
     med = {k: statistics.median(r[k] for r in runs) for k in runs[0] if k != "per_agent"}
     print(f"study-first-experiment, {args.count or 100} mazes per generator, "

@@ -1,6 +1,6 @@
 """Generator benchmark: every generator at 1001x1001, digging at 31x31, peers side by side.
 
-Run:  python benchmarks/bench_generators.py [--repeats 7] [--no-mazelib-large]
+Run:  python benchmarks/bench_generators.py [--repeats 7] [--no-mazelib-large] [--quick]
 
 Prints medians of repeats (milliseconds) against the targets of issue 2, the ratios to the peers
 measured in the same run (`labmaze`, `mazelib` and a plain-Python backtracker; a peer that is not
@@ -28,6 +28,8 @@ OTHER_TARGET_MS = 250.0
 SMALL_TARGET_MS = 0.05
 LABMAZE_MIN_RATIO = 3.0
 SMALL_CALLS = 2000  # calls per repeat at 31x31 (one call is too short to time alone)
+QUICK_SIDE = 101
+"""--quick: 101x101, one repeat, no mazelib, so the script cannot rot unnoticed (seconds)."""
 
 
 def median_ms(call: Callable[[], object], repeats: int, calls: int = 1) -> float:
@@ -106,14 +108,18 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--no-mazelib-large", action="store_true",
                         help="skip mazelib at 1001x1001 (about 10 s a run)")
+    parser.add_argument("--quick", action="store_true", help=f"{QUICK_SIDE}x{QUICK_SIDE}, "
+                        "1 repeat, no mazelib: checks that the script runs")
     args = parser.parse_args()
-    reps = args.repeats
+    reps = 1 if args.quick else args.repeats
+    side = QUICK_SIDE if args.quick else LARGE
+    calls = 10 if args.quick else SMALL_CALLS
 
-    print(f"Generators, {LARGE}x{LARGE} grid, through generate(), median of {reps} (ms)")
+    print(f"Generators, {side}x{side} grid, through generate(), median of {reps} (ms)")
     print(f"{'generator':20} {'median':>9} {'target':>8}  ok")
     ours = {}
     for name in GENERATORS:
-        ours[name] = median_ms(lambda: generate(name, LARGE, seed=1), reps)
+        ours[name] = median_ms(lambda: generate(name, side, seed=1), reps)
         target = TARGET_MS.get(name, OTHER_TARGET_MS)
         verdict = "yes" if ours[name] <= target else "NO"
         print(f"{name:20} {ours[name]:9.1f} {target:8.0f}  {verdict}")
@@ -129,36 +135,36 @@ def main() -> None:
         "  _kernels.dig (numba kernel)": lambda: _kernels.dig(SMALL, SMALL, uniforms),
         "  Maze(grid, start, goal, meta)": lambda: Maze(grid, (1, 1), (29, 29), meta={"a": 1}),
     }
-    print(f"\ndigging {SMALL}x{SMALL}, median of {reps} x {SMALL_CALLS} calls (us); target "
+    print(f"\ndigging {SMALL}x{SMALL}, median of {reps} x {calls} calls (us); target "
           f"{SMALL_TARGET_MS * 1e3:.0f} us through generate")
     for label, call in small.items():
-        us = median_ms(call, reps, SMALL_CALLS) * 1e3
+        us = median_ms(call, reps, calls) * 1e3
         met = "  yes" if us <= SMALL_TARGET_MS * 1e3 else "  NO"
         verdict = "" if label.startswith(" ") else met
         print(f"{label:36} {us:8.2f}{verdict}")
-    large_kernel = median_ms(lambda: GENERATORS["digging"].function((LARGE, LARGE), rng), reps)
-    print(f"digging {LARGE}x{LARGE} family function without generate(): {large_kernel:.1f} ms")
+    large_kernel = median_ms(lambda: GENERATORS["digging"].function((side, side), rng), reps)
+    print(f"digging {side}x{side} family function without generate(): {large_kernel:.1f} ms")
 
-    print(f"\nPeers: backtracker {LARGE}x{LARGE}, same run (ms; ratio = peer / our digging "
+    print(f"\nPeers: backtracker {side}x{side}, same run (ms; ratio = peer / our digging "
           f"{ours['digging']:.1f} ms)")
-    for label, (call, note) in peers(not args.no_mazelib_large).items():
+    for label, (call, note) in peers(not (args.no_mazelib_large or args.quick)).items():
         if call is None:
             print(f"{label:16} {'-':>9} {'-':>8}  {note}")
             continue
-        ms = _once(call) if label == "mazelib" else median_ms(lambda: call(LARGE), reps)
+        ms = _once(call, side) if label == "mazelib" else median_ms(lambda: call(side), reps)
         ratio = ms / ours["digging"]
         goal = f" (target >= {LABMAZE_MIN_RATIO:.0f}x)" if label.startswith("labmaze") else ""
         print(f"{label:16} {ms:9.1f} {ratio:7.1f}x  {note}{goal}")
 
-    print("\nDead-end share of rooms, 101x101, mean of 10 mazes (%)")
-    for name, share in dead_end_shares().items():
+    print(f"\nDead-end share of rooms, 101x101, mean of {1 if args.quick else 10} mazes (%)")
+    for name, share in dead_end_shares(mazes=1 if args.quick else 10).items():
         print(f"{name:20} {share:6.2f}")
 
 
-def _once(call: Callable[[int], object]) -> float:
+def _once(call: Callable[[int], object], side: int) -> float:
     """One timed run (mazelib at 1001 takes seconds; no warm-up needed for plain Python)."""
     start = time.perf_counter()
-    call(LARGE)
+    call(side)
     return (time.perf_counter() - start) * 1e3
 
 

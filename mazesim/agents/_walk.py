@@ -163,13 +163,20 @@ def plan_to(ws, i, target):
 
 
 @njit(cache=True)
-def _recall(cells, width, step, row, col, known, visits, kind, radius):
-    """Fill `known` with everything seen from the trail (cells visited so far): what eager
-    perception would hold now, for an agent that looked only once the goal came into view."""
+def _recall(cells, width, step, row, col, known, visits, radius):
+    """Fill `known` with everything seen from the trail (cells visited so far) through a plain
+    window of `radius` with memory: what eager perception would hold now, for an agent that
+    looked only once the goal came into view. (The window of every visited cell, written here:
+    a call per cell would cost more than its window.)"""
+    rows = cells.shape[0] // width
     for j in range(visits.shape[0]):
         if visits[j] > 0:
-            perceive(cells, width, step, known, visits, j, row[j], col[j], -1, -1, -1, kind,
-                     radius, False, True)
+            r, c = row[j], col[j]
+            for y in range(max(r - radius, 1), min(r + radius, rows - 2) + 1):
+                for x in range(max(c - radius, 1), min(c + radius, width - 2) + 1):
+                    known[y * width + x] = cells[y * width + x]
+            for d in range(4):
+                known[j + step[d]] = cells[j + step[d]]
 
 
 @njit(cache=True)
@@ -350,7 +357,7 @@ def _loop(rule, blind):
                     perceive(cells, width, step, known, visits, i, row[i], col[i], -1, -1, -1,
                              kind, radius, occlusion, memory)
                 elif limited and shows_goal[i] != 0:
-                    _recall(cells, width, step, row, col, known, visits, kind, radius)
+                    _recall(cells, width, step, row, col, known, visits, radius)
                     eager = True
             plan_len, plan_i, goal_plan = 0, 0, False
             arrival, t = np.int64(-1), np.int64(0)
@@ -450,7 +457,7 @@ def _loop(rule, blind):
                                              col[i], prev, row[prev], col[prev], kind, radius,
                                              occlusion, memory) > 0
                         elif limited and shows_goal[i] != 0:
-                            _recall(cells, width, step, row, col, known, visits, kind, radius)
+                            _recall(cells, width, step, row, col, known, visits, radius)
                             eager, dirty = True, True
                 if t == n_max or i == goal:
                     break

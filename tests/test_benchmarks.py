@@ -1,0 +1,34 @@
+"""Every benchmark script runs in its quick mode, so that none can rot unnoticed (they are
+benchmarks, not timed tests: the figures are not checked, only that each section prints)."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+
+SECTIONS = {
+    "bench_agents.py": ["1. the walking loop", "2. moves per second", "3. 100 trials",
+                        "4. against mazelib"],
+    "bench_analysis.py": ["distance_map", "parameters (31x31)"],
+    "bench_experiment.py": ["end to end", "agent kernels by condition", "random-walk"],
+    "bench_generators.py": ["digging", "Peers", "Dead-end share"],
+    "bench_search.py": ["terrain_route"],
+    "bench_sokoban.py": ["solved 3/3"],
+}
+
+
+def test_every_benchmark_script_is_covered():
+    assert sorted(p.name for p in BENCHMARKS.glob("bench_*.py")) == sorted(SECTIONS)
+
+
+@pytest.mark.parametrize("script", sorted(SECTIONS))
+def test_benchmark_runs_quick(script):
+    done = subprocess.run([sys.executable, str(BENCHMARKS / script), "--quick"],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    for heading in SECTIONS[script]:
+        assert heading in done.stdout, (heading, done.stdout[-2000:])
+    assert "Traceback" not in done.stderr
