@@ -1,0 +1,76 @@
+"""The package's layers (NOTES.md, Layout): a module imports only from its own layer or below, and
+a private module (`_name`) only from inside its own package or from a lower layer's."""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "mazesim"
+
+LAYERS = [
+    {"maze", "errors", "limits", "schema", "records", "_grid"},
+    {"generators", "analysis", "render"},
+    {"agents"},
+    {"walks"},
+    {"experiment", "humans", "play", "search"},
+    {"cli", "__main__", "__init__"},
+]
+LAYER = {name: level for level, names in enumerate(LAYERS) for name in names}
+
+
+def _top(module: str) -> str:
+    """The first component under mazesim (`mazesim.agents._walk` -> `agents`)."""
+    return module.split(".")[1] if module.count(".") else "__init__"
+
+
+def _imports(source: str):
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            yield node.module, node.lineno
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                yield alias.name, node.lineno
+
+
+def violations(module: str, source: str) -> list[str]:
+    """The imports of `module` (dotted name, source text) that break the layers."""
+    own, found = _top(module), []
+    for target, line in _imports(source):
+        if not target.startswith("mazesim.") or own == "__init__":
+            continue
+        theirs = _top(target)
+        private = any(part.startswith("_") for part in target.split(".")[2:])
+        if LAYER[theirs] > LAYER[own]:
+            found.append(f"{module}:{line} imports {target}, a higher layer")
+        elif private and theirs != own and LAYER[theirs] == LAYER[own]:
+            found.append(f"{module}:{line} imports {target}, a private module of a sibling")
+    return found
+
+
+def _modules():
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+        yield path, ".".join(parts)
+
+
+def test_every_top_level_module_has_a_layer():
+    names = {p.stem if p.is_file() else p.name for p in PACKAGE.iterdir()
+             if (p.suffix == ".py" or (p / "__init__.py").exists())}
+    assert names <= set(LAYER), names - set(LAYER)
+
+
+def test_the_check_finds_a_higher_layer_and_a_sibling_s_private_module():
+    source = ("from mazesim.walks import simulate\nimport mazesim.analysis._kernels\n"
+              "from mazesim.maze import Maze\nfrom mazesim.agents._walk import drive\n")
+    assert violations("mazesim.generators.digging", source) == [
+        "mazesim.generators.digging:1 imports mazesim.walks, a higher layer",
+        "mazesim.generators.digging:2 imports mazesim.analysis._kernels, a private module of "
+        "a sibling",
+        "mazesim.generators.digging:4 imports mazesim.agents._walk, a higher layer"]
+    assert violations("mazesim.experiment.warmup", source) == []
+
+
+@pytest.mark.parametrize("path,module", list(_modules()), ids=lambda v: str(v).split("/")[-1])
+def test_imports_respect_the_layers(path, module):
+    assert violations(module, path.read_text(encoding="utf-8")) == []
