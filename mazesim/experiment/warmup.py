@@ -59,8 +59,9 @@ def _cached(kernel: Any) -> bool:
 
 
 def _tasks(config: Config) -> list[Task]:
-    """The slowest first: one walk per agent family and mapped/blind loop, each generator block
-    once, the parameters."""
+    """One walk per agent family and mapped/blind loop, each generator block once, the
+    parameters: the first walk (it compiles the kernels every walk shares) beside the mazes and
+    the parameters, then the other walks, which find the shared kernels in the cache."""
     maze = _first_maze(config)
     walks, seen = [], set()
     for spec in config.agents:
@@ -72,7 +73,7 @@ def _tasks(config: Config) -> list[Task]:
                 walks.append(("walk", maze, agent, vision))
     blocks = list({(b.generator, b.braid > 0, str(b.placement)): ("maze", b)
                    for b in config.mazes if isinstance(b, GeneratedMazes)}.values())
-    return walks + blocks + [("measure", maze)]
+    return walks[:1] + blocks + [("measure", maze)] + walks[1:]
 
 
 def _first_maze(config: Config) -> Maze:
