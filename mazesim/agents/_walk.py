@@ -63,15 +63,16 @@ WalkState = namedtuple("WalkState", [
 
 
 @njit(cache=True)
-def _workspace(cells, width, start, goal, full, known_map):
+def _workspace(cells, width, start, goal, full, known_map, seen):
     n = cells.shape[0]
     rows = n // width
     blank = cells.copy()
     if not full:
         for j in range(n):
-            if 0 < j // width < rows - 1 and 0 < j % width < width - 1:
-                blank[j] = UNKNOWN          # the padding ring is known to be wall
-    known = blank.copy()
+            inside = 0 < j // width < rows - 1 and 0 < j % width < width - 1
+            if inside and (seen.shape[0] == 0 or seen[j] == 0):
+                blank[j] = UNKNOWN          # the padding ring and what the maze shows at the
+    known = blank.copy()                    # start (`seen`, flat; empty: nothing) are known
     return WalkState(
         cells, width, np.array([-width, 1, width, -1], np.int64), start, goal,
         cells if known_map else known, known, blank,
@@ -174,16 +175,26 @@ def _see(ws, i, prev, kind, radius, occlusion, memory, planner):
                             ws.changed)
     if planner:
         for c in range(changed):
-            j = ws.changed[c]
-            for e in range(-1, 4):
-                q = j if e < 0 else j + ws.step[e]
-                edge = False
-                if ws.layout[q] == PASSAGE and ws.visits[q] == 0:
-                    for d in range(4):
-                        if ws.known[q + ws.step[d]] == UNKNOWN:
-                            edge = True
-                ws.frontier[q] = 1 if edge else 0
+            _frontier_around(ws, ws.changed[c])
+        if prev == i:           # the first look: what the maze showed at the start counts too
+            for j in range(ws.blank.shape[0]):
+                if ws.blank[j] == PASSAGE:
+                    _frontier_around(ws, j)
     return new > 0
+
+
+@njit(cache=True)
+def _frontier_around(ws, j):
+    """Whether j and its neighbours are frontier cells (known, unvisited passages next to a cell
+    not yet seen), after j became known."""
+    for e in range(-1, 4):
+        q = j if e < 0 else j + ws.step[e]
+        edge = False
+        if ws.layout[q] == PASSAGE and ws.visits[q] == 0:
+            for d in range(4):
+                if ws.known[q + ws.step[d]] == UNKNOWN:
+                    edge = True
+        ws.frontier[q] = 1 if edge else 0
 
 
 @njit(cache=True)
@@ -290,8 +301,9 @@ def drive(rule, p, cells, width, start, goal, view, goal_seeking, lapse, streams
     cells from the start) is not empty, read that walk instead; callable from compiled code only
     (each rule's kernel `run`).
 
-    `view` is `Vision.kernel_args()`, or None for an agent that keeps no map (it compiles its
-    own loop, without the map's work); `record` (flat, padded; empty: none) marks the cells
+    `view` is `Vision.kernel_args()` and the flat mask of the cells the maze shows at the start
+    (empty: none), or None for an agent that keeps no map (it compiles its own loop, without the
+    map's work); `record` (flat, padded; empty: none) marks the cells
     whose junction departures are recorded. Returns (moves, reached, choice rows (m,
     N_COLUMNS), the trial of each row, the cells (row, col) of every trial stacked when `keep`,
     and when reading the probability of each direction before each move (moves, 4) and, for an
@@ -316,13 +328,14 @@ def _loop(rule, blind):
 
     def loop(rule, p, cells, width, start, goal, view, goal_seeking, lapse, streams, max_steps,
              keep, record, walk):
-        kind, radius, occlusion, memory, known_map = _BLIND if blind else view
+        kind, radius, occlusion, memory, known_map = _BLIND if blind else view[:5]
+        seen = np.zeros(0, np.uint8) if blind else view[5]
         limited = kind != FULL_VIEW
         reading = walk.shape[0] > 0
         trials = streams.shape[0]
         n_max = walk.shape[0] - 1 if reading else max_steps
         recording = record.shape[0] > 0
-        ws = _workspace(cells, width, start, goal, not limited, known_map)
+        ws = _workspace(cells, width, start, goal, not limited, known_map, seen)
         step, visits, last, came, known = ws.step, ws.visits, ws.last, ws.came, ws.known
         plan, departed, rs, marks = ws.plan, ws.departed, ws.rs, ws.marks
         om, nv, nlast, probs = ws.om, ws.nv, ws.nlast, ws.probs
