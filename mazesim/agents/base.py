@@ -165,6 +165,11 @@ class KernelAgent(AgentBase):
         """The rule's parameters in slot order."""
         return np.array([float(getattr(self, name)) for name in self.slots], np.float64)
 
+    def rule_params(self, vision: Vision) -> np.ndarray:
+        """The array `p` the rule reads: `kernel_params()`, to which a rule that reads the vision
+        itself (the choice model's view gain) appends it."""
+        return self.kernel_params()
+
     def _view(self, vision: Vision, maze: Maze) -> tuple | None:
         """What the kernel is told of vision: None for an agent that keeps no map (its own
         compiled variant, without the map's work), else `Vision.kernel_args()` and the flat
@@ -180,7 +185,7 @@ class KernelAgent(AgentBase):
         cells, width, start, goal = padded_maze(maze)
         flat_record = (pad(record.astype(np.uint8)).ravel() if record.any()
                        else np.zeros(0, np.uint8))
-        return Walks(*self.kernel(self.kernel_params(), cells, width, start, goal,
+        return Walks(*self.kernel(self.rule_params(vision), cells, width, start, goal,
                                   self._view(vision, maze), self.goal_seeking, self.lapse,
                                   np.ascontiguousarray(streams, dtype=np.uint64), max_steps,
                                   keep, flat_record, np.zeros(0, np.int64))[:5])
@@ -199,7 +204,7 @@ class KernelAgent(AgentBase):
         """(`step_probabilities`, `rule_states`) of each of several valid walks of one maze,
         one kernel call per walk, the maze and the parameters prepared once (for fitting)."""
         cells, width, start, goal = padded_maze(maze)
-        params, view = self.kernel_params(), self._view(vision, maze)
+        params, view = self.rule_params(vision), self._view(vision, maze)
         no_streams, no_record = np.zeros((1, STATE_WORDS), np.uint64), np.zeros(0, np.uint8)
         out = []
         for positions in walks:
