@@ -35,7 +35,7 @@ from mazesim.maze import Maze, format_maze
 from mazesim.records import CHOICE_DTYPE
 
 __all__ = ["RECORDER", "ImportSummary", "import_mst", "import_csv", "import_source",
-           "check_recording"]
+           "check_recording", "format_summary"]
 
 RECORDER = "import"
 """The `recorder` (meta) of a run of people imported by `mazesim import`."""
@@ -63,6 +63,17 @@ class ImportSummary:
         return {"trials": self.trials, "participants": self.participants, "mazes": self.mazes,
                 "decisions": self.decisions, "unfinished": self.unfinished,
                 "skipped": [p.to_json() for p in self.skipped]}
+
+
+def format_summary(summary: ImportSummary) -> str:
+    """What an import wrote, and every skipped trial, one line each."""
+    lines = [f"wrote {summary.run_dir}: {summary.trials:,} trials of {summary.participants} "
+             f"participants on {summary.mazes} mazes, {summary.decisions:,} junction decisions, "
+             f"{summary.unfinished} unfinished; {len(summary.skipped)} skipped"]
+    lines += [f"skipped line {p.line}: participant {p.participant}, maze {p.maze}"
+              + ("" if p.step is None else f", step {p.step}") + f": {p.reason}"
+              for p in summary.skipped]
+    return "\n".join(lines) + "\n"
 
 
 def import_mst(folder: str | Path, run_dir: str | Path, *, skip_invalid: bool = False

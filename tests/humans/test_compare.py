@@ -13,7 +13,7 @@ from mazesim.errors import ConfigError
 from mazesim.experiment.config import config_from_dict
 from mazesim.experiment.runner import run_experiment
 from mazesim.experiment.storage import RunStore
-from mazesim.play.compare import compare_runs, format_comparison
+from mazesim.humans.compare import compare_runs, format_comparison
 from mazesim.play.report import build_play_report, is_play_run, participant_rows
 
 from tests.play.conftest import CORRIDOR, TUTORIAL, WINDOW_MAZE
