@@ -43,6 +43,7 @@ MAX_MODELS = 50
 BOOTSTRAP_SAMPLES = 2000
 CONFIDENCE = 0.95
 _GRID = 9                       # points of the first look along one continuous parameter
+_SCREEN = 64                    # seeded points of the first look at several
 _NEWTON_STEPS = 100             # most steps of the lapse search (it takes about ten)
 _LAPSE_TOLERANCE = 1e-13
 _TINY = 1e-300                  # floor of a probability inside a log
@@ -123,7 +124,7 @@ class ModelFit:
                 "lapse": self.estimate.lapse, "bits": self.bits, "cv_bits": self.cv_bits,
                 "cv_bits_ci": None if self.cv_bits_ci is None else list(self.cv_bits_ci),
                 "aic": self.aic, "bic": self.bic,
-                "params_ci": {name: list(self.interval(name))
+                "params_ci": {name: _finite(self.interval(name))
                               for name in [*self.estimate.params, "lapse"]}}
 
 
@@ -178,6 +179,11 @@ def fit_run(run: HumanRun, models: Sequence[str | ModelSpec], *, by: str = "pool
     key = (lambda m: m.cv_bits) if folds else (lambda m: m.bits)
     return FitReport(str(run.path), len(d), people, d.baseline_bits(), folds, seed, by,
                      tuple(sorted(out, key=key)))
+
+
+def _finite(interval: tuple[float, float]) -> list[float] | None:
+    """An interval for JSON: None where there is none (NaN)."""
+    return [float(v) for v in interval] if all(map(math.isfinite, interval)) else None
 
 
 def _check(models: Sequence[str | ModelSpec], by: str, folds: int, seed: int, starts: int, people: int,
@@ -235,8 +241,9 @@ def _best_lapse(chosen: np.ndarray, n_open: np.ndarray) -> tuple[float, float]:
     gap = 1.0 / n_open - chosen
 
     def slope(lapse: float) -> tuple[float, float]:
-        p = np.maximum(chosen + lapse * gap, _TINY)
-        return float(np.sum(gap / p)), float(-np.sum((gap / p) ** 2))
+        ratio = gap / np.maximum(chosen + lapse * gap, _TINY)
+        with np.errstate(over="ignore"):            # an impossible choice at lapse 0: -inf
+            return float(np.sum(ratio)), float(-np.sum(ratio ** 2))
 
     if np.all(chosen > 0) and slope(0.0)[0] <= 0:
         lapse = 0.0
@@ -304,32 +311,33 @@ def _fit_integer(spec: ModelSpec, model, rows: np.ndarray, n_open: np.ndarray
 
 def _fit_continuous(spec: ModelSpec, model, rows: np.ndarray, n_open: np.ndarray,
                     rng: np.random.Generator, starts: int) -> tuple[np.ndarray, float, float]:
-    """Continuous parameters on their search scale, the lapse profiled out."""
-    bounds = [p.bounds() for p in spec.free]
+    """Continuous parameters on their search scale, the lapse profiled out: a screen of the
+    bounds (a grid for one parameter, seeded points for several), then local searches from the
+    best `starts` points of it (bounded Brent between the grid neighbours; SLSQP)."""
+    bounds = np.array([p.bounds() for p in spec.free])
 
     def negative(x: np.ndarray) -> float:
         return -_best_lapse(model.chosen(np.asarray(x, np.float64), rows), n_open)[1]
 
     if len(bounds) == 1:
-        (low, high), = bounds
-        grid = np.linspace(low, high, _GRID)
-        values = [negative(np.array([g])) for g in grid]
-        i = int(np.argmin(values))
-        a, b = grid[max(i - 1, 0)], grid[min(i + 1, _GRID - 1)]
-        res = optimize.minimize_scalar(lambda x: negative(np.array([x])), bounds=(a, b),
-                                       method="bounded")
-        x = np.array([res.x]) if res.fun < values[i] else np.array([grid[i]])
+        screen = np.linspace(bounds[0, 0], bounds[0, 1], _GRID)[:, None]
     else:
-        best = None
-        for s in range(starts):
-            x0 = np.array([rng.uniform(lo + 0.1 * (hi - lo), hi - 0.1 * (hi - lo))
-                           for lo, hi in bounds])
-            res = optimize.minimize(negative, x0, method=_METHOD, bounds=bounds)
-            if best is None or res.fun < best.fun:
-                best = res
-        x = best.x
-    lapse, ll = _best_lapse(model.chosen(x, rows), n_open)
-    return x, lapse, ll
+        screen = bounds[:, 0] + rng.random((_SCREEN, len(bounds))) * np.ptp(bounds, axis=1)
+    values = np.array([negative(x) for x in screen])
+    best_x, best_f = screen[int(np.argmin(values))], float(values.min())
+    for i in np.argsort(values, kind="stable")[:starts]:
+        if len(bounds) == 1:
+            a, b = screen[max(i - 1, 0), 0], screen[min(i + 1, _GRID - 1), 0]
+            res = optimize.minimize_scalar(lambda x: negative(np.array([x])), bounds=(a, b),
+                                           method="bounded")
+            x, f = np.array([res.x]), float(res.fun)
+        else:
+            res = optimize.minimize(negative, screen[i], method=_METHOD, bounds=bounds)
+            x, f = res.x, float(res.fun)
+        if f < best_f:
+            best_x, best_f = x, f
+    lapse, ll = _best_lapse(model.chosen(best_x, rows), n_open)
+    return best_x, lapse, ll
 
 
 def _cross_validate(spec: ModelSpec, model, run: HumanRun, fold_of: np.ndarray,

@@ -303,9 +303,9 @@ def _csv_recording(participant: str, maze: str, trial: str, cells: list, index: 
     for k, (step, line, *_rest) in enumerate(steps):
         if step != k:
             seen = next((s[1] for s in steps if s[0] == step and s[1] != line), None)
-            reason = (f"step {step} twice (lines {seen} and {line})" if seen is not None
-                      else f"no step {k} (steps must be 0, 1, 2, ...)")
-            raise _Unreadable(reason, line, k)
+            if seen is not None:
+                raise _Unreadable(f"step {step} twice (lines {seen} and {line})", line, step)
+            raise _Unreadable(f"no step {k} (steps must be 0, 1, 2, ...)", line, k)
     positions = np.array([(r, c) for _, _, r, c, _, _ in steps], np.int64).reshape(-1, 2)
     lines = np.array([line for _, line, *_ in steps], np.int64)
     times = None
