@@ -101,12 +101,17 @@ def fit(run_dir: str, models: tuple[str, ...], by: str, folds: int, seed: int, s
 @main.command()
 @click.argument("human_run", type=click.Path(exists=True, file_okay=False))
 @click.argument("sim_run", type=click.Path(exists=True, file_okay=False))
-def compare(human_run: str, sim_run: str) -> None:
+@click.option("--fit", "fit_params", is_flag=True,
+              help="Fit the agents' parameters to the people (default: the simulated run's; "
+                   "the lapse is fitted either way).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the bootstrap.")
+def compare(human_run: str, sim_run: str, fit_params: bool, seed: int) -> None:
     """People of HUMAN_RUN beside the agents of SIM_RUN on their shared mazes (Markdown).
 
-    Choices at each mark (Fisher's test, Holm-adjusted), moves per maze correlations, and bits
-    per junction decision of each participant under each agent.
+    Bits per junction decision under each agent (pooled and per participant, with intervals),
+    choices at each mark (Fisher's test, Holm-adjusted), moves per maze correlations.
     """
     from mazesim.humans.compare import compare_runs, format_comparison
 
-    click.echo(format_comparison(compare_runs(human_run, sim_run)), nl=False)
+    click.echo(format_comparison(compare_runs(human_run, sim_run, fit=fit_params, seed=seed)),
+               nl=False)

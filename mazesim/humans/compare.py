@@ -40,7 +40,7 @@ __all__ = ["ParticipantBits", "AgentBits", "Comparison", "compare_runs", "format
 
 HUMAN_MOVES = "human_mean_moves"
 FIXED, FITTED_PARAMS = "fixed", "fitted"
-_NOT_PARAMS = ("type", "label", "trials")
+_NOT_PARAMS = ("type", "label", "trials", "max_steps", "lapse")   # reading needs no cap
 
 
 @dataclass(frozen=True)
@@ -158,7 +158,7 @@ def _spec(entry: dict, fit: bool) -> ModelSpec | None:
         return None
     free = FITTED.get(name, ()) if fit else ()
     fixed = {k: v for k, v in entry.items()
-             if k not in _NOT_PARAMS and k != "lapse" and k not in {p.name for p in free}}
+             if k not in _NOT_PARAMS and k not in {p.name for p in free}}
     return ModelSpec(entry["label"], name, fixed, tuple(free))
 
 

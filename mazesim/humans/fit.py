@@ -192,6 +192,10 @@ def _check(models: Sequence[str | ModelSpec], by: str, folds: int, seed: int, st
         raise DataError(f"--by {by!r} (allowed: {', '.join(BY)})")
     if not models or len(models) > MAX_MODELS:
         raise DataError(f"--model: {len(models)} models (allowed: 1 to {MAX_MODELS})")
+    specs = [m if isinstance(m, ModelSpec) else parse_model(m) for m in models]
+    labels = [s.label for s in specs]
+    if len(set(labels)) != len(labels):
+        raise DataError(f"--model: {next(x for x in labels if labels.count(x) > 1)} twice")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise DataError(f"--seed {seed!r} (allowed: an integer >= 0)")
     if not 1 <= starts <= MAX_STARTS:
@@ -202,10 +206,6 @@ def _check(models: Sequence[str | ModelSpec], by: str, folds: int, seed: int, st
     if decisions == 0:
         raise DataError("the run has no junction decision (a departure from a cell with 3 or "
                         "4 open neighbours): nothing to fit")
-    specs = [m if isinstance(m, ModelSpec) else parse_model(m) for m in models]
-    labels = [s.label for s in specs]
-    if len(set(labels)) != len(labels):
-        raise DataError(f"--model: {next(x for x in labels if labels.count(x) > 1)} twice")
     return specs
 
 
