@@ -30,8 +30,8 @@ from mazesim.errors import AgentError, MazesimError
 from mazesim.limits import MAX_VISION_RADIUS
 from mazesim.maze import Cell, Maze
 
-__all__ = ["Vision", "FULL", "STUDY_VISION", "ISOVIST_RADIUS", "MST_VISION", "UNKNOWN", "SEEN_AT_START", "parse_vision",
-           "seen_at_start", "seen_cells", "isovist"]
+__all__ = ["Vision", "FULL", "STUDY_VISION", "ISOVIST_RADIUS", "MST_VISION", "UNKNOWN",
+           "SEEN_AT_START", "parse_vision", "seen_at_start", "seen_cells", "isovist"]
 
 FULL = "full"
 STUDY_VISION = 2          # the study's +-2 window (section 3.1)

@@ -6,8 +6,8 @@ neighbours, reversals included: exactly the choice records of a walk
 Bits per decision are -mean log2 p(chosen) over them; the uniform baseline is the mean log2 of
 the number of open directions.
 
-Runs are read through `mazesim.experiment.storage.RunStore` (`mazesim.load_run` gives the same
-tables as DataFrames).
+Runs are read through `mazesim.experiment.storage.RunStore` (the same tables `mazesim.load_run`
+returns as DataFrames).
 """
 
 from __future__ import annotations

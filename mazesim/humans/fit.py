@@ -93,6 +93,8 @@ class ModelFit:
     participants: tuple[ParticipantFit, ...] = field(repr=False, default=())
     log_probs: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0))
     """The natural log of p(chosen) at each decision under the pooled estimate."""
+    cv_log_probs: np.ndarray | None = field(repr=False, default=None)
+    """... and under the fit without the decision's fold (None without cross-validation)."""
     errors: dict[str, float] = field(default_factory=dict)
     """Standard errors of the pooled estimate (parameters on their search scale, and `lapse`)
     from the observed information; NaN at a bound or where the information is singular."""
@@ -186,8 +188,8 @@ def _finite(interval: tuple[float, float]) -> list[float] | None:
     return [float(v) for v in interval] if all(map(math.isfinite, interval)) else None
 
 
-def _check(models: Sequence[str | ModelSpec], by: str, folds: int, seed: int, starts: int, people: int,
-           decisions: int) -> list[ModelSpec]:
+def _check(models: Sequence[str | ModelSpec], by: str, folds: int, seed: int, starts: int,
+           people: int, decisions: int) -> list[ModelSpec]:
     if by not in BY:
         raise DataError(f"--by {by!r} (allowed: {', '.join(BY)})")
     if not models or len(models) > MAX_MODELS:
@@ -426,4 +428,4 @@ def _model_fit(spec: ModelSpec, run: HumanRun, pooled: Estimate, cv_log: np.ndar
     parts = tuple(ParticipantFit(name, int(counts[i]), per_person[i], own[i])
                   for i, name in enumerate(run.participants))
     return ModelFit(spec.label, spec.agent, pooled, len(spec.free) + 1, cv_bits, ci, parts,
-                    log_probs)
+                    log_probs, cv_log)

@@ -20,7 +20,6 @@ lapse) is mixed in by `with_lapse`, the same formula as the walking loop.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -127,15 +126,15 @@ def with_lapse(chosen: np.ndarray, n_open: np.ndarray, lapse: float) -> np.ndarr
 
 
 class PlanSteps:
-    """Which decisions a goal-seeking agent takes by following a plan to the seen goal, and the
-    plan's direction there: where a goal-seeking random walk is certain although three or more
-    directions are open (otherwise it is uniform). The same for every non-planning rule."""
+    """Which decisions a goal-seeking agent takes by following a plan to the seen goal
+    (`planned`), and p(chosen) there (`on_plan`: 1 on the plan, 0 off it): where a goal-seeking
+    random walk is certain although three or more directions are open (otherwise it is
+    uniform). The same for every rule that neither plans nor observes."""
 
     def __init__(self, run: HumanRun) -> None:
         probs = _read(make_agent("random-walk", goal_seeking=True), run, None)
         self.planned = probs.max(axis=1) >= 1.0
         self.on_plan = (probs.argmax(axis=1) == run.decisions.chosen).astype(np.float64)
-        """p(chosen) of a planned decision: 1 on the plan, 0 off it."""
 
 
 class FixedModel:
@@ -156,8 +155,8 @@ class ReadModel:
     Continuous parameters: decisions whose p(chosen) agree at three probe parameter settings
     are one class (the same function of the parameters: the same situation for the rule), so
     an evaluation reads one trial per class; a fourth setting, read in full, must agree with the
-    classes (to rounding, 1e-12), or every evaluation reads every trial. An integer parameter: every trial is read
-    once per value, and the readings are kept.
+    classes (to rounding, 1e-12), or every evaluation reads every trial. An integer parameter:
+    every trial is read once per value, and the readings are kept.
     """
 
     def __init__(self, spec: ModelSpec, run: HumanRun, plans: PlanSteps | None) -> None:
