@@ -180,3 +180,12 @@ def test_report_command_adds_participants_only_to_a_play_run(human_run, sim_run)
     text = (sim_run / "report.md").read_text(encoding="utf-8")
     assert "| random-walk |" in text and "## Participants" not in text
     assert not (sim_run / "participants.csv").exists()
+
+
+def test_fit_reads_a_play_run_like_an_imported_one(human_run):
+    from mazesim.humans import fit_models
+
+    report = fit_models(human_run, ["random-walk", "weighted-walker"], folds=2, seed=0)
+    assert report.participants == 2 and report.decisions == len(load_human_run(human_run)
+                                                                .decisions)
+    assert all(math.isfinite(m.cv_bits) for m in report.models)
