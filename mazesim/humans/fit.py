@@ -17,7 +17,6 @@ an integer parameter by trying every value. Folds, starts and bootstrap samples 
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from dataclasses import dataclass, field
 from typing import Sequence
@@ -174,10 +173,9 @@ def fit_run(run: HumanRun, models: Sequence[str | ModelSpec], *, by: str = "pool
         cv_log = _cross_validate(spec, model, run, fold_of, rng, starts) if folds else None
         own = ([_estimate(spec, model, run, np.flatnonzero(d.participant == p), rng, starts)
                 for p in range(people)] if by == "participant" else [None] * people)
-        fitted = _model_fit(spec, run, pooled, cv_log, samples, own,
-                            _score(spec, model, run, pooled, every))
-        out.append(dataclasses.replace(fitted, errors=_errors(spec, model, run, pooled),
-                                       scales={p.name: p.scale for p in spec.free}))
+        out.append(_model_fit(spec, run, pooled, cv_log, samples, own,
+                              _score(spec, model, run, pooled, every),
+                              _errors(spec, model, run, pooled)))
     key = (lambda m: m.cv_bits) if folds else (lambda m: m.bits)
     return FitReport(str(run.path), len(d), people, d.baseline_bits(), folds, seed, by,
                      tuple(sorted(out, key=key)))
@@ -203,8 +201,8 @@ def _check(models: Sequence[str | ModelSpec], by: str, folds: int, seed: int, st
     if not 1 <= starts <= MAX_STARTS:
         raise DataError(f"--starts {starts} (allowed: 1 to {MAX_STARTS})")
     if folds and not 2 <= folds <= min(people, MAX_FOLDS):
-        raise DataError(f"--cv {folds}: (allowed: 0 (none) or 2 to the number of "
-                        f"participants, {min(people, MAX_FOLDS)})")
+        raise DataError(f"--cv {folds} (allowed: 0 for none, or 2 to "
+                        f"{min(people, MAX_FOLDS)}: the participants, at most {MAX_FOLDS})")
     if decisions == 0:
         raise DataError("the run has no junction decision (a departure from a cell with 3 or "
                         "4 open neighbours): nothing to fit")
@@ -410,8 +408,8 @@ def _errors(spec: ModelSpec, model, run: HumanRun, fit: Estimate) -> dict[str, f
 
 
 def _model_fit(spec: ModelSpec, run: HumanRun, pooled: Estimate, cv_log: np.ndarray | None,
-               samples: np.ndarray, own: list[Estimate | None], log_probs: np.ndarray
-               ) -> ModelFit:
+               samples: np.ndarray, own: list[Estimate | None], log_probs: np.ndarray,
+               errors: dict[str, float]) -> ModelFit:
     d = run.decisions
     people = len(run.participants)
     counts = np.bincount(d.participant, minlength=people)
@@ -428,4 +426,4 @@ def _model_fit(spec: ModelSpec, run: HumanRun, pooled: Estimate, cv_log: np.ndar
     parts = tuple(ParticipantFit(name, int(counts[i]), per_person[i], own[i])
                   for i, name in enumerate(run.participants))
     return ModelFit(spec.label, spec.agent, pooled, len(spec.free) + 1, cv_bits, ci, parts,
-                    log_probs, cv_log)
+                    log_probs, cv_log, errors, {p.name: p.scale for p in spec.free})

@@ -155,8 +155,6 @@ def read_csv(path: str | Path, mazes: str | Path, vision: Vision | str | int = "
         raise DataError(f"--mazes {folder}: not a folder")
     default = parse_vision(vision, "--vision")
     rows, header = _rows(path, ",")
-    if len(rows) > MAX_CSV_ROWS:
-        raise DataError(f"{path}: {len(rows):,} rows (at most {MAX_CSV_ROWS:,})")
     index = _columns(path, header, CSV_COLUMNS, optional=CSV_OPTIONAL)
     groups: dict[tuple[str, str, str], list[tuple[int, list[str]]]] = {}
     for line, row in rows:

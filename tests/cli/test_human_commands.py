@@ -105,7 +105,7 @@ def test_fit_json_and_files(mst, tmp_path):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--cv", "9"], "--cv 9: (allowed: 0 (none) or 2 to the number of participants, 2)"),
+    (["--cv", "9"], "--cv 9 (allowed: 0 for none, or 2 to 2: the participants, at most 100)"),
     (["--model", "nobody"], "unknown agent 'nobody'"),
     (["--by", "maze"], "Invalid value for '--by'"),
 ])
