@@ -11,6 +11,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from mazesim.errors import DataError  # noqa: E402
 from mazesim.humans.fit import FitReport  # noqa: E402
 
 __all__ = ["FIT_CSV", "PARTICIPANTS_CSV", "FIGURE", "format_fit", "write_fit"]
@@ -49,6 +50,13 @@ def write_fit(report: FitReport, folder: str | Path) -> list[Path]:
     """Write `fit.csv`, `fit_participants.csv` and the figure of cross-validated bits per model
     (in-sample bits without cross-validation) into `folder`; returns their paths."""
     folder = Path(folder)
+    try:
+        return _write(report, folder)
+    except OSError as err:
+        raise DataError(f"-o {folder}: cannot write ({err.strerror or err})") from None
+
+
+def _write(report: FitReport, folder: Path) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
     paths = [folder / FIT_CSV, folder / PARTICIPANTS_CSV, folder / FIGURE]
     with open(paths[0], "w", newline="", encoding="utf-8") as handle:

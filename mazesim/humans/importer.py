@@ -136,6 +136,9 @@ def import_source(source: Source, run_dir: str | Path, *, skip_invalid: bool = F
         raise DataError(f"{source.path}: no valid trial to import")
     try:
         summary = _write(source, valid, tuple(problems), run_dir)
+    except OSError as err:
+        shutil.rmtree(run_dir, ignore_errors=True)
+        raise DataError(f"-o {run_dir}: cannot write ({err.strerror or err})") from None
     except BaseException:
         shutil.rmtree(run_dir, ignore_errors=True)
         raise

@@ -130,3 +130,11 @@ def test_play_no_longer_has_compare():
 
     assert play_commands.__all__ == ["play"]
     assert main.get_command(None, "compare").callback.__module__ == "mazesim.cli.human_commands"
+
+
+def test_an_unwritable_output_is_one_line(mst, tmp_path):
+    run("import", "mst", mst(), "-o", tmp_path / "run")
+    (tmp_path / "file").write_text("")
+    result = run("fit", tmp_path / "run", "--model", "random-walk", "--cv", "0", "-o",
+                 tmp_path / "file" / "out")
+    assert result.exit_code == 2 and result.output.startswith(f"Error: -o {tmp_path / 'file'}")
