@@ -16,6 +16,7 @@ __all__ = [
     "LevelError",
     "SearchError",
     "PlayError",
+    "DataError",
     "read_text",
     "did_you_mean",
 ]
@@ -53,6 +54,10 @@ class PlayError(MazesimError, ValueError):
     """A refused request of the human-trial server; `status` is its HTTP status code."""
 
     status = 400
+
+
+class DataError(MazesimError, ValueError):
+    """Recorded human data: trajectory tables, their mazes, runs of people to fit or compare."""
 
 
 def read_text(path: str | Path, error: type[MazesimError],

@@ -14,6 +14,7 @@ SECTIONS = {
                         "4. against mazelib"],
     "bench_analysis.py": ["distance_map", "parameters (31x31)"],
     "bench_experiment.py": ["end to end", "agent kernels by condition", "random-walk"],
+    "bench_fit.py": ["import of", "fit of"],
     "bench_generators.py": ["digging", "Peers", "Dead-end share"],
     "bench_search.py": ["terrain_route"],
     "bench_sokoban.py": ["solved 3/3"],

@@ -13,6 +13,7 @@ from typing import Any, Mapping
 
 from mazesim.agents.base import (MAX_STEPS_PER_PASSAGE, Agent, AgentBase, KernelAgent, Walks,
                                  default_max_steps)
+from mazesim.agents.choice_model import ChoiceModel
 from mazesim.agents.human_models import FiniteMemory, StraightBiased, TurnBias
 from mazesim.agents.random_walk import RandomWalk
 from mazesim.agents.search_agents import BreadthFirst, DepthFirst
@@ -51,12 +52,13 @@ __all__ = [
     "StraightBiased",
     "TurnBias",
     "FiniteMemory",
+    "ChoiceModel",
 ]
 
 AGENTS: Mapping[str, type] = MappingProxyType({
     cls.name: cls
     for cls in (Shortest, BreadthFirst, DepthFirst, RightHand, LeftHand, Tremaux, RandomWalk,
-                WeightedWalker, StraightBiased, TurnBias, FiniteMemory)
+                WeightedWalker, StraightBiased, TurnBias, FiniteMemory, ChoiceModel)
 })
 
 

@@ -12,7 +12,7 @@ from mazesim._grid import pad, steps, unpad
 from mazesim.agents.vision import FULL_VIEW, ISOVIST_VIEW, UNKNOWN, WINDOW_VIEW
 from mazesim.maze import PASSAGE, WALL
 
-__all__ = ["perceive", "seen_along", "isovist_clear"]
+__all__ = ["perceive", "seen_along", "isovist_clear", "unseen_in_view"]
 
 ISOVIST_CORNERS = np.array([[0.1, 0.1], [0.9, 0.1], [0.9, 0.9], [0.1, 0.9]])
 """Offsets (x, y) inside a cell of the four segments of an isovist test (the task's code)."""
@@ -63,6 +63,32 @@ def isovist_clear(cells, width, y, x, py, px):
             if cells[cy * width + cx] != PASSAGE:
                 return False
     return True
+
+
+@njit(cache=True)
+def unseen_in_view(layout, known, width, j, kind, radius, occlusion):
+    """How many cells not yet seen (`known` UNKNOWN, `layout` not WALL) would be in sight from
+    flat cell j, sight judged on `layout` (the maze when its layout is known, else the known map,
+    whose unseen cells block): the view an agent expects from a step to j."""
+    if kind == FULL_VIEW:
+        return 0
+    rows = layout.shape[0] // width
+    r, c = j // width, j % width
+    reach = max(radius, 1)              # the four neighbours are sensed even with k = 0
+    n = 0
+    for y in range(max(r - reach, 1), min(r + reach, rows - 2) + 1):
+        for x in range(max(c - reach, 1), min(c + reach, width - 2) + 1):
+            q = y * width + x
+            if known[q] != UNKNOWN or layout[q] == WALL:
+                continue
+            if abs(y - r) + abs(x - c) == 1:
+                n += 1
+            elif max(abs(y - r), abs(x - c)) <= radius:
+                if kind == ISOVIST_VIEW:
+                    n += isovist_clear(layout, width, r, c, y, x)
+                else:
+                    n += not occlusion or _bresenham_clear(layout, width, r, c, y, x)
+    return n
 
 
 @njit(cache=True, inline="always")

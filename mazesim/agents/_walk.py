@@ -63,15 +63,16 @@ WalkState = namedtuple("WalkState", [
 
 
 @njit(cache=True)
-def _workspace(cells, width, start, goal, full, known_map):
+def _workspace(cells, width, start, goal, full, known_map, seen):
     n = cells.shape[0]
     rows = n // width
     blank = cells.copy()
     if not full:
         for j in range(n):
-            if 0 < j // width < rows - 1 and 0 < j % width < width - 1:
-                blank[j] = UNKNOWN          # the padding ring is known to be wall
-    known = blank.copy()
+            inside = 0 < j // width < rows - 1 and 0 < j % width < width - 1
+            if inside and (seen.shape[0] == 0 or seen[j] == 0):
+                blank[j] = UNKNOWN          # the padding ring and what the maze shows at the
+    known = blank.copy()                    # start (`seen`, flat; empty: nothing) are known
     layout = cells if known_map else known
     return WalkState(                       # (no expression with a condition in this long call)
         cells, width, np.array([-width, 1, width, -1], np.int64), start, goal, layout, known,
@@ -296,9 +297,10 @@ def drive(rule, p, cells, width, start, goal, view, goal_seeking, lapse, streams
     cells from the start) is not empty, read that walk instead; callable from compiled code only
     (each rule's kernel `run`).
 
-    `view` is `Vision.kernel_args()`; `goal_seeking` is None for an agent that keeps no map (it
-    compiles its own loop, without the map's work); `record` (flat, padded; empty: none) marks
-    the cells whose junction departures are recorded. Returns (moves, reached, choice rows (m,
+    `view` is `Vision.kernel_args()` and the flat mask of the cells the maze shows at the start
+    (empty: none); `goal_seeking` is None for an agent that keeps no map (it compiles its own
+    loop, without the map's work); `record` (flat, padded; empty: none) marks the cells whose
+    junction departures are recorded. Returns (moves, reached, choice rows (m,
     N_COLUMNS), the trial of each row, the cells (row, col) of every trial stacked when `keep`,
     and when reading the probability of each direction before each move (moves, 4) and, for an
     observer, its state `rs` before each move (moves, RULE_STATE)).
@@ -322,13 +324,14 @@ def _loop(rule, blind):
 
     def loop(rule, p, cells, width, start, goal, view, goal_seeking, lapse, streams, max_steps,
              keep, record, walk):
-        kind, radius, occlusion, memory, known_map = view
+        kind, radius, occlusion, memory, known_map = view[:5]
+        seen = view[5]
         limited = kind != FULL_VIEW and mapped
         reading = walk.shape[0] > 0
         trials = streams.shape[0]
         n_max = walk.shape[0] - 1 if reading else max_steps
         recording = record.shape[0] > 0
-        ws = _workspace(cells, width, start, goal, not limited, known_map and limited)
+        ws = _workspace(cells, width, start, goal, not limited, known_map and limited, seen)
         step, visits, last, came, known = ws.step, ws.visits, ws.last, ws.came, ws.known
         plan, departed, rs, marks = ws.plan, ws.departed, ws.rs, ws.marks
         om, nv, nlast, probs = ws.om, ws.nv, ws.nlast, ws.probs

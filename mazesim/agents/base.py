@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any, Callable, ClassVar, NamedTuple, Protocol
+from typing import Any, Callable, ClassVar, Iterable, NamedTuple, Protocol
 
 import numpy as np
 
 from mazesim._grid import pad
 from mazesim.agents._streams import STATE_WORDS
-from mazesim.agents.vision import Vision
+from mazesim.agents.vision import Vision, seen_at_start
 from mazesim.errors import AgentError
 from mazesim.maze import PASSAGE, Maze
 
@@ -165,35 +165,54 @@ class KernelAgent(AgentBase):
         """The rule's parameters in slot order."""
         return np.array([float(getattr(self, name)) for name in self.slots], np.float64)
 
+    def rule_params(self, vision: Vision) -> np.ndarray:
+        """The array `p` the rule reads: `kernel_params()`, to which a rule that reads the vision
+        itself (the choice model's view gain) appends it."""
+        return self.kernel_params()
+
     def _goal_seeking(self) -> bool | None:
         """What the kernel is told of goal seeking: None for an agent that keeps no map (its own
         compiled variant, without the map's work: blind to vision)."""
         return self.goal_seeking if self.goal_seeking or self.rule.mapped else None
+
+    def _view(self, vision: Vision, maze: Maze) -> tuple:
+        """What the kernel is told of vision: `Vision.kernel_args()` and the flat mask of the
+        cells the maze shows at the start (`vision.seen_at_start`; empty: none, or blind)."""
+        seen = seen_at_start(maze) if self._goal_seeking() is not None else None
+        mask = (pad(seen.astype(np.uint8)).ravel() if seen is not None and seen.any()
+                else np.zeros(0, np.uint8))
+        return vision.kernel_args() + (mask,)
 
     def run_trials(self, maze: Maze, vision: Vision, streams: np.ndarray, max_steps: int, *,
                    keep: bool, record: np.ndarray) -> Walks:
         cells, width, start, goal = padded_maze(maze)
         flat_record = (pad(record.astype(np.uint8)).ravel() if record.any()
                        else np.zeros(0, np.uint8))
-        return Walks(*self.kernel(self.kernel_params(), cells, width, start, goal,
-                                  vision.kernel_args(), self._goal_seeking(), self.lapse,
+        return Walks(*self.kernel(self.rule_params(vision), cells, width, start, goal,
+                                  self._view(vision, maze), self._goal_seeking(), self.lapse,
                                   np.ascontiguousarray(streams, dtype=np.uint64), max_steps,
                                   keep, flat_record, np.zeros(0, np.int64))[:5])
 
     def step_probabilities(self, maze: Maze, vision: Vision, positions: np.ndarray
                            ) -> np.ndarray:
-        return self._read(maze, vision, positions)[5]
+        return self.read_walks(maze, vision, [positions])[0][0]
 
     def rule_states(self, maze: Maze, vision: Vision, positions: np.ndarray) -> np.ndarray:
         """Float (T, RULE_STATE): an observer's state before each move of a valid walk (what
         its `observe` computed there, e.g. features); empty for other rules."""
-        return self._read(maze, vision, positions)[6]
+        return self.read_walks(maze, vision, [positions])[0][1]
 
-    def _read(self, maze: Maze, vision: Vision, positions: np.ndarray) -> tuple:
-        """The kernel's outputs when reading a recorded walk."""
+    def read_walks(self, maze: Maze, vision: Vision, walks: Iterable[np.ndarray]
+                   ) -> list[tuple[np.ndarray, np.ndarray]]:
+        """(`step_probabilities`, `rule_states`) of each of several valid walks of one maze,
+        one kernel call per walk, the maze and the parameters prepared once (for fitting)."""
         cells, width, start, goal = padded_maze(maze)
-        walk = flat_cells(np.asarray(positions, np.int64).reshape(-1, 2), width)
-        no_streams = np.zeros((1, STATE_WORDS), np.uint64)
-        return self.kernel(self.kernel_params(), cells, width, start, goal,
-                           vision.kernel_args(), self._goal_seeking(), self.lapse, no_streams,
-                           len(walk) - 1, False, np.zeros(0, np.uint8), walk)
+        params, view = self.rule_params(vision), self._view(vision, maze)
+        no_streams, no_record = np.zeros((1, STATE_WORDS), np.uint64), np.zeros(0, np.uint8)
+        out = []
+        for positions in walks:
+            walk = flat_cells(np.asarray(positions, np.int64).reshape(-1, 2), width)
+            read = self.kernel(params, cells, width, start, goal, view, self._goal_seeking(),
+                               self.lapse, no_streams, len(walk) - 1, False, no_record, walk)
+            out.append((read[5], read[6]))
+        return out

@@ -11,7 +11,7 @@ from numba import njit
 from mazesim.agents._walk import Rule, drive, spread, uniform
 from mazesim.agents.vision import UNKNOWN
 from mazesim.agents.base import KernelAgent
-from mazesim.maze import DIRECTIONS, PASSAGE
+from mazesim.maze import DIRECTIONS, PASSAGE, WALL
 
 __all__ = ["BreadthFirst", "DepthFirst", "RANDOM"]
 
@@ -39,8 +39,9 @@ def bfs_target(p, ws, i):
         j = queue[head]
         head += 1
         if visits[j] == 0:
-            for d in range(4):
-                if known[j + step[d]] == UNKNOWN:
+            for d in range(4):          # (under a known map, an unseen wall shows nothing)
+                q = j + step[d]
+                if known[q] == UNKNOWN and layout[q] != WALL:
                     return j
             if fallback < 0:
                 fallback = j

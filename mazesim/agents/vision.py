@@ -10,6 +10,8 @@ otherwise), its own trail, and its *known map*, filled by the perception kernel
 - `isovist r`: line of sight up to Chebyshev distance r, the Maze Search Task's rule (DESIGN 5).
 - `map known` (with a window or an isovist): the layout is known from the start; sight only tells
   whether a cell holds the goal (and which floor has been seen).
+- A maze may show some floor before the first step (the Maze Search Task's code-6 cells): the
+  passages listed in its `meta["seen_at_start"]` count as seen under every limited vision.
 - `memory` off: cells out of view are forgotten, except the cells the agent has stood on.
 
 The goal is known once it has been seen. Agents whose rule reads only the neighbours and their
@@ -24,16 +26,19 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from mazesim.errors import AgentError
+from mazesim.errors import AgentError, MazesimError
 from mazesim.limits import MAX_VISION_RADIUS
 from mazesim.maze import Cell, Maze
 
-__all__ = ["Vision", "FULL", "STUDY_VISION", "MST_VISION", "UNKNOWN", "parse_vision",
-           "seen_cells", "isovist"]
+__all__ = ["Vision", "FULL", "STUDY_VISION", "ISOVIST_RADIUS", "MST_VISION", "UNKNOWN",
+           "SEEN_AT_START", "parse_vision", "seen_at_start", "seen_cells", "isovist"]
 
 FULL = "full"
 STUDY_VISION = 2          # the study's +-2 window (section 3.1)
 UNKNOWN = 2               # known-map value of a cell not seen (beside PASSAGE 0 and WALL 1)
+SEEN_AT_START = "seen_at_start"
+"""`Maze.meta` key: the [row, col] passages shown before the first step (the Maze Search Task
+lights corridors that no line of sight from S reaches, so they travel with the maze)."""
 FULL_VIEW, WINDOW_VIEW, ISOVIST_VIEW = 0, 1, 2      # how kernels receive the kind of sight
 _KEYS = ("window", "isovist", "occlusion", "memory", "map")
 _MAPS = ("unknown", "known")
@@ -121,6 +126,13 @@ class Vision:
         return out
 
 
+ISOVIST_RADIUS = 10
+"""The Maze Search Task's sight: line of sight up to Chebyshev distance 10 (DESIGN section 5)."""
+MST_VISION = Vision(isovist=ISOVIST_RADIUS, known_map=True)
+"""The Maze Search Task (Kryven et al. 2024): line of sight over a floor plan known from the
+start; the vision of its imported runs."""
+
+
 def parse_vision(value: Any, name: str = "vision") -> Vision:
     """A Vision from any config form (a Vision, `full`, an integer or its text, a mapping
     `{window: 2, occlusion: true, memory: false}` or `{isovist: 10, map: known}`), or its label;
@@ -181,8 +193,24 @@ def _built(name: str, **settings: Any) -> Vision:
         raise AgentError(str(err).replace("vision", name, 1)) from None
 
 
+def seen_at_start(maze: Maze) -> np.ndarray:
+    """Bool (H, W): the passages `maze.meta[SEEN_AT_START]` lists as seen before the first step
+    (none when the key is absent); AgentError naming a bad entry."""
+    out = np.zeros(maze.shape, np.bool_)
+    cells = maze.meta.get(SEEN_AT_START, ())
+    if not isinstance(cells, (list, tuple)):
+        raise AgentError(f"maze meta {SEEN_AT_START}: {cells!r} (allowed: a list of [row, col])")
+    for k, cell in enumerate(cells):
+        try:
+            out[maze.passage_cell(cell)] = True
+        except MazesimError as err:
+            raise AgentError(f"maze meta {SEEN_AT_START}[{k}]: {err}") from None
+    return out
+
+
 def seen_cells(maze: Maze, positions: np.ndarray, vision: Vision | str | int) -> np.ndarray:
-    """Bool (H, W): every cell seen at some point of a walk along `positions`.
+    """Bool (H, W): every cell seen at some point of a walk along `positions`, what the maze
+    shows at the start included.
 
     The same kernel as the agents' perception (memory does not matter: the union is kept); used
     to check that an agent's choices depend on seen cells only, and to draw what a walker saw.
@@ -192,10 +220,11 @@ def seen_cells(maze: Maze, positions: np.ndarray, vision: Vision | str | int) ->
     vision = parse_vision(vision)
     positions = np.array(positions, dtype=np.int64).reshape(-1, 2)
     kind, radius, occlusion, _, _ = vision.kernel_args()
-    return _vision_kernels.seen_along(maze.grid, positions, kind, radius, occlusion)
+    return _vision_kernels.seen_along(maze.grid, positions, kind, radius, occlusion) | (
+        seen_at_start(maze) & (kind != FULL_VIEW))
 
 
-def isovist(grid: np.ndarray, cell: Cell, radius: int = 10) -> np.ndarray:
+def isovist(grid: np.ndarray, cell: Cell, radius: int = ISOVIST_RADIUS) -> np.ndarray:
     """Bool (H, W): the cells in line of sight of `cell` within Chebyshev distance `radius` (the
     Maze Search Task's rule, DESIGN.md section 5), the cell itself included.
 

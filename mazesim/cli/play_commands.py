@@ -1,4 +1,4 @@
-"""Commands of the human-trial recorder: `play` (serve a session's page) and `compare`."""
+"""Command of the human-trial recorder: `play` (serve a session's page)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import click
 
 from mazesim.cli import main
 
-__all__ = ["play", "compare"]
+__all__ = ["play"]
 
 
 @main.command()
@@ -30,17 +30,3 @@ def play(config: str, host: str, port: int) -> None:
     finally:
         server.server_close()
         recorder.store.close()
-
-
-@main.command()
-@click.argument("human_run", type=click.Path(exists=True, file_okay=False))
-@click.argument("sim_run", type=click.Path(exists=True, file_okay=False))
-def compare(human_run: str, sim_run: str) -> None:
-    """Humans of HUMAN_RUN beside the agents of SIM_RUN on their shared mazes (Markdown).
-
-    Choices at each mark with Fisher's test, moves per maze correlations, and the
-    log-likelihood of the human branch-point choices under each agent (bits per decision).
-    """
-    from mazesim.play.compare import compare_runs, format_comparison
-
-    click.echo(format_comparison(compare_runs(human_run, sim_run)), nl=False)

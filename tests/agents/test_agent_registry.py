@@ -9,7 +9,7 @@ from mazesim.errors import AgentError
 from mazesim.maze import parse_maze
 
 REGISTERED = ("shortest", "bfs", "dfs", "right-hand", "left-hand", "tremaux", "random-walk",
-              "weighted-walker", "straight-biased", "turn-bias", "finite-memory")
+              "weighted-walker", "straight-biased", "turn-bias", "finite-memory", "choice-model")
 
 
 def test_registered_names():
@@ -24,7 +24,7 @@ def test_every_agent_is_a_frozen_dataclass_with_the_common_keys(name):
         agent.max_steps = 3
     keys = agent_keys(name)
     assert keys["max_steps"] is None
-    assert keys["goal_seeking"] is (name != "weighted-walker")
+    assert keys["goal_seeking"] is (name not in ("weighted-walker", "choice-model"))
     assert agent.params() == keys
 
 

@@ -86,4 +86,4 @@ def test_agents_lists_every_agent_with_defaults():
     assert ("goal_seeking=false, max_steps=null, lapse=0.0, initial_count=1, count_backtrack=true, "
             "backtrack=retrace") in result.output
     listing = json.loads(_run("agents", "--json").output)
-    assert len(listing) == 11 and listing["finite-memory"]["horizon"] == 7
+    assert len(listing) == 12 and listing["finite-memory"]["horizon"] == 7

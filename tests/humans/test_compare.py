@@ -1,4 +1,4 @@
-"""Human runs in the experiment report and beside a simulated run (`compare_runs`)."""
+"""Runs of people in the experiment report and beside a simulated run (`compare_runs`)."""
 
 from __future__ import annotations
 
@@ -9,11 +9,12 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from mazesim.errors import ConfigError
+from mazesim.errors import DataError
 from mazesim.experiment.config import config_from_dict
 from mazesim.experiment.runner import run_experiment
 from mazesim.experiment.storage import RunStore
-from mazesim.play.compare import compare_runs, format_comparison
+from mazesim.humans import load_human_run
+from mazesim.humans.compare import compare_runs, format_comparison, holm
 from mazesim.play.report import build_play_report, is_play_run, participant_rows
 
 from tests.play.conftest import CORRIDOR, TUTORIAL, WINDOW_MAZE
@@ -86,15 +87,26 @@ def test_play_report_adds_participants_to_the_experiment_report(human_run):
 def test_compare_with_a_simulated_run(human_run, sim_run):
     result = compare_runs(human_run, sim_run)
     assert result.matched == {0: 0, 1: 1, 2: 2}
-    like = {x.agent: x for x in result.likelihoods}
-    assert set(like) == {"random-walk", "weighted-walker"}        # shortest: no walking rule
-    walk = like["random-walk"]
-    assert walk.trials == 6
-    # on the tutorial maze each branch decision of a uniform walker has probability 1/3
-    assert walk.bits_per_decision <= math.log2(3) + 1e-9
-    assert walk.decisions >= 4 and math.isfinite(walk.log_likelihood)
+    scores = {x.agent: x for x in result.scores}
+    assert set(scores) == {"random-walk", "weighted-walker"}
+    assert result.unscored == ("shortest: shortest gives no step probabilities",)
+    walk = scores["random-walk"]
+    assert (walk.how, walk.trials, walk.params) == ("fixed", 6, {"goal_seeking": True})
+    # the people's decisions: uniform among the open directions unless a seen goal is planned
+    people = load_human_run(human_run)
+    assert walk.decisions == len(people.decisions)
+    assert walk.bits <= walk.baseline_bits + 1e-12 and walk.baseline_bits == pytest.approx(
+        people.decisions.baseline_bits())
+    assert walk.ci[0] <= walk.bits <= walk.ci[1]
+    total = sum(p.bits * p.decisions for p in walk.participants)
+    assert total / walk.decisions == pytest.approx(walk.bits)
+    assert all(p.ci[0] <= p.bits <= p.ci[1] for p in walk.participants)
+    walker = scores["weighted-walker"]
+    # the walker never revisits while an unexplored way is open (p2's detour does): no minus
+    # infinity, the lapse takes those choices
+    assert math.isfinite(walker.bits) and walker.lapse > 0
     best = result.best_agent("0")
-    assert best.per_decision == max(x.per_decision for x in result.likelihoods)
+    assert best.bits == min(x.bits for x in result.scores)
     (test_a,) = [t for t in result.choices if t.agent == "weighted-walker" and t.mark == "A"]
     human = {d.direction: d.human for d in test_a.directions if d.human is not None}
     assert human == {"right": 1, "left": 1} and test_a.human_n == 2
@@ -107,6 +119,9 @@ def test_compare_with_a_simulated_run(human_run, sim_run):
                        or d in human], [human.get(d, 0) for d in ("up", "right", "left")
                                         if counts.get(d, 0) or d in human]])
     assert test_a.fisher_p == pytest.approx(stats.fisher_exact(table).pvalue)
+    finite = [p for p in (t.fisher_p for t in result.choices) if math.isfinite(p)]
+    assert [p for p in result.holm_p if math.isfinite(p)] == pytest.approx(
+        holm(finite))
     (corr,) = [c for c in result.correlations if c.agent == "random-walk"
                and c.method == "pearson"]
     with RunStore(sim_run) as sim:
@@ -115,17 +130,36 @@ def test_compare_with_a_simulated_run(human_run, sim_run):
     human_mean = [np.mean([len(w[i]) for w in WALKS.values()]) for i in range(3)]
     assert corr.n == 3 and corr.r == pytest.approx(stats.pearsonr(human_mean, sim_mean)[0])
     text = format_comparison(result)
-    assert "Best predictor of people, vision 0: **" in text and "| 0 | random-walk |" in text
+    assert "Best predictor of people, vision 0: **" in text
+    assert "| 0 | random-walk | fixed: goal_seeking True |" in text
+    assert "| participant | trials |" in text
+    assert "Holm p |" in text
+
+
+def test_compare_can_fit_the_agents_to_the_people(human_run, sim_run):
+    fixed = {x.agent: x for x in compare_runs(human_run, sim_run).scores}
+    fitted = {x.agent: x for x in compare_runs(human_run, sim_run, fit=True).scores}
+    walker = fitted["weighted-walker"]
+    assert walker.how == "fitted" and set(walker.params) >= {"initial_count"}
+    assert walker.bits <= fixed["weighted-walker"].bits + 1e-9      # the fit includes the default
+    assert fitted["random-walk"].how == "fixed"                     # nothing to fit
+
+
+def test_holm_adjusts_over_the_tests_made():
+    assert holm([0.01, 0.04, 0.03, float("nan")])[:3] == pytest.approx([0.03, 0.06, 0.06])
+    assert math.isnan(holm([0.01, float("nan")])[1])
 
 
 def test_compare_refuses_runs_that_do_not_fit(human_run, sim_run, session_factory):
-    with pytest.raises(ConfigError, match="not a run of people"):
+    with pytest.raises(DataError, match="not a run of people"):
         compare_runs(sim_run, human_run)
+    with pytest.raises(DataError, match="a run of people, not a simulated run"):
+        compare_runs(human_run, human_run)
     from mazesim.play.run import open_run
 
     other = session_factory([("#####\n#S.G#\n#####\n", "full")], output="other")
     open_run(other).store.close()
-    with pytest.raises(ConfigError, match="shares no maze"):
+    with pytest.raises(DataError, match="shares no maze"):
         compare_runs(other.output, sim_run)
 
 
@@ -146,3 +180,12 @@ def test_report_command_adds_participants_only_to_a_play_run(human_run, sim_run)
     text = (sim_run / "report.md").read_text(encoding="utf-8")
     assert "| random-walk |" in text and "## Participants" not in text
     assert not (sim_run / "participants.csv").exists()
+
+
+def test_fit_reads_a_play_run_like_an_imported_one(human_run):
+    from mazesim.humans import fit_models
+
+    report = fit_models(human_run, ["random-walk", "weighted-walker"], folds=2, seed=0)
+    assert report.participants == 2 and report.decisions == len(load_human_run(human_run)
+                                                                .decisions)
+    assert all(math.isfinite(m.cv_bits) for m in report.models)

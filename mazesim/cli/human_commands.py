@@ -1,0 +1,117 @@
+"""Commands for people's walks: `import` (recorded trajectories into a run), `fit` (models to
+people, cross-validated), `compare` (people against a simulated run); DESIGN.md section 11."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from mazesim.cli import main
+
+__all__ = ["import_group", "fit", "compare"]
+
+_JSON = click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+_OUTPUT = click.option("-o", "--output", "output", required=True,
+                       type=click.Path(file_okay=False),
+                       help="The run directory to create (must not exist or be empty).")
+_SKIP = click.option("--skip-invalid", is_flag=True,
+                     help="Import the valid trials and list the others (default: the first "
+                          "bad trial stops the import).")
+
+
+@main.group("import")
+def import_group() -> None:
+    """Import recorded human trajectories into a run directory of people."""
+
+
+@import_group.command("mst")
+@click.argument("folder", type=click.Path(exists=True, file_okay=False))
+@_OUTPUT
+@_SKIP
+@_JSON
+def import_mst(folder: str, output: str, skip_invalid: bool, as_json: bool) -> None:
+    """A Maze Search Task FOLDER (plandata.csv and mazes/; Kryven et al. 2024)."""
+    from mazesim.humans import import_mst as run_import
+
+    _report(run_import(folder, output, skip_invalid=skip_invalid), as_json)
+
+
+@import_group.command("csv")
+@click.argument("trajectories", type=click.Path(exists=True, dir_okay=False))
+@click.option("--mazes", required=True, type=click.Path(exists=True, file_okay=False),
+              help="Folder of the mazes, one mazesim file <maze>.txt (or .json) each.")
+@click.option("--vision", default="full", show_default=True,
+              help="Vision of trials without a vision column (a label such as 2 or "
+                   "'isovist 10, map known').")
+@_OUTPUT
+@_SKIP
+@_JSON
+def import_csv(trajectories: str, mazes: str, vision: str, output: str, skip_invalid: bool,
+               as_json: bool) -> None:
+    """A long CSV, one row per visited cell: participant, maze, trial, step, row, col
+    [, t_ms, vision]."""
+    from mazesim.humans import import_csv as run_import
+
+    _report(run_import(trajectories, mazes, output, vision=vision, skip_invalid=skip_invalid),
+            as_json)
+
+
+def _report(summary, as_json: bool) -> None:
+    from mazesim.humans.importer import format_summary
+
+    if as_json:
+        click.echo(json.dumps(summary.to_json()))
+    else:
+        click.echo(format_summary(summary), nl=False)
+
+
+@main.command()
+@click.argument("run_dir", type=click.Path(exists=True, file_okay=False))
+@click.option("--model", "models", multiple=True, metavar="NAME[:KEY=VALUE,...]",
+              help="A model to fit (repeat for several; default: every agent with step "
+                   "probabilities); KEY=VALUE fixes a parameter.")
+@click.option("--by", type=click.Choice(["pooled", "participant"]), default="pooled",
+              show_default=True, help="Also fit each participant alone (participant).")
+@click.option("--cv", "folds", type=int, default=5, show_default=True,
+              help="Folds of cross-validation by participant (0: none).")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Seed of the folds, the starts and the bootstrap.")
+@click.option("--starts", type=int, default=3, show_default=True,
+              help="Starts of each optimisation (the first is deterministic).")
+@_JSON
+@click.option("-o", "--output", type=click.Path(file_okay=False),
+              help="Folder for fit.csv, fit_participants.csv and fit.png.")
+def fit(run_dir: str, models: tuple[str, ...], by: str, folds: int, seed: int, starts: int,
+        as_json: bool, output: str | None) -> None:
+    """Fit models to the people of RUN_DIR by maximum likelihood (bits per junction decision)."""
+    from mazesim.humans import fit_models
+    from mazesim.humans.fit_output import format_fit, write_fit
+
+    report = fit_models(run_dir, list(models) or None, by=by, folds=folds, seed=seed,
+                        starts=starts)
+    if output:
+        write_fit(report, output)
+    if as_json:
+        click.echo(json.dumps(report.to_json()))
+    else:
+        click.echo(format_fit(report), nl=False)
+
+
+@main.command()
+@click.argument("human_run", type=click.Path(exists=True, file_okay=False))
+@click.argument("sim_run", type=click.Path(exists=True, file_okay=False))
+@click.option("--fit", "fit_params", is_flag=True,
+              help="Fit the agents' parameters to the people (default: the simulated run's; "
+                   "the lapse is fitted either way).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the bootstrap.")
+def compare(human_run: str, sim_run: str, fit_params: bool, seed: int) -> None:
+    """People of HUMAN_RUN beside the agents of SIM_RUN on their shared mazes (Markdown).
+
+    Bits per junction decision under each agent (pooled and per participant, with intervals),
+    choices at each mark (Fisher's test, Holm-adjusted), moves per maze correlations.
+    """
+    from mazesim.humans.compare import compare_runs, format_comparison
+
+    click.echo(format_comparison(compare_runs(human_run, sim_run, fit=fit_params, seed=seed)),
+               nl=False)

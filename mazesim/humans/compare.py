@@ -1,0 +1,285 @@
+"""People beside simulated agents: the same mazes, the same statistics, decision by decision.
+
+`compare_runs(human_run, sim_run)` matches the mazes of the two run directories by their text
+(grid, start, goal, marks) and computes, per vision of the people:
+
+- bits per junction decision of the people under each agent of the simulated run, read with the
+  vision the people had: the agent's parameters as the run's config gave them (`fixed`), or
+  fitted to the people (`fitted`, with `fit=True`); the lapse is fitted in both cases, so no
+  human choice has probability 0. Pooled over people with a 95 % bootstrap interval over
+  participants, and per participant with a 95 % bootstrap interval over their trials;
+- choices at each mark: the people's first departures against each agent's (Fisher's exact
+  test, the study's Table 2 with these people as the reference group), Holm-adjusted over
+  every test of the comparison;
+- moves per maze: Pearson and Spearman correlation of the people's mean moves with each agent's.
+
+In-sample bits (the lapse, and with `fit=True` the parameters, are fitted to the same
+decisions); `mazesim fit` cross-validates.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from mazesim.errors import DataError
+from mazesim.experiment.config import CORRELATION_METHODS
+from mazesim.experiment.statistics import ChoiceTest, Correlation, choice_test, correlations
+from mazesim.experiment.storage import HUMAN, RunStore
+from mazesim.humans.data import HumanRun, bits, load_human_run
+from mazesim.humans.fit import BOOTSTRAP_SAMPLES, CONFIDENCE, fit_run
+from mazesim.agents import AGENTS, KernelAgent
+from mazesim.humans.models import FITTED, ModelSpec
+
+__all__ = ["ParticipantBits", "AgentBits", "Comparison", "compare_runs", "format_comparison",
+           "holm"]
+
+HUMAN_MOVES = "human_mean_moves"
+FIXED, FITTED_PARAMS = "fixed", "fitted"
+_NOT_PARAMS = ("type", "label", "trials", "max_steps", "lapse")   # reading needs no cap
+
+
+@dataclass(frozen=True)
+class ParticipantBits:
+    """One participant under one agent: bits per decision, 95 % interval over their trials."""
+
+    participant: str
+    trials: int
+    decisions: int
+    bits: float
+    ci: tuple[float, float]
+
+
+@dataclass(frozen=True)
+class AgentBits:
+    """People's junction decisions under one agent: `how` its parameters were set (`fixed`:
+    the simulated run's, `fitted`: to these people), the fitted lapse, pooled bits with a 95 %
+    interval over participants, and each participant's."""
+
+    agent: str
+    vision: str
+    how: str
+    params: dict[str, Any]
+    lapse: float
+    trials: int
+    decisions: int
+    bits: float
+    ci: tuple[float, float]
+    baseline_bits: float
+    participants: tuple[ParticipantBits, ...]
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Everything `compare_runs` computed; `matched` maps human maze ids to simulated ones;
+    `holm_p` holds the Holm-adjusted p of each choice test (NaN where none was made)."""
+
+    human_run: Path
+    sim_run: Path
+    matched: dict[int, int]
+    choices: tuple[ChoiceTest, ...]
+    holm_p: tuple[float, ...]
+    correlations: tuple[Correlation, ...]
+    scores: tuple[AgentBits, ...]
+    unscored: tuple[str, ...]
+
+    def best_agent(self, vision: str) -> AgentBits | None:
+        """The agent with the fewest bits per decision under `vision`."""
+        return min((x for x in self.scores if x.vision == vision), key=lambda x: x.bits,
+                   default=None)
+
+
+def compare_runs(human_run: str | Path, sim_run: str | Path, *, fit: bool = False,
+                 seed: int = 0) -> Comparison:
+    """Compare a run of people with a simulated run over the mazes they share."""
+    human_run, sim_run = Path(human_run), Path(sim_run)
+    people = load_human_run(human_run)
+    with RunStore(human_run) as human, RunStore(sim_run) as sim:
+        if sim.meta("kind") == HUMAN:
+            raise DataError(f"{sim_run}: a run of people, not a simulated run (`mazesim run`)")
+        sim_texts = {m.text: m.maze_id for m in sim.mazes()}
+        texts = {m.maze_id: m.text for m in human.mazes()}
+        matched = {i: sim_texts[t] for i, t in texts.items() if t in sim_texts}
+        if not matched:
+            raise DataError(f"{sim_run}: shares no maze with {human_run}")
+        agents = list(sim.meta("config")["agents"])
+        h_moves = human.query("SELECT maze_id, vision, moves FROM trials WHERE agent = ?",
+                              (HUMAN,))
+        h_choices = _first_choices(human, matched.keys())
+        s_choices = _first_choices(sim, matched.values())
+        s_means = _mean_moves(sim)
+    visions = sorted({str(t.vision) for t in people.trials})
+    tests, corrs = [], []
+    for v in visions:
+        h_mean = _per_maze([(m, n) for m, vv, n in h_moves if vv == v], list(matched))
+        for a in (x["label"] for x in agents):
+            for mark in sorted({k[2] for k in h_choices if k[1] == v}):
+                tests.append(choice_test(a, v, mark, s_choices.get((a, v, mark), {}),
+                                         h_choices[(HUMAN, v, mark)]))
+            sim_mean = np.array([s_means.get((a, v, matched[m]), np.nan) for m in matched])
+            corrs += correlations(a, v, {HUMAN_MOVES: h_mean}, sim_mean, CORRELATION_METHODS)
+    scores, unscored = [], []
+    for v in visions:
+        keep = np.array([t.maze_id in matched and str(t.vision) == v for t in people.trials])
+        run = people.select(keep)
+        for entry in agents:
+            spec = _spec(entry, fit)
+            if spec is None:
+                unscored.append(f"{entry['label']}: {entry['type']} gives no step "
+                                "probabilities")
+            elif len(run.decisions):
+                scores.append(_scores(entry["label"], v, spec, run, fit, seed))
+    return Comparison(human_run, sim_run, matched, tuple(tests),
+                      tuple(holm([t.fisher_p for t in tests])), tuple(corrs), tuple(scores),
+                      tuple(dict.fromkeys(unscored)))
+
+
+def holm(p_values: list[float]) -> list[float]:
+    """Holm-adjusted p-values (statsmodels' `multipletests`); NaN stays NaN and is not counted."""
+    from statsmodels.stats.multitest import multipletests
+
+    p = np.asarray(p_values, dtype=float)
+    out = np.full(len(p), np.nan)
+    ok = np.isfinite(p)
+    if ok.any():
+        out[ok] = multipletests(p[ok], method="holm")[1]
+    return out.tolist()
+
+
+def _spec(entry: dict, fit: bool) -> ModelSpec | None:
+    """The model of a simulated run's agent entry: its config keys fixed (with `fit`, those of
+    `FITTED` free); None for an agent without step probabilities."""
+    name = entry["type"]
+    if not issubclass(AGENTS[name], KernelAgent):
+        return None
+    free = FITTED.get(name, ()) if fit else ()
+    fixed = {k: v for k, v in entry.items()
+             if k not in _NOT_PARAMS and k not in {p.name for p in free}}
+    return ModelSpec(entry["label"], name, fixed, tuple(free))
+
+
+def _scores(label: str, vision: str, spec: ModelSpec, run: HumanRun, fit: bool, seed: int
+            ) -> AgentBits:
+    (result,) = fit_run(run, [spec], folds=0, seed=seed).models
+    d = run.decisions
+    people = len(run.participants)
+    rng = np.random.default_rng(np.random.SeedSequence([seed, *label.encode(),
+                                                        *vision.encode()]))
+    nll = -np.bincount(d.participant, weights=result.log_probs, minlength=people)
+    counts = np.bincount(d.participant, minlength=people)
+    samples = rng.integers(0, people, size=(BOOTSTRAP_SAMPLES, people))
+    pooled = _interval(nll[samples].sum(axis=1) / np.maximum(counts[samples].sum(axis=1), 1))
+    parts = []
+    for i, name in enumerate(run.participants):
+        mine = d.participant == i
+        trials = np.unique(d.trial[mine])
+        per_trial = np.bincount(np.searchsorted(trials, d.trial[mine]),
+                                weights=-result.log_probs[mine], minlength=len(trials))
+        n_trial = np.bincount(np.searchsorted(trials, d.trial[mine]), minlength=len(trials))
+        pick = rng.integers(0, len(trials), size=(BOOTSTRAP_SAMPLES, len(trials)))
+        ci = _interval(per_trial[pick].sum(axis=1) / np.maximum(n_trial[pick].sum(axis=1), 1))
+        parts.append(ParticipantBits(name, len(trials), int(counts[i]),
+                                     bits(-float(nll[i]), int(counts[i])), ci))
+    return AgentBits(label, vision, FITTED_PARAMS if fit and spec.free else FIXED,
+                     {**spec.fixed, **result.estimate.params}, result.estimate.lapse,
+                     len(run.trials), len(d), result.bits, pooled, d.baseline_bits(),
+                     tuple(parts))
+
+
+def _interval(nats_per_decision: np.ndarray) -> tuple[float, float]:
+    """The 95 % percentile interval of bootstrap values (nats per decision) in bits."""
+    tail = 100 * (1 - CONFIDENCE) / 2
+    low, high = np.percentile(nats_per_decision / math.log(2), [tail, 100 - tail])
+    return float(low), float(high)
+
+
+def _first_choices(store: RunStore, maze_ids: Any) -> dict:
+    """{(agent, vision, mark): {direction: count}} of first departures on the given mazes."""
+    ids = sorted(set(maze_ids))
+    out: dict = {}
+    for a, v, mark, direction, n in store.query(
+            "SELECT agent, vision, mark, direction, COUNT(*) FROM choices WHERE first = 1 AND "
+            f"mark != '' AND maze_id IN ({','.join('?' * len(ids))}) GROUP BY agent, vision, "
+            "mark, direction", ids):
+        out.setdefault((a, v, mark), {})[direction] = n
+    return out
+
+
+def _mean_moves(store: RunStore) -> dict[tuple[str, str, int], float]:
+    rows = store.query("SELECT agent, vision, maze_id, AVG(moves) FROM trials GROUP BY agent, "
+                       "vision, maze_id")
+    return {(a, v, m): float(x) for a, v, m, x in rows}
+
+
+def _per_maze(pairs: list[tuple[int, int]], maze_ids: list[int]) -> np.ndarray:
+    sums: dict[int, list[int]] = {}
+    for m, n in pairs:
+        sums.setdefault(m, []).append(n)
+    return np.array([np.mean(sums[m]) if m in sums else np.nan for m in maze_ids])
+
+
+def format_comparison(c: Comparison) -> str:
+    """Markdown tables of a comparison."""
+    lines = [f"# {c.human_run} (people) against {c.sim_run} (agents)", "",
+             f"Mazes shared: {len(c.matched)} (human maze id -> simulated maze id: "
+             + ", ".join(f"{h}->{s}" for h, s in c.matched.items()) + ")", "",
+             "## Bits per junction decision", "",
+             "People's departures from cells with 3 or 4 open directions, read by each agent "
+             "with the vision the people had; bits = -mean log2 p(chosen), lower is better. "
+             "Parameters `fixed` (the simulated run's) or `fitted` (to these people); the "
+             "lapse (a uniform choice among the open directions) is always fitted, so no "
+             "choice has probability 0. In-sample; `mazesim fit` cross-validates. Interval: "
+             "95 % bootstrap over participants.", "",
+             "| vision | agent | parameters | lapse | trials | decisions | bits | 95 % CI | "
+             "uniform |", "|---|---|---|---:|---:|---:|---:|---|---:|"]
+    for x in c.scores:
+        params = ", ".join(f"{k} {_value(v)}" for k, v in x.params.items()) or "none"
+        lines.append(f"| {x.vision} | {x.agent} | {x.how}: {params} | {x.lapse:.4f} | "
+                     f"{x.trials} | {x.decisions} | {x.bits:.3f} | {x.ci[0]:.3f}-"
+                     f"{x.ci[1]:.3f} | {x.baseline_bits:.3f} |")
+    lines += [f"- not scored: {u}" for u in c.unscored]
+    for v in sorted({x.vision for x in c.scores}):
+        best = c.best_agent(v)
+        lines += ["", f"Best predictor of people, vision {v}: **{best.agent}** "
+                  f"({best.bits:.3f} bits per decision)"]
+        lines += _participant_table([x for x in c.scores if x.vision == v])
+    lines += ["", "## Moves per maze: people against agents", "",
+              "| vision | agent | method | r | p | n mazes |", "|---|---|---|---:|---:|---:|"]
+    lines += [f"| {r.vision} | {r.agent} | {r.method} | {r.r:.3f} | {r.p:.3g} | {r.n} |"
+              for r in c.correlations]
+    lines += ["", "## First choices at the marks", "",
+              f"Fisher's exact test per mark; Holm-adjusted over the {_tests(c)} tests made.", "",
+              "| vision | agent | mark | agent counts | human counts | Fisher p | Holm p |",
+              "|---|---|---|---|---|---:|---:|"]
+    for t, adjusted in zip(c.choices, c.holm_p):
+        agent = ", ".join(f"{d.direction} {d.count} ({100 * d.proportion:.0f}%)"
+                          for d in t.directions if d.count)
+        human = ", ".join(f"{d.direction} {d.human}" for d in t.directions if d.human)
+        lines.append(f"| {t.vision} | {t.agent} | {t.mark} | {agent} | {human} | "
+                     f"{t.fisher_p:.3g} | {adjusted:.3g} |")
+    return "\n".join(lines) + "\n"
+
+
+def _participant_table(scores: list[AgentBits]) -> list[str]:
+    lines = ["", "Per participant (bits per decision, 95 % bootstrap interval over their "
+             "trials):", "", "| participant | trials | decisions | "
+             + " | ".join(x.agent for x in scores) + " |",
+             "|---|---:|---:|" + "---|" * len(scores)]
+    for i, p in enumerate(scores[0].participants):
+        cells = [f"{x.participants[i].bits:.3f} ({x.participants[i].ci[0]:.2f}-"
+                 f"{x.participants[i].ci[1]:.2f})" for x in scores]
+        lines.append(f"| {p.participant} | {p.trials} | {p.decisions} | "
+                     + " | ".join(cells) + " |")
+    return lines
+
+
+def _tests(c: Comparison) -> int:
+    return int(np.isfinite(np.asarray(c.holm_p, dtype=float)).sum())
+
+
+def _value(v: Any) -> str:
+    return f"{v:.3g}" if isinstance(v, float) else str(v)

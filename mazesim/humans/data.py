@@ -1,0 +1,165 @@
+"""A run of people as the fitting code reads it: mazes, trials, and their junction decisions.
+
+A **junction decision** is a departure from a cell with `records.BRANCH_DEGREE` (3) or more open
+neighbours, reversals included: exactly the choice records of a walk
+(`mazesim.walks.choice_records`), so a play run and an imported run give the same decisions.
+Bits per decision are -mean log2 p(chosen) over them; the uniform baseline is the mean log2 of
+the number of open directions.
+
+Runs are read through `mazesim.experiment.storage.RunStore` (the same tables `mazesim.load_run`
+returns as DataFrames).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from mazesim.agents import Vision, parse_vision
+from mazesim.errors import DataError
+from mazesim.experiment.storage import HUMAN, RunStore
+from mazesim.maze import Maze, parse_maze
+from mazesim.records import mask_directions
+
+__all__ = ["HumanTrial", "HumanRun", "Decisions", "load_human_run", "run_maze", "bits",
+           "MAX_RUN_TRIALS", "MAX_RUN_PARTICIPANTS", "MAX_DECISIONS"]
+
+MAX_RUN_TRIALS = 1_000_000
+"""Most trials of a run read for fitting or comparison."""
+MAX_RUN_PARTICIPANTS = 100_000
+"""Most participants of a run."""
+MAX_DECISIONS = 10_000_000
+"""Most junction decisions (the fits hold a few floats per decision and direction)."""
+
+
+@dataclass(frozen=True, eq=False)
+class HumanTrial:
+    """One stored trial of a person: who, which maze, with what vision, the cells walked."""
+
+    trial_id: int
+    participant: str
+    maze_id: int
+    vision: Vision
+    positions: np.ndarray
+
+
+@dataclass(frozen=True, eq=False)
+class Decisions:
+    """Every junction decision of a run, as parallel arrays (one item per decision).
+
+    `trial` indexes `HumanRun.trials`, `step` the move (positions[step] is the cell left),
+    `chosen` the direction taken, `open` the (D, 4) bool mask of open directions, `participant`
+    indexes `HumanRun.participants`.
+    """
+
+    trial: np.ndarray
+    step: np.ndarray
+    chosen: np.ndarray
+    open: np.ndarray
+    participant: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.trial)
+
+    @property
+    def n_open(self) -> np.ndarray:
+        return self.open.sum(axis=1)
+
+    def baseline_bits(self) -> float:
+        """Bits per decision of a uniform choice among the open directions."""
+        return float(np.mean(np.log2(self.n_open))) if len(self) else float("nan")
+
+
+@dataclass(frozen=True, eq=False)
+class HumanRun:
+    """The mazes (with what they show at the start) and the trials of a run of people;
+    `groups`: the trial indices by (maze_id, vision label), the trials an agent reads together."""
+
+    path: Path
+    mazes: dict[int, Maze]
+    trials: tuple[HumanTrial, ...]
+    participants: tuple[str, ...]
+    decisions: Decisions
+    groups: dict[tuple[int, str], list[int]]
+
+    def select(self, keep: np.ndarray) -> HumanRun:
+        """The run of the trials where the bool array `keep` (one per trial) is set."""
+        kept = np.flatnonzero(keep)
+        new = np.full(len(self.trials), -1)
+        new[kept] = np.arange(len(kept))
+        trials = tuple(self.trials[k] for k in kept)
+        people = tuple(dict.fromkeys(t.participant for t in trials))
+        d = self.decisions
+        rows = keep[d.trial]
+        index = {p: i for i, p in enumerate(people)}
+        old = np.array([index.get(p, -1) for p in self.participants], np.int64)
+        decisions = Decisions(new[d.trial[rows]], d.step[rows], d.chosen[rows], d.open[rows],
+                              old[d.participant[rows]])
+        return HumanRun(self.path, self.mazes, trials, people, decisions, _groups(trials))
+
+
+def run_maze(text: str, meta: dict) -> Maze:
+    """A stored maze with its meta (what it shows at the start travels there)."""
+    maze = parse_maze(text)
+    return Maze(maze.grid, maze.start, maze.goal, maze.marks, meta)
+
+
+def load_human_run(run_dir: str | Path) -> HumanRun:
+    """Read a run of people (kind `human`: recorded by `mazesim play` or imported); DataError
+    for another run, a trial without its positions, or a ceiling passed."""
+    from mazesim.walks import choice_records
+
+    run_dir = Path(run_dir)
+    with RunStore(run_dir) as store:
+        if store.meta("kind") != HUMAN:
+            raise DataError(f"{run_dir}: not a run of people (record one with `mazesim play` "
+                            "or import one with `mazesim import`)")
+        (count,) = store.query("SELECT COUNT(*) FROM trials WHERE agent = ?", (HUMAN,))[0]
+        if count > MAX_RUN_TRIALS:
+            raise DataError(f"{run_dir}: {count:,} trials (at most {MAX_RUN_TRIALS:,})")
+        mazes = {m.maze_id: run_maze(m.text, dict(m.meta)) for m in store.mazes()}
+        rows = store.query("SELECT trial_id, seed, maze_id, vision FROM trials WHERE agent = ? "
+                           "ORDER BY trial_id", (HUMAN,))
+        samples = store.samples(t for t, *_ in rows)
+    people = tuple(dict.fromkeys(seed for _, seed, _, _ in rows))
+    if len(people) > MAX_RUN_PARTICIPANTS:
+        raise DataError(f"{run_dir}: {len(people):,} participants (at most "
+                        f"{MAX_RUN_PARTICIPANTS:,})")
+    visions: dict[str, Vision] = {}
+    trials = []
+    for trial_id, seed, maze_id, label in rows:
+        if trial_id not in samples:
+            raise DataError(f"{run_dir}: trial {trial_id} has no stored positions")
+        vision = visions.setdefault(label, parse_vision(label, f"trial {trial_id} vision"))
+        trials.append(HumanTrial(trial_id, seed, maze_id, vision, samples[trial_id]))
+    index = {p: i for i, p in enumerate(people)}
+    parts = []
+    for k, trial in enumerate(trials):
+        rec = choice_records(mazes[trial.maze_id], trial.positions)
+        parts.append((np.full(len(rec), k), rec["step"], rec["chosen"], rec["open"],
+                      np.full(len(rec), index[trial.participant])))
+        if sum(len(p[0]) for p in parts) > MAX_DECISIONS:
+            raise DataError(f"{run_dir}: more than {MAX_DECISIONS:,} junction decisions")
+    columns = [np.concatenate([p[i] for p in parts]) if parts else np.zeros(0, np.int64)
+               for i in range(5)]
+    masks = np.array([[d in mask_directions(m) for d in range(4)] for m in range(16)], bool)
+    decisions = Decisions(columns[0].astype(np.int64), columns[1].astype(np.int64),
+                          columns[2].astype(np.int64), masks[columns[3].astype(np.int64)],
+                          columns[4].astype(np.int64))
+    return HumanRun(run_dir, mazes, tuple(trials), people, decisions, _groups(trials))
+
+
+def _groups(trials: Sequence[HumanTrial]) -> dict[tuple[int, str], list[int]]:
+    groups: dict[tuple[int, str], list[int]] = {}
+    for k, trial in enumerate(trials):
+        groups.setdefault((trial.maze_id, str(trial.vision)), []).append(k)
+    return groups
+
+
+def bits(log_likelihood: float, decisions: int) -> float:
+    """Bits per decision of a natural-log likelihood over `decisions` decisions."""
+    return -log_likelihood / decisions / math.log(2) if decisions else float("nan")

@@ -1,0 +1,248 @@
+"""Import recorded trajectories into a run directory of people (DESIGN.md section 11).
+
+Every trial is checked against its maze (starts at S, unit steps, never on a wall or off the
+grid, nothing after G; a trial that stops before G is imported as not reached). Without
+`skip_invalid` the first bad trial (in input order) stops the import with one line naming the
+input line, participant, maze, step and reason, before anything is written; with it, the valid
+trials are imported and the bad ones listed.
+
+The run directory has the layout of a play run (`mazesim.experiment.storage`): meta `kind:
+human`, `recorder: import`, `format`, `source`, `skipped` (how many) and a report config; the
+mazes (text, parameters, and in `meta` their name, vision and `seen_at_start`); one `trials` row
+per trial (agent `human`, `trial` = the participant's number in order of first appearance,
+`seed` = the participant id), every junction departure in `choices`, every trial's positions as
+a sample. Two tables of its own: `import_trials` (trial_id, participant, number: the source's
+trial number, line: its input line) and `import_times` (trial_id, step, t_ms: the milliseconds
+before the move that leaves `positions[step]`, joinable with `choices` on (trial_id, step)).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from mazesim.agents.vision import Vision
+from mazesim.errors import DataError
+from mazesim.experiment.storage import (HUMAN, MazeRecord, RunStore, TrialRows, transaction,
+                                        write_samples, write_trials)
+from mazesim.humans.sources import Problem, Recording, Source, read_csv, read_mst
+from mazesim.maze import Maze, format_maze
+from mazesim.records import CHOICE_DTYPE
+
+__all__ = ["RECORDER", "ImportSummary", "import_mst", "import_csv", "import_source",
+           "check_recording", "format_summary"]
+
+RECORDER = "import"
+"""The `recorder` (meta) of a run of people imported by `mazesim import`."""
+_TABLES = """
+CREATE TABLE import_trials (trial_id INTEGER PRIMARY KEY, participant TEXT NOT NULL,
+                            number INTEGER NOT NULL, line INTEGER NOT NULL);
+CREATE TABLE import_times (trial_id INTEGER NOT NULL, step INTEGER NOT NULL, t_ms REAL NOT NULL,
+                           PRIMARY KEY (trial_id, step));
+"""
+
+
+@dataclass(frozen=True)
+class ImportSummary:
+    """What an import wrote: counts of the imported trials and the skipped ones."""
+
+    run_dir: Path
+    trials: int
+    participants: int
+    mazes: int
+    decisions: int
+    unfinished: int
+    skipped: tuple[Problem, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"trials": self.trials, "participants": self.participants, "mazes": self.mazes,
+                "decisions": self.decisions, "unfinished": self.unfinished,
+                "skipped": [p.to_json() for p in self.skipped]}
+
+
+def format_summary(summary: ImportSummary) -> str:
+    """What an import wrote, and every skipped trial, one line each."""
+    lines = [f"wrote {summary.run_dir}: {summary.trials:,} trials of {summary.participants} "
+             f"participants on {summary.mazes} mazes, {summary.decisions:,} junction decisions, "
+             f"{summary.unfinished} unfinished; {len(summary.skipped)} skipped"]
+    lines += [f"skipped line {p.line}: participant {p.participant}, maze {p.maze}"
+              + ("" if p.step is None else f", step {p.step}") + f": {p.reason}"
+              for p in summary.skipped]
+    return "\n".join(lines) + "\n"
+
+
+def import_mst(folder: str | Path, run_dir: str | Path, *, skip_invalid: bool = False
+               ) -> ImportSummary:
+    """Import a Maze Search Task folder (`plandata.csv`, `mazes/`) into `run_dir`."""
+    _check_free(run_dir)
+    return import_source(read_mst(folder), run_dir, skip_invalid=skip_invalid)
+
+
+def import_csv(path: str | Path, mazes: str | Path, run_dir: str | Path, *,
+               vision: Any = "full", skip_invalid: bool = False) -> ImportSummary:
+    """Import a long CSV of visited cells (mazes from the folder `mazes`) into `run_dir`."""
+    _check_free(run_dir)
+    return import_source(read_csv(path, mazes, vision), run_dir, skip_invalid=skip_invalid)
+
+
+def check_recording(maze: Maze, rec: Recording) -> Problem | None:
+    """The first fault of a recorded trial in `maze`, or None for a valid walk."""
+    pos = rec.positions
+    if len(pos) == 0:
+        return rec.problem(None, "no cells")
+    h, w = maze.shape
+    goal_at = None
+    for k, (r, c) in enumerate(pos.tolist()):
+        if not (0 <= r < h and 0 <= c < w):
+            return rec.problem(k, f"{(r, c)} is off the {h}x{w} grid")
+        if not maze.is_passage((r, c)):
+            return rec.problem(k, f"{(r, c)} is a wall")
+        if k == 0 and (r, c) != maze.start:
+            return rec.problem(0, f"starts at {(r, c)}, not at S {maze.start}")
+        if k > 0 and abs(r - pos[k - 1, 0]) + abs(c - pos[k - 1, 1]) != 1:
+            return rec.problem(k, f"{(r, c)} is not next to {tuple(pos[k - 1].tolist())}")
+        if goal_at is not None:
+            return rec.problem(k, f"goes on after reaching G at step {goal_at}")
+        if (r, c) == maze.goal:
+            goal_at = k
+    return None
+
+
+def import_source(source: Source, run_dir: str | Path, *, skip_invalid: bool = False
+                  ) -> ImportSummary:
+    """Check every trial of `source` and write the valid ones to a new run directory."""
+    run_dir = Path(run_dir)
+    _check_free(run_dir)
+    valid, problems = [], list(source.unreadable)
+    for rec in source.recordings:
+        if rec.maze in source.missing:
+            problems.append(rec.problem(None, source.missing[rec.maze]))
+            continue
+        problem = check_recording(source.mazes[rec.maze], rec)
+        if problem is None:
+            valid.append(rec)
+        else:
+            problems.append(problem)
+    problems.sort(key=lambda p: p.line)
+    if problems and not skip_invalid:
+        raise DataError(problems[0].describe(source.path) + " (--skip-invalid imports the "
+                        "valid trials and lists the others)")
+    if not valid:
+        raise DataError(f"{source.path}: no valid trial to import")
+    try:
+        summary = _write(source, valid, tuple(problems), run_dir)
+    except OSError as err:
+        shutil.rmtree(run_dir, ignore_errors=True)
+        raise DataError(f"-o {run_dir}: cannot write ({err.strerror or err})") from None
+    except BaseException:
+        shutil.rmtree(run_dir, ignore_errors=True)
+        raise
+    return summary
+
+
+def _check_free(run_dir: str | Path) -> None:
+    run_dir = Path(run_dir)
+    if run_dir.exists() and (not run_dir.is_dir() or any(run_dir.iterdir())):
+        raise DataError(f"-o {run_dir}: exists and is not an empty folder (choose another "
+                        "output or remove it)")
+
+
+def _write(source: Source, valid: list[Recording], skipped: tuple[Problem, ...],
+           run_dir: Path) -> ImportSummary:
+    from mazesim.experiment.runner import ENVIRONMENT_FILE, environment
+    from mazesim.walks import choice_records
+
+    names = sorted({r.maze for r in valid})
+    maze_ids = {name: i for i, name in enumerate(names)}
+    people = list(dict.fromkeys(r.participant for r in valid))
+    number = {p: i for i, p in enumerate(people)}
+    visions = {id(r): str(_vision(r, source)) for r in valid}
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / ENVIRONMENT_FILE).write_text(json.dumps(environment(), indent=1) + "\n",
+                                            encoding="utf-8")
+    decisions = 0
+    with RunStore(run_dir, create=True) as store:
+        store.conn.executescript(_TABLES)
+        store.set_meta(name=run_dir.name, kind=HUMAN, recorder=RECORDER, format=source.format,
+                       source=source.path, skipped=len(skipped),
+                       config=_report_config(run_dir, source, names, valid))
+        store.add_mazes(_maze_record(i, name, source, valid) for i, name in enumerate(names))
+        with transaction(store.conn) as db:
+            write_samples(db, run_dir, {t: r.positions for t, r in enumerate(valid)})
+            groups: dict[tuple[str, str], list[int]] = {}
+            for t, rec in enumerate(valid):
+                groups.setdefault((rec.maze, visions[id(rec)]), []).append(t)
+            for (name, vision), ids in groups.items():
+                maze = source.mazes[name]
+                records = [choice_records(maze, valid[t].positions) for t in ids]
+                for k, rows in enumerate(records):
+                    rows["trial"] = k
+                decisions += sum(len(rows) for rows in records)
+                write_trials(db, TrialRows(
+                    maze_ids[name], HUMAN, vision, ids, [number[valid[t].participant]
+                                                         for t in ids],
+                    [valid[t].participant for t in ids], [len(valid[t].positions) - 1
+                                                          for t in ids],
+                    [tuple(valid[t].positions[-1]) == maze.goal for t in ids],
+                    [False] * len(ids),
+                    np.concatenate(records) if records else np.zeros(0, CHOICE_DTYPE),
+                    tuple(maze.marks)))
+            db.executemany("INSERT INTO import_trials VALUES (?, ?, ?, ?)",
+                           [(t, r.participant, r.number, r.line) for t, r in enumerate(valid)])
+            db.executemany("INSERT INTO import_times VALUES (?, ?, ?)",
+                           [(t, k, float(ms)) for t, r in enumerate(valid)
+                            if r.times is not None for k, ms in enumerate(r.times.tolist())])
+    unfinished = sum(tuple(r.positions[-1]) != source.mazes[r.maze].goal for r in valid)
+    return ImportSummary(run_dir, len(valid), len(people), len(names), decisions, unfinished,
+                         skipped)
+
+
+def _vision(rec: Recording, source: Source) -> Vision:
+    return rec.vision if rec.vision is not None else source.vision
+
+
+def _maze_record(maze_id: int, name: str, source: Source, valid: list[Recording]
+                 ) -> MazeRecord:
+    from mazesim.analysis import parameters
+
+    maze = source.mazes[name]
+    h, w = maze.shape
+    visions = sorted({str(_vision(r, source)) for r in valid if r.maze == name})
+    meta = {**dict(maze.meta), "name": name, "vision": visions,
+            "start": list(maze.start), "goal": list(maze.goal),
+            "marks": {k: list(v) for k, v in maze.marks.items()}}
+    return MazeRecord(maze_id, name, None, f"{h}x{w}", None, format_maze(maze), meta,
+                      parameters(maze))
+
+
+def _report_config(run_dir: Path, source: Source, names: list[str], valid: list[Recording]
+                   ) -> dict[str, Any]:
+    """The run in the experiment's resolved-config shape (agent `human`), so that `mazesim
+    report` reads it like a simulated run."""
+    from mazesim.analysis import PARAMETERS
+    from mazesim.experiment.config import CORRELATION_METHODS, DEFAULT_CORRELATION_PARAMETERS
+
+    visions = list({str(v): v.to_config() for v in (_vision(r, source) for r in valid)}.values())
+    marks = sorted({m for name in names for m in source.mazes[name].marks})
+    return {
+        "name": run_dir.name,
+        "description": f"Human trials imported by `mazesim import {source.format}` from "
+                       f"{source.path}.",
+        "seed": 0,
+        "mazes": [{"file": name} for name in names],
+        "agents": [{"type": HUMAN, "label": HUMAN, "trials": 0}],
+        "vision": visions,
+        "parameters": list(PARAMETERS),
+        "analysis": {
+            "correlations": {"methods": list(CORRELATION_METHODS),
+                             "parameters": list(DEFAULT_CORRELATION_PARAMETERS)},
+            "branch_choices": [{"mark": mark, "human": {}} for mark in marks],
+        },
+        "output": str(run_dir),
+        "trajectories": 0,
+    }

@@ -1,0 +1,140 @@
+"""The `import`, `fit` and `compare` commands: JSON and text output, one-line errors, exit 2."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from mazesim.cli import main
+
+from tests.humans.conftest import FORK, GOOD, LINE, mst_table
+
+
+@pytest.fixture
+def mst(tmp_path):
+    def write(rows=GOOD, mazes=None):
+        folder = tmp_path / "mst"
+        (folder / "mazes").mkdir(parents=True, exist_ok=True)
+        for name, text in (mazes if mazes is not None else {"fork": FORK, "line": LINE}).items():
+            (folder / "mazes" / f"{name}.txt").write_text(text)
+        (folder / "plandata.csv").write_text(mst_table(rows))
+        return folder
+    return write
+
+
+def run(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def test_import_mst_json(mst, tmp_path):
+    result = run("import", "mst", mst(), "-o", tmp_path / "run", "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output) == {"trials": 3, "participants": 2, "mazes": 2,
+                                         "decisions": 3, "unfinished": 0, "skipped": []}
+
+
+def test_import_errors_are_one_line_and_leave_no_run(mst, tmp_path):
+    folder = mst(GOOD + [("s3", "fork", 4, "p(2,0)p(2,1);p(2,2);", "1;1;")])
+    result = run("import", "mst", folder, "-o", tmp_path / "run")
+    assert result.exit_code == 2
+    assert result.output == (f"Error: {folder / 'plandata.csv'}:5: participant s3, maze fork, "
+                             "step 2: (2, 2) is a wall (--skip-invalid imports the valid trials "
+                             "and lists the others)\n")
+    assert not (tmp_path / "run").exists()
+    result = run("import", "mst", folder, "-o", tmp_path / "run", "--skip-invalid", "--json")
+    assert result.exit_code == 0
+    assert json.loads(result.output)["skipped"] == [
+        {"line": 5, "participant": "s3", "maze": "fork", "step": 2,
+         "reason": "(2, 2) is a wall"}]
+
+
+@pytest.mark.parametrize("case, message", [
+    ("missing maze", "plandata.csv:3: participant s1, maze line: no maze file"),
+    ("unknown column", "plandata.csv:1: no column 'subject'"),
+    ("empty", "plandata.csv: empty file (expected a header line)"),
+])
+def test_bad_mst_folders(mst, tmp_path, case, message):
+    folder = mst(mazes={"fork": FORK} if case == "missing maze" else None)
+    if case == "unknown column":
+        text = (folder / "plandata.csv").read_text().replace("subject", "participant")
+        (folder / "plandata.csv").write_text(text)
+    if case == "empty":
+        (folder / "plandata.csv").write_text("")
+    result = run("import", "mst", folder, "-o", tmp_path / "run")
+    assert result.exit_code == 2 and result.output.count("\n") == 1
+    assert result.output.startswith("Error: ") and message in result.output
+    assert not (tmp_path / "run").exists()
+
+
+def test_import_csv(tmp_path):
+    (tmp_path / "mazes").mkdir()
+    (tmp_path / "mazes" / "m.txt").write_text("######\n#S..G#\n######\n")
+    (tmp_path / "walks.csv").write_text("participant,maze,trial,step,row,col\n"
+                                        + "".join(f"a,m,1,{k},1,{k + 1}\n" for k in range(4)))
+    result = run("import", "csv", tmp_path / "walks.csv", "--mazes", tmp_path / "mazes", "-o",
+                 tmp_path / "run", "--vision", "isovist 3, map known")
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith(f"wrote {tmp_path / 'run'}: 1 trials of 1 participants")
+    (tmp_path / "bad.csv").write_text("participant,maze,trial,stepp,row,col\n")
+    result = run("import", "csv", tmp_path / "bad.csv", "--mazes", tmp_path / "mazes", "-o",
+                 tmp_path / "run2")
+    assert result.exit_code == 2 and "unknown column 'stepp'" in result.output
+    result = run("import", "csv", tmp_path / "walks.csv", "--mazes", tmp_path / "mazes", "-o",
+                 tmp_path / "run3", "--vision", "sideways")
+    assert result.exit_code == 2 and result.output.startswith("Error: --vision: 'sideways'")
+
+
+def test_fit_json_and_files(mst, tmp_path):
+    folder = mst(GOOD + [("s3", "fork", 1, "p(2,0)p(2,1);p(1,1);p(0,1);p(0,2);p(0,3);",
+                          "1;1;1;1;1;")])
+    assert run("import", "mst", folder, "-o", tmp_path / "run").exit_code == 0
+    result = run("fit", tmp_path / "run", "--model", "random-walk", "--model",
+                 "choice-model:goal=0,region=0", "--cv", "3", "--seed", "2", "--json", "-o",
+                 tmp_path / "out")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert (data["decisions"], data["participants"]) == (4, 3)
+    assert {m["model"] for m in data["models"]} == {"random-walk",
+                                                    "choice-model:goal=0,region=0"}
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
+        "fit.csv", "fit.png", "fit_participants.csv"]
+    text = run("fit", tmp_path / "run", "--model", "random-walk", "--cv", "0")
+    assert text.exit_code == 0 and text.output.startswith("# Models fitted to")
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--cv", "9"], "--cv 9 (allowed: 0 for none, or 2 to 2: the participants, at most 100)"),
+    (["--model", "nobody"], "unknown agent 'nobody'"),
+    (["--by", "maze"], "Invalid value for '--by'"),
+])
+def test_fit_errors_are_one_line(mst, tmp_path, args, message):
+    run("import", "mst", mst(), "-o", tmp_path / "run")
+    result = run("fit", tmp_path / "run", *args)
+    assert result.exit_code == 2 and result.output.count("\n") == 1
+    assert message in result.output
+
+
+def test_fit_refuses_a_simulated_run(tmp_path):
+    from mazesim.experiment.storage import RunStore
+
+    (tmp_path / "sim").mkdir()
+    RunStore(tmp_path / "sim", create=True).close()
+    result = run("fit", tmp_path / "sim")
+    assert result.exit_code == 2 and "not a run of people" in result.output
+
+
+def test_play_no_longer_has_compare():
+    from mazesim.cli import play_commands
+
+    assert play_commands.__all__ == ["play"]
+    assert main.get_command(None, "compare").callback.__module__ == "mazesim.cli.human_commands"
+
+
+def test_an_unwritable_output_is_one_line(mst, tmp_path):
+    run("import", "mst", mst(), "-o", tmp_path / "run")
+    (tmp_path / "file").write_text("")
+    result = run("fit", tmp_path / "run", "--model", "random-walk", "--cv", "0", "-o",
+                 tmp_path / "file" / "out")
+    assert result.exit_code == 2 and result.output.startswith(f"Error: -o {tmp_path / 'file'}")

@@ -1,0 +1,82 @@
+"""Parameter and model recovery: people simulated from known parameters are fitted back.
+
+Every parameter (and the lapse) must lie in its Wald interval, Bonferroni-adjusted over the
+model's parameters (family-wise 95 %); the model that generated the data must have the fewest
+cross-validated bits among the candidates. On the 40 maps of the Maze Search Task (line of sight
+over a known layout, what each map shows at the start) and on generated mazes (a window of 2
+over an unknown layout).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from mazesim import generate, make_agent
+from mazesim.agents.vision import MST_VISION
+from mazesim.humans import fit_run, load_human_run, read_mst
+from mazesim.humans.recovery import simulate_population
+from mazesim.experiment.storage import RunStore
+
+from tests.humans.mst_data import mst_folder
+
+PEOPLE = 40
+TRUE_WEIGHTS = dict(reverse=-0.5, visited=-1.0, straight=0.7, view=0.3, frontier=2.0,
+                    closed=-1.0, goal=4.0, region=1.5)
+CANDIDATES = ["choice-model", "weighted-walker", "turn-bias"]
+
+
+@pytest.fixture(scope="module")
+def mst_mazes():
+    return read_mst(mst_folder()).mazes
+
+
+@pytest.fixture(scope="module")
+def generated():
+    return {f"digging-{i}": generate("digging", (11, 11), seed=i) for i in range(16)}
+
+
+def _recovered(tmp_path, mazes, agent, vision, seed):
+    summary = simulate_population(mazes, agent, vision, PEOPLE, seed, tmp_path / "people")
+    run = load_human_run(tmp_path / "people")
+    report = fit_run(run, CANDIDATES, folds=5, seed=seed)
+    return summary, report
+
+
+def _check(report, agent):
+    best = report.models[0]
+    assert best.model == agent.name, [(m.model, m.cv_bits) for m in report.models]
+    names = [*best.estimate.params, "lapse"]
+    family = 1 - 0.05 / len(names)
+    for name in names:
+        true = agent.lapse if name == "lapse" else getattr(agent, name)
+        low, high = best.interval(name, family)
+        assert low <= true <= high, (name, true, best.estimate.params, low, high)
+
+
+@pytest.mark.parametrize("where", ["mst", "generated"])
+def test_the_choice_model_is_recovered(tmp_path, mst_mazes, generated, where):
+    agent = make_agent("choice-model", **TRUE_WEIGHTS, lapse=0.05)
+    mazes, vision = (mst_mazes, MST_VISION) if where == "mst" else (generated, {"window": 2})
+    summary, report = _recovered(tmp_path, mazes, agent, vision, seed=1)
+    assert summary.trials == PEOPLE * len(mazes) and summary.decisions > 4000
+    _check(report, agent)
+
+
+@pytest.mark.parametrize("where", ["mst", "generated"])
+def test_the_weighted_walker_is_recovered(tmp_path, mst_mazes, generated, where):
+    agent = make_agent("weighted-walker", initial_count=3.0, lapse=0.1)
+    mazes, vision = (mst_mazes, MST_VISION) if where == "mst" else (generated, {"window": 2})
+    _, report = _recovered(tmp_path, mazes, agent, vision, seed=2)
+    _check(report, agent)
+
+
+def test_a_simulated_population_is_stored_as_a_run_of_people(tmp_path, generated):
+    two = dict(list(generated.items())[:2])
+    summary = simulate_population(two, make_agent("random-walk"), 2, 3, 7, tmp_path / "p")
+    assert (summary.trials, summary.participants, summary.mazes) == (6, 3, 2)
+    with RunStore(tmp_path / "p") as store:
+        assert (store.meta("kind"), store.meta("format")) == ("human", "simulated")
+        assert sorted({s for (s,) in store.query("SELECT seed FROM trials")}) == ["sim0", "sim1",
+                                                                                   "sim2"]
+    again = simulate_population(two, make_agent("random-walk"), 2, 3, 7, tmp_path / "q")
+    assert again.to_json() == summary.to_json()
