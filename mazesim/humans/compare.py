@@ -28,15 +28,15 @@ import numpy as np
 
 from mazesim.errors import DataError
 from mazesim.experiment.config import CORRELATION_METHODS
-from mazesim.experiment.statistics import ChoiceTest, Correlation, choice_test, correlations
+from mazesim.experiment.statistics import (ChoiceTest, Correlation, choice_test, correlations,
+                                           holm)
 from mazesim.experiment.storage import HUMAN, RunStore
 from mazesim.humans.data import HumanRun, bits, load_human_run
 from mazesim.humans.fit import BOOTSTRAP_SAMPLES, CONFIDENCE, fit_run
 from mazesim.agents import AGENTS, KernelAgent
 from mazesim.humans.models import FITTED, ModelSpec
 
-__all__ = ["ParticipantBits", "AgentBits", "Comparison", "compare_runs", "format_comparison",
-           "holm"]
+__all__ = ["ParticipantBits", "AgentBits", "Comparison", "compare_runs", "format_comparison"]
 
 HUMAN_MOVES = "human_mean_moves"
 FIXED, FITTED_PARAMS = "fixed", "fitted"
@@ -134,20 +134,8 @@ def compare_runs(human_run: str | Path, sim_run: str | Path, *, fit: bool = Fals
             elif len(run.decisions):
                 scores.append(_scores(entry["label"], v, spec, run, fit, seed))
     return Comparison(human_run, sim_run, matched, tuple(tests),
-                      tuple(holm([t.fisher_p for t in tests])), tuple(corrs), tuple(scores),
+                      tuple(holm([t.fisher_p for t in tests]).tolist()), tuple(corrs), tuple(scores),
                       tuple(dict.fromkeys(unscored)))
-
-
-def holm(p_values: list[float]) -> list[float]:
-    """Holm-adjusted p-values (statsmodels' `multipletests`); NaN stays NaN and is not counted."""
-    from statsmodels.stats.multitest import multipletests
-
-    p = np.asarray(p_values, dtype=float)
-    out = np.full(len(p), np.nan)
-    ok = np.isfinite(p)
-    if ok.any():
-        out[ok] = multipletests(p[ok], method="holm")[1]
-    return out.tolist()
 
 
 def _spec(entry: dict, fit: bool) -> ModelSpec | None:
