@@ -12,7 +12,7 @@ from mazesim._grid import pad, steps, unpad
 from mazesim.agents.vision import FULL_VIEW, ISOVIST_VIEW, UNKNOWN, WINDOW_VIEW
 from mazesim.maze import PASSAGE, WALL
 
-__all__ = ["perceive", "seen_along", "isovist_clear", "unseen_in_view"]
+__all__ = ["perceive", "look", "seen_along", "isovist_clear", "unseen_in_view"]
 
 ISOVIST_CORNERS = np.array([[0.1, 0.1], [0.9, 0.1], [0.9, 0.9], [0.1, 0.9]])
 """Offsets (x, y) inside a cell of the four segments of an isovist test (the task's code)."""
@@ -151,7 +151,7 @@ def perceive(cells, width, step, known, visits, i, r, c, prev, pr, pc, kind, rad
 
     With memory and a window without occlusion only the strip entering the window is scanned,
     here, inline: a call passing these arrays would cost several times that step. Everything
-    else is `_look` (out of line). Full vision is set up by the caller.
+    else is `look` (out of line). Full vision is set up by the caller.
     """
     if kind == FULL_VIEW:
         return 0
@@ -164,14 +164,14 @@ def perceive(cells, width, step, known, visits, i, r, c, prev, pr, pc, kind, rad
         edge = c + radius * (c - pc)
         return _see_box(cells, width, rows, known, r, c, r - radius, r + radius, edge, edge,
                         False)
-    return _look(cells, width, step, known, visits, i, r, c, np.int64(prev), np.int64(pr),
-                 np.int64(pc), kind, radius, np.bool_(occlusion), np.bool_(memory))  # (one
-                                                                # variant, whatever the literals)
+    return look(cells, width, step, known, visits, i, r, c, np.int64(prev), np.int64(pr),
+                np.int64(pc), kind, radius, np.bool_(occlusion), np.bool_(memory))  # (one
+                                                               # variant, whatever the literals)
 
 
 @njit(cache=True)
-def _look(cells, width, step, known, visits, i, r, c, prev, pr, pc, kind, radius, occlusion,
-          memory):
+def look(cells, width, step, known, visits, i, r, c, prev, pr, pc, kind, radius, occlusion,
+         memory):
     """`perceive` from scratch: a whole window (with occlusion) or isovist, after forgetting
     the previous view when there is no memory; the four neighbours are always sensed."""
     rows = cells.shape[0] // width

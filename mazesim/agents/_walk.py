@@ -1,9 +1,9 @@
 """The walking loop every rule shares (compiled): perception, goal seeking, plans, drawing or
 reading a move, the trail and the junction-choice records.
 
-A rule is a few small compiled functions in the rule's module, bound to this loop by that
-module's entry kernel `run`, which calls `drive` with them (so each rule compiles only its own
-loop; `no_reset`, `no_update`, `no_target` stand in for what a rule does not need):
+A rule is a few small compiled functions in the rule's module, gathered in a `Rule` and bound to
+this loop by `walk_kernel(rule, blind)` (so each rule compiles only its own loop; `no_reset`,
+`no_update`, `no_target`, `no_observe` stand in for what a rule does not need):
 
     reset(p, rs, marks)                                before each trial
     probabilities(p, rs, marks, i, came, arrival, t, om, nv, nlast, out)
@@ -27,22 +27,24 @@ hot loop keeps its arrays in local variables and calls compiled helpers only for
 (plans, perception, records), so that a blind random walk runs close to a bare loop.
 """
 
+import hashlib
+import sys
 from collections import namedtuple
+from pathlib import Path
+from types import FunctionType
 
 import numpy as np
-from numba import njit, types
-from numba.extending import models, overload, register_model, typeof_impl
-from numba.core.imputils import lower_constant
+from numba import njit
 
 from mazesim._grid import bfs
 from mazesim.agents._streams import xoshiro_double
-from mazesim.agents._vision_kernels import perceive
+from mazesim.agents._vision_kernels import look, perceive
 from mazesim.agents.vision import FULL_VIEW, UNKNOWN, WINDOW_VIEW
 from mazesim.maze import PASSAGE
 from mazesim.records import (ARRIVAL, BRANCH_DEGREE, CHOSEN, COL, FIRST, N_COLUMNS, OPEN, ROW,
                              STEP, UNEXPLORED)
 
-__all__ = ["WalkState", "RULE_STATE", "Rule", "drive", "record_choices", "uniform", "spread",
+__all__ = ["WalkState", "RULE_STATE", "Rule", "walk_kernel", "record_choices", "uniform", "spread",
            "plan_to", "no_reset", "no_update", "no_target", "no_observe"]
 
 RULE_STATE = 32           # floats of a rule's own state (`rs`)
@@ -88,7 +90,7 @@ def _workspace(cells, width, start, goal, full, known_map, seen):
 
 @njit(cache=True)
 def _buffers(recording, keep, reading, n_max, trials):
-    """The growing outputs of `drive`: choice rows and their trials, kept cells (row, col),
+    """The growing outputs of `_walk`: choice rows and their trials, kept cells (row, col),
     one trial's flat cells, and the step probabilities of a read walk; moves and reached."""
     rows = np.empty((_FIRST_ROWS if recording else 0, N_COLUMNS), np.int64)
     return (rows, np.empty(rows.shape[0], np.int64),
@@ -136,7 +138,7 @@ def _begin(ws, reset_known):
     last[ws.start] = 0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def plan_to(ws, i, target):
     """Directions of a shortest path over `ws.layout` from i to `target` into `ws.plan`; its
     length, or -1 when there is none. The BFS runs from the target and stops at i (cheap while
@@ -247,7 +249,7 @@ def _flat_to_cells(flat, count, width, out, at):
 
 class Rule:
     """The compiled functions of a walking rule (see the module docstring), bound to the loop by
-    `drive`. A rule with a `target` is a planner (it walks to targets), one with `observe` an
+    `walk_kernel`. A rule with a `target` is a planner (it walks to targets), one with `observe` an
     observer; `reads_last`: it reads the neighbours' last visit times (kept only then: every
     store in the step counts). Planners and observers always keep a known map."""
 
@@ -268,216 +270,214 @@ class Rule:
         return self.planner or self.observer
 
 
-class RuleType(types.Dummy):
-    """The numba type of a `Rule`: the rule itself is in the type, so a kernel that calls
-    `drive(RULE, ...)` compiles the loop with that rule's functions inlined, and no function
-    object is passed at run time (which would keep the kernel out of numba's cache)."""
-
-    def __init__(self, rule):
-        self.rule = rule
-        super().__init__(f"Rule({rule.name})")
+# What `walk_kernel` binds for each rule: `_walk` reads them as globals, so numba compiles them
+# as constants (the values here only name them).
+rule_probabilities = rule_update = rule_reset = rule_target = rule_observe = None
+PLANNER = OBSERVER = READS_LAST = MAPPED = False
+_KERNELS: dict = {}
 
 
-@typeof_impl.register(Rule)
-def _typeof_rule(value, context):
-    return RuleType(value)
+def walk_kernel(rule: Rule, blind: bool):
+    """The compiled walking loop of `rule`, without the map's work when `blind` (an agent that
+    keeps no map): `_walk` with the rule's functions and flags as compile-time constants.
+
+    Each (rule, blind) pair is its own function (`_walk`'s code with the rule's globals),
+    named after the rule, so numba caches it like any kernel; a closure over the rule, or a rule
+    passed at run time, would be compiled again in every process. The name carries a digest of
+    the sources the loop compiles in (`_sources`): numba checks a cache against `_walk.py` only,
+    and an edited rule must not load its old loop.
+    """
+    key = (rule.name, blind)
+    if key not in _KERNELS:
+        name = (f"walk_{rule.name.replace('-', '_')}_{'blind' if blind else 'mapped'}_"
+                f"{_sources_digest(rule)}")
+        bound = {**globals(), "rule_probabilities": rule.probabilities,
+                 "rule_update": rule.update, "rule_reset": rule.reset, "rule_target": rule.target,
+                 "rule_observe": rule.observe, "PLANNER": rule.planner,
+                 "OBSERVER": rule.observer, "READS_LAST": rule.reads_last, "MAPPED": not blind}
+        function = FunctionType(_walk.__code__, bound, name)
+        function.__qualname__, function.__doc__ = name, _walk.__doc__
+        _KERNELS[key] = njit(cache=True)(function)
+    return _KERNELS[key]
 
 
-register_model(RuleType)(models.OpaqueModel)
+def _sources_digest(rule: Rule) -> str:
+    """A digest of the source files of the rule's functions and of the kernels the loop calls."""
+    hooks = (rule.probabilities, rule.update, rule.reset, rule.target, rule.observe)
+    names = {h.py_func.__module__ for h in hooks} | {look.py_func.__module__,
+                                                     xoshiro_double.py_func.__module__,
+                                                     bfs.py_func.__module__}
+    digest = hashlib.sha1()
+    for name in sorted(names):
+        digest.update(Path(sys.modules[name].__file__).read_bytes())
+    return digest.hexdigest()[:12]
 
 
-@lower_constant(RuleType)
-def _lower_rule(context, builder, ty, value):
-    return context.get_dummy_value()
-
-
-def drive(rule, p, cells, width, start, goal, view, goal_seeking, lapse, streams, max_steps,
-          keep, record, walk):
+def _walk(p, cells, width, start, goal, view, goal_seeking, lapse, streams, max_steps, keep,
+          record, walk):
     """Walk a trial per row of `streams` (xoshiro256** words, `_streams`), or, when `walk` (flat
-    cells from the start) is not empty, read that walk instead; callable from compiled code only
-    (each rule's kernel `run`).
+    cells from the start) is not empty, read that walk instead (the code of every
+    `walk_kernel`).
 
     `view` is `Vision.kernel_args()` and the flat mask of the cells the maze shows at the start
-    (empty: none); `goal_seeking` is None for an agent that keeps no map (it compiles its own
-    loop, without the map's work); `record` (flat, padded; empty: none) marks the cells whose
-    junction departures are recorded. Returns (moves, reached, choice rows (m,
-    N_COLUMNS), the trial of each row, the cells (row, col) of every trial stacked when `keep`,
-    and when reading the probability of each direction before each move (moves, 4) and, for an
-    observer, its state `rs` before each move (moves, RULE_STATE)).
+    (empty: none); `record` (flat, padded; empty: none) marks the cells whose junction
+    departures are recorded. Returns (moves, reached, choice rows (m, N_COLUMNS), the trial of
+    each row, the cells (row, col) of every trial stacked when `keep`, and when reading the
+    probability of each direction before each move (moves, 4) and, for an observer, its state
+    `rs` before each move (moves, RULE_STATE)).
     """
-    raise NotImplementedError("drive runs inside compiled kernels only")
-
-
-@overload(drive)
-def _drive(rule, p, cells, width, start, goal, view, goal_seeking, lapse, streams, max_steps,
-           keep, record, walk):
-    return _loop(rule.rule, isinstance(goal_seeking, types.NoneType))
-
-
-def _loop(rule, blind):
-    """The loop of `drive` for one rule; `blind` and the rule's flags are constants of the
-    compiled code, so that what does not apply is not compiled at all."""
-    probabilities, update, reset, target = rule.probabilities, rule.update, rule.reset, rule.target
-    observe = rule.observe
-    planner, observer, reads_last = rule.planner, rule.observer, rule.reads_last
-    mapped = not blind
-
-    def loop(rule, p, cells, width, start, goal, view, goal_seeking, lapse, streams, max_steps,
-             keep, record, walk):
-        kind, radius, occlusion, memory, known_map = view[:5]
-        seen = view[5]
-        limited = kind != FULL_VIEW and mapped
-        reading = walk.shape[0] > 0
-        trials = streams.shape[0]
-        n_max = walk.shape[0] - 1 if reading else max_steps
-        recording = record.shape[0] > 0
-        ws = _workspace(cells, width, start, goal, not limited, known_map and limited, seen)
-        step, visits, last, came, known = ws.step, ws.visits, ws.last, ws.came, ws.known
-        plan, departed, rs, marks = ws.plan, ws.departed, ws.rs, ws.marks
-        om, nv, nlast, probs = ws.om, ws.nv, ws.nlast, ws.probs
-        row, col = ws.row, ws.col
-        shows_goal = _goal_window(cells.shape[0] if limited else 0, width, goal, radius)
-        rows, owner, kept, pos, scores, moves, reached = _buffers(recording, keep, reading,
-                                                                  n_max, trials)
-        traces = np.zeros((n_max if reading and observer else 0, RULE_STATE))
-        m, k = np.int64(0), np.int64(0)     # (constants would compile helper variants)
-        for trial in range(trials):
-            s0, s1, s2, s3 = (streams[trial, 0], streams[trial, 1], streams[trial, 2],
-                              streams[trial, 3])
-            _begin(ws, limited)
-            reset(p, rs, marks)
-            i = start
-            if keep:
-                pos[0] = i
-            dirty = True
-            # Perception is lazy for a plain window (memory, no occlusion) that only looks for the
-            # goal: nothing is scanned until the goal comes into view, then the trail's windows
-            # are recalled at once (the same map) and every step looks again.
-            eager = limited and not (kind == WINDOW_VIEW and memory and not occlusion
-                                     and not planner and not observer)
-            if mapped:
-                if eager:               # from i to i: the first look
-                    perceive(cells, width, step, known, visits, i, row[i], col[i], -1, -1, -1,
-                             kind, radius, occlusion, memory)
-                elif limited and shows_goal[i] != 0:
-                    _recall(cells, width, step, row, col, known, visits, radius)
-                    eager = True
-            plan_len, plan_i, goal_plan = 0, 0, False
-            arrival, t = np.int64(-1), np.int64(0)
-            while True:             # steps, pausing only to grow a full buffer (so that no
-                rows_free = rows.shape[0] if recording else n_max + 1    # array variable is
-                cells_free = pos.shape[0] - 1 if keep else n_max         # reassigned in the
-                while t < n_max and i != goal and m < rows_free and t < cells_free:   # loop)
-                    degree = 0
-                    for d in range(4):
-                        j = i + step[d]
-                        if cells[j] == PASSAGE:
-                            om[d], nv[d] = 1, visits[j]
-                            degree += 1
-                        else:
-                            om[d], nv[d] = 0, 0
-                        if reads_last:
-                            nlast[d] = last[j] if cells[j] == PASSAGE else -1
-                    planned = False
-                    if mapped:
-                        goal_seen = known[goal] == PASSAGE   # arrays are read outside conditions:
-                        if goal_seeking and not goal_plan and dirty and goal_seen:  # (refcounts)
-                            length = plan_to(ws, i, goal)
-                            if length >= 0:
-                                plan_len, plan_i, goal_plan = length, 0, True
-                        dirty = False
-                        if planner and plan_i >= plan_len:
-                            aim = target(p, ws, i)
-                            plan_len, plan_i = 0, 0
-                            if aim >= 0:
-                                plan_len = max(plan_to(ws, i, aim), 0)
-                        planned = plan_i < plan_len
-                    if planned:
-                        for e in range(4):
-                            probs[e] = 0.0
-                        probs[plan[plan_i]] = 1.0
-                    else:
-                        if observer:
-                            observe(p, rs, ws, i, arrival, t, om)
-                        probabilities(p, rs, marks, i, came[i], arrival, t, om, nv, nlast, probs)
-                    if lapse > 0.0:
-                        for d in range(4):
-                            probs[d] = (1.0 - lapse) * probs[d] + lapse * om[d] / degree
-                    if reading:
-                        d = 0
-                        while i + step[d] != walk[t + 1]:
-                            d += 1
-                        for e in range(4):
-                            scores[t, e] = probs[e]
-                        if observer:
-                            for e in range(RULE_STATE):
-                                traces[t, e] = rs[e]
-                    else:               # draw; no random number when only one is possible
-                        n_open, total = 0, 0.0
-                        for e in range(4):
-                            n_open += probs[e] > 0.0
-                            total += probs[e]
-                        if n_open > 1:  # the first direction whose cumulative sum passes x
-                            s0, s1, s2, s3, u = xoshiro_double(s0, s1, s2, s3)
-                            x = u * total
-                            acc, d = 0.0, 0
-                            for e in range(3):
-                                acc += probs[e]
-                                d += acc <= x
-                            while probs[d] == 0.0:  # x rounded onto the sum: the last candidate
-                                d -= 1
-                        else:
-                            d = 0
-                            while probs[d] == 0.0:
-                                d += 1
-                    if planned:
-                        if d == plan[plan_i]:
-                            plan_i += 1
-                        else:                       # a recorded walk left the plan
-                            plan_len, plan_i, goal_plan = 0, 0, False
+    kind, radius, occlusion, memory, known_map = view[:5]
+    seen = view[5]
+    limited = kind != FULL_VIEW and MAPPED
+    reading = walk.shape[0] > 0
+    trials = streams.shape[0]
+    n_max = walk.shape[0] - 1 if reading else max_steps
+    recording = record.shape[0] > 0
+    ws = _workspace(cells, width, start, goal, not limited, known_map and limited, seen)
+    step, visits, last, came, known = ws.step, ws.visits, ws.last, ws.came, ws.known
+    plan, departed, rs, marks = ws.plan, ws.departed, ws.rs, ws.marks
+    om, nv, nlast, probs = ws.om, ws.nv, ws.nlast, ws.probs
+    row, col = ws.row, ws.col
+    shows_goal = _goal_window(cells.shape[0] if limited else 0, width, goal, radius)
+    rows, owner, kept, pos, scores, moves, reached = _buffers(recording, keep, reading,
+                                                              n_max, trials)
+    traces = np.zeros((n_max if reading and OBSERVER else 0, RULE_STATE))
+    m, k = np.int64(0), np.int64(0)     # (constants would compile helper variants)
+    for trial in range(trials):
+        s0, s1, s2, s3 = (streams[trial, 0], streams[trial, 1], streams[trial, 2],
+                          streams[trial, 3])
+        _begin(ws, limited)
+        rule_reset(p, rs, marks)
+        i = start
+        if keep:
+            pos[0] = i
+        dirty = True
+        # Perception is lazy for a plain window (memory, no occlusion) that only looks for the
+        # goal: nothing is scanned until the goal comes into view, then the trail's windows
+        # are recalled at once (the same map) and every step looks again.
+        eager = limited and not (kind == WINDOW_VIEW and memory and not occlusion
+                                 and not PLANNER and not OBSERVER)
+        if MAPPED:
+            if eager:               # from i to i: the first look
+                look(cells, width, step, known, visits, i, row[i], col[i], np.int64(-1),
+                     np.int64(-1), np.int64(-1), kind, radius, occlusion, memory)
+            elif limited and shows_goal[i] != 0:
+                _recall(cells, width, step, row, col, known, visits, radius)
+                eager = True
+        plan_len, plan_i, goal_plan = 0, 0, False
+        arrival, t = np.int64(-1), np.int64(0)
+        while True:             # steps, pausing only to grow a full buffer (so that no
+            rows_free = rows.shape[0] if recording else n_max + 1    # array variable is
+            cells_free = pos.shape[0] - 1 if keep else n_max         # reassigned in the
+            while t < n_max and i != goal and m < rows_free and t < cells_free:   # loop)
+                degree = 0
+                for d in range(4):
                     j = i + step[d]
-                    update(p, rs, marks, i, j, d, arrival, om, visits[j] == 0)
-                    recorded = record[i] != 0 if recording else False
-                    if recorded and degree >= BRANCH_DEGREE:
-                        _write_choice(rows, m, t, i, width, arrival, d, 1 - departed[i], om, nv)
-                        owner[m] = trial
-                        departed[i] = 1
-                        m += 1
-                    if visits[j] == 0:
-                        came[j] = d
-                    prev = i
-                    i = j
-                    t += 1
-                    visits[i] += 1
-                    if reads_last:
-                        last[i] = t
-                    if keep:
-                        pos[t] = i
-                    arrival = d
-                    if mapped:
-                        if eager:
-                            dirty = perceive(cells, width, step, known, visits, i, row[i],
-                                             col[i], prev, row[prev], col[prev], kind, radius,
-                                             occlusion, memory) > 0
-                        elif limited and shows_goal[i] != 0:
-                            _recall(cells, width, step, row, col, known, visits, radius)
-                            eager, dirty = True, True
-                if t == n_max or i == goal:
-                    break
-                if m == rows_free:
-                    rows, owner = _grow_rows(rows, m + 1), _grow_cells(owner, m + 1)
-                if t == cells_free:
-                    pos = _grow_cells(pos, t + 2)
-            moves[trial] = t
-            reached[trial] = i == goal
-            if keep:
-                if k + t + 1 > kept.shape[0]:
-                    kept = _grow_pairs(kept, k + t + 1)
-                _flat_to_cells(pos, t + 1, width, kept, k)
-                k += t + 1
-        return moves, reached, rows[:m], owner[:m], kept[:k], scores, traces
-
-    return loop
+                    if cells[j] == PASSAGE:
+                        om[d], nv[d] = 1, visits[j]
+                        degree += 1
+                    else:
+                        om[d], nv[d] = 0, 0
+                    if READS_LAST:
+                        nlast[d] = last[j] if cells[j] == PASSAGE else -1
+                planned = False
+                if MAPPED:
+                    goal_seen = known[goal] == PASSAGE   # arrays are read outside conditions:
+                    if goal_seeking and not goal_plan and dirty and goal_seen:  # (refcounts)
+                        length = plan_to(ws, i, goal)
+                        if length >= 0:
+                            plan_len, plan_i, goal_plan = length, 0, True
+                    dirty = False
+                    if PLANNER and plan_i >= plan_len:
+                        aim = rule_target(p, ws, i)
+                        plan_len, plan_i = 0, 0
+                        if aim >= 0:
+                            plan_len = max(plan_to(ws, i, aim), 0)
+                    planned = plan_i < plan_len
+                if planned:
+                    for e in range(4):
+                        probs[e] = 0.0
+                    probs[plan[plan_i]] = 1.0
+                else:
+                    if OBSERVER:
+                        rule_observe(p, rs, ws, i, arrival, t, om)
+                    rule_probabilities(p, rs, marks, i, came[i], arrival, t, om, nv, nlast, probs)
+                if lapse > 0.0:
+                    for d in range(4):
+                        probs[d] = (1.0 - lapse) * probs[d] + lapse * om[d] / degree
+                if reading:
+                    d = 0
+                    while i + step[d] != walk[t + 1]:
+                        d += 1
+                    for e in range(4):
+                        scores[t, e] = probs[e]
+                    if OBSERVER:
+                        for e in range(RULE_STATE):
+                            traces[t, e] = rs[e]
+                else:               # draw; no random number when only one is possible
+                    n_open, total = 0, 0.0
+                    for e in range(4):
+                        n_open += probs[e] > 0.0
+                        total += probs[e]
+                    if n_open > 1:  # the first direction whose cumulative sum passes x
+                        s0, s1, s2, s3, u = xoshiro_double(s0, s1, s2, s3)
+                        x = u * total
+                        acc, d = 0.0, 0
+                        for e in range(3):
+                            acc += probs[e]
+                            d += acc <= x
+                        while probs[d] == 0.0:  # x rounded onto the sum: the last candidate
+                            d -= 1
+                    else:
+                        d = 0
+                        while probs[d] == 0.0:
+                            d += 1
+                if planned:
+                    if d == plan[plan_i]:
+                        plan_i += 1
+                    else:                       # a recorded walk left the plan
+                        plan_len, plan_i, goal_plan = 0, 0, False
+                j = i + step[d]
+                rule_update(p, rs, marks, i, j, d, arrival, om, visits[j] == 0)
+                recorded = record[i] != 0 if recording else False
+                if recorded and degree >= BRANCH_DEGREE:
+                    _write_choice(rows, m, t, i, width, arrival, d, 1 - departed[i], om, nv)
+                    owner[m] = trial
+                    departed[i] = 1
+                    m += 1
+                if visits[j] == 0:
+                    came[j] = d
+                prev = i
+                i = j
+                t += 1
+                visits[i] += 1
+                if READS_LAST:
+                    last[i] = t
+                if keep:
+                    pos[t] = i
+                arrival = d
+                if MAPPED:
+                    if eager:
+                        dirty = perceive(cells, width, step, known, visits, i, row[i],
+                                         col[i], prev, row[prev], col[prev], kind, radius,
+                                         occlusion, memory) > 0
+                    elif limited and shows_goal[i] != 0:
+                        _recall(cells, width, step, row, col, known, visits, radius)
+                        eager, dirty = True, True
+            if t == n_max or i == goal:
+                break
+            if m == rows_free:
+                rows, owner = _grow_rows(rows, m + 1), _grow_cells(owner, m + 1)
+            if t == cells_free:
+                pos = _grow_cells(pos, t + 2)
+        moves[trial] = t
+        reached[trial] = i == goal
+        if keep:
+            if k + t + 1 > kept.shape[0]:
+                kept = _grow_pairs(kept, k + t + 1)
+            _flat_to_cells(pos, t + 1, width, kept, k)
+            k += t + 1
+    return moves, reached, rows[:m], owner[:m], kept[:k], scores, traces
 
 
 @njit(cache=True, inline="always")

@@ -4,8 +4,9 @@ An agent is a frozen dataclass whose fields are its config keys. The protocol (`
 methods: `run_trials` walks a batch of trials, one per random stream, and returns `Walks`;
 `step_probabilities` reads a recorded walk and returns the probability the agent gave each
 direction before each move. `KernelAgent` implements both with the agent's compiled rule (one
-module per rule: its parameter slots, `reset`, `probabilities`, `update`, optional `target`, and
-the entry kernel `run` binding them to the walking loop of `mazesim.agents._walk`).
+module per rule: its parameter slots and its `Rule` of compiled functions, `reset`,
+`probabilities`, `update`, optional `target` or `observe`, bound to the walking loop of
+`mazesim.agents._walk` by `walk_kernel`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import numpy as np
 
 from mazesim._grid import pad
 from mazesim.agents._streams import STATE_WORDS
+from mazesim.agents._walk import walk_kernel
 from mazesim.agents.vision import Vision, seen_at_start
 from mazesim.errors import AgentError
 from mazesim.maze import PASSAGE, Maze
@@ -144,15 +146,13 @@ class AgentBase:
 
 @dataclass(frozen=True, kw_only=True)
 class KernelAgent(AgentBase):
-    """An agent whose rule is compiled: `kernel` is its module's entry kernel `run`, `rule` its
-    `mazesim.agents._walk.Rule`, `slots` names the attributes packed, in order, into the rule's
-    parameter array.
+    """An agent whose rule is compiled: `rule` is its `mazesim.agents._walk.Rule`, `slots` names
+    the attributes packed, in order, into the rule's parameter array.
 
     `lapse` mixes a uniform choice among the open directions into every step (0: none), so that
     a model fitted to people gives no observed step probability 0.
     """
 
-    kernel: ClassVar[Callable[..., Any]]
     rule: ClassVar[Any] = None
     slots: ClassVar[tuple[str, ...]] = ()
     lapse: float = 0.0
@@ -170,15 +170,19 @@ class KernelAgent(AgentBase):
         itself (the choice model's view gain) appends it."""
         return self.kernel_params()
 
-    def _goal_seeking(self) -> bool | None:
-        """What the kernel is told of goal seeking: None for an agent that keeps no map (its own
-        compiled variant, without the map's work: blind to vision)."""
-        return self.goal_seeking if self.goal_seeking or self.rule.mapped else None
+    def kernel(self) -> Callable[..., Any]:
+        """The compiled walking loop of the rule (`walk_kernel`); an agent that keeps no map
+        (no goal seeking, a rule that needs none) has its own, without the map's work: it is
+        blind to vision."""
+        return walk_kernel(self.rule, self._blind())
+
+    def _blind(self) -> bool:
+        return not (self.goal_seeking or self.rule.mapped)
 
     def _view(self, vision: Vision, maze: Maze) -> tuple:
         """What the kernel is told of vision: `Vision.kernel_args()` and the flat mask of the
         cells the maze shows at the start (`vision.seen_at_start`; empty: none, or blind)."""
-        seen = seen_at_start(maze) if self._goal_seeking() is not None else None
+        seen = None if self._blind() else seen_at_start(maze)
         mask = (pad(seen.astype(np.uint8)).ravel() if seen is not None and seen.any()
                 else np.zeros(0, np.uint8))
         return vision.kernel_args() + (mask,)
@@ -188,10 +192,10 @@ class KernelAgent(AgentBase):
         cells, width, start, goal = padded_maze(maze)
         flat_record = (pad(record.astype(np.uint8)).ravel() if record.any()
                        else np.zeros(0, np.uint8))
-        return Walks(*self.kernel(self.rule_params(vision), cells, width, start, goal,
-                                  self._view(vision, maze), self._goal_seeking(), self.lapse,
-                                  np.ascontiguousarray(streams, dtype=np.uint64), max_steps,
-                                  keep, flat_record, np.zeros(0, np.int64))[:5])
+        return Walks(*self.kernel()(self.rule_params(vision), cells, width, start, goal,
+                                    self._view(vision, maze), self.goal_seeking, self.lapse,
+                                    np.ascontiguousarray(streams, dtype=np.uint64), max_steps,
+                                    keep, flat_record, np.zeros(0, np.int64))[:5])
 
     def step_probabilities(self, maze: Maze, vision: Vision, positions: np.ndarray
                            ) -> np.ndarray:
@@ -207,12 +211,12 @@ class KernelAgent(AgentBase):
         """(`step_probabilities`, `rule_states`) of each of several valid walks of one maze,
         one kernel call per walk, the maze and the parameters prepared once (for fitting)."""
         cells, width, start, goal = padded_maze(maze)
-        params, view = self.rule_params(vision), self._view(vision, maze)
+        params, view, kernel = self.rule_params(vision), self._view(vision, maze), self.kernel()
         no_streams, no_record = np.zeros((1, STATE_WORDS), np.uint64), np.zeros(0, np.uint8)
         out = []
         for positions in walks:
             walk = flat_cells(np.asarray(positions, np.int64).reshape(-1, 2), width)
-            read = self.kernel(params, cells, width, start, goal, view, self._goal_seeking(),
-                               self.lapse, no_streams, len(walk) - 1, False, no_record, walk)
+            read = kernel(params, cells, width, start, goal, view, self.goal_seeking, self.lapse,
+                          no_streams, len(walk) - 1, False, no_record, walk)
             out.append((read[5], read[6]))
         return out

@@ -16,7 +16,7 @@ from numba import njit
 
 from mazesim._grid import bfs
 from mazesim.agents._vision_kernels import unseen_in_view
-from mazesim.agents._walk import Rule, drive
+from mazesim.agents._walk import Rule
 from mazesim.agents.base import KernelAgent
 from mazesim.agents.vision import UNKNOWN, Vision
 from mazesim.maze import PASSAGE, WALL
@@ -129,14 +129,6 @@ def probabilities(p, rs, marks, i, came, arrival, t, om, nv, nlast, out):
 RULE = Rule("choice-model", probabilities, observe=observe)
 
 
-@njit(cache=True)
-def run(p, cells, width, start, goal, view, goal_seeking, lapse, streams, max_steps,
-        keep, record, walk):
-    """The walking loop with this rule (`mazesim.agents._walk.drive`)."""
-    return drive(RULE, p, cells, width, start, goal, view, goal_seeking, lapse, streams,
-                 max_steps, keep, record, walk)
-
-
 @dataclass(frozen=True, kw_only=True)
 class ChoiceModel(KernelAgent):
     """A conditional logit over features of each open direction, computed from what it knows.
@@ -169,7 +161,6 @@ class ChoiceModel(KernelAgent):
     """
 
     name = "choice-model"
-    kernel = staticmethod(run)
     rule = RULE
     slots = FEATURES
     goal_seeking: bool = False

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from numba import njit
 
-from mazesim.agents._walk import Rule, drive, spread, uniform
+from mazesim.agents._walk import Rule, spread, uniform
 from mazesim.agents.base import KernelAgent
 from mazesim.records import BRANCH_DEGREE
 
@@ -58,14 +58,6 @@ def straight_probabilities(p, rs, marks, i, came, arrival, t, om, nv, nlast, out
 
 
 STRAIGHT_RULE = Rule("straight-biased", straight_probabilities)
-
-
-@njit(cache=True)
-def run_straight(p, cells, width, start, goal, view, goal_seeking, lapse, streams, max_steps,
-                 keep, record, walk):
-    """The walking loop with this rule (`mazesim.agents._walk.drive`)."""
-    return drive(STRAIGHT_RULE, p, cells, width, start, goal, view, goal_seeking, lapse, streams,
-                 max_steps, keep, record, walk)
 
 
 @njit(cache=True, inline="always")
@@ -135,14 +127,6 @@ def turn_update(p, rs, marks, i, j, d, arrival, om, new):
 TURN_RULE = Rule("turn-bias", turn_probabilities, update=turn_update, reset=turn_reset)
 
 
-@njit(cache=True)
-def run_turn(p, cells, width, start, goal, view, goal_seeking, lapse, streams, max_steps,
-             keep, record, walk):
-    """The walking loop with this rule (`mazesim.agents._walk.drive`)."""
-    return drive(TURN_RULE, p, cells, width, start, goal, view, goal_seeking, lapse, streams,
-                 max_steps, keep, record, walk)
-
-
 @njit(cache=True, inline="always")
 def memory_probabilities(p, rs, marks, i, came, arrival, t, om, nv, nlast, out):
     """Uniform over neighbours not occupied in the last `horizon` moves, else the oldest."""
@@ -163,14 +147,6 @@ def memory_probabilities(p, rs, marks, i, came, arrival, t, om, nv, nlast, out):
 MEMORY_RULE = Rule("finite-memory", memory_probabilities, reads_last=True)
 
 
-@njit(cache=True)
-def run_memory(p, cells, width, start, goal, view, goal_seeking, lapse, streams, max_steps,
-               keep, record, walk):
-    """The walking loop with this rule (`mazesim.agents._walk.drive`)."""
-    return drive(MEMORY_RULE, p, cells, width, start, goal, view, goal_seeking, lapse, streams,
-                 max_steps, keep, record, walk)
-
-
 @dataclass(frozen=True, kw_only=True)
 class StraightBiased(KernelAgent):
     """Keeps its direction at branch points with probability `p_straight`.
@@ -187,7 +163,6 @@ class StraightBiased(KernelAgent):
     """
 
     name = "straight-biased"
-    kernel = staticmethod(run_straight)
     rule = STRAIGHT_RULE
     slots = STRAIGHT_SLOTS
     p_straight: float = 0.5
@@ -221,7 +196,6 @@ class TurnBias(KernelAgent):
     """
 
     name = "turn-bias"
-    kernel = staticmethod(run_turn)
     rule = TURN_RULE
     slots = TURN_SLOTS
     p_straight: float = 0.5
@@ -248,7 +222,6 @@ class FiniteMemory(KernelAgent):
     """
 
     name = "finite-memory"
-    kernel = staticmethod(run_memory)
     rule = MEMORY_RULE
     slots = MEMORY_SLOTS
     horizon: int = 7

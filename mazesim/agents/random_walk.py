@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from numba import njit
 
-from mazesim.agents._walk import Rule, drive, uniform
+from mazesim.agents._walk import Rule, uniform
 from mazesim.agents.base import KernelAgent
 
 __all__ = ["RandomWalk"]
@@ -20,18 +20,9 @@ def probabilities(p, rs, marks, i, came, arrival, t, om, nv, nlast, out):
 RULE = Rule("random-walk", probabilities)
 
 
-@njit(cache=True)
-def run(p, cells, width, start, goal, view, goal_seeking, lapse, streams, max_steps,
-        keep, record, walk):
-    """The walking loop with this rule (`mazesim.agents._walk.drive`)."""
-    return drive(RULE, p, cells, width, start, goal, view, goal_seeking, lapse, streams,
-                 max_steps, keep, record, walk)
-
-
 @dataclass(frozen=True, kw_only=True)
 class RandomWalk(KernelAgent):
     """Each move goes to one of the open neighbours with equal probability (no memory at all)."""
 
     name = "random-walk"
-    kernel = staticmethod(run)
     rule = RULE

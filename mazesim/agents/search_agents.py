@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from mazesim.agents._walk import Rule, drive, spread, uniform
+from mazesim.agents._walk import Rule, spread, uniform
 from mazesim.agents.vision import UNKNOWN
 from mazesim.agents.base import KernelAgent
 from mazesim.maze import DIRECTIONS, PASSAGE, WALL
@@ -63,14 +63,6 @@ def wander(p, rs, marks, i, came, arrival, t, om, nv, nlast, out):
 BFS_RULE = Rule("bfs", wander, target=bfs_target)
 
 
-@njit(cache=True)
-def run_bfs(p, cells, width, start, goal, view, goal_seeking, lapse, streams, max_steps,
-            keep, record, walk):
-    """The walking loop with this rule (`mazesim.agents._walk.drive`)."""
-    return drive(BFS_RULE, p, cells, width, start, goal, view, goal_seeking, lapse, streams,
-                 max_steps, keep, record, walk)
-
-
 @njit(cache=True, inline="always")
 def dfs_probabilities(p, rs, marks, i, came, arrival, t, om, nv, nlast, out):
     """An unvisited neighbour (random or the first in the order), else back where the cell was
@@ -101,14 +93,6 @@ def dfs_probabilities(p, rs, marks, i, came, arrival, t, om, nv, nlast, out):
 DFS_RULE = Rule("dfs", dfs_probabilities)
 
 
-@njit(cache=True)
-def run_dfs(p, cells, width, start, goal, view, goal_seeking, lapse, streams, max_steps,
-            keep, record, walk):
-    """The walking loop with this rule (`mazesim.agents._walk.drive`)."""
-    return drive(DFS_RULE, p, cells, width, start, goal, view, goal_seeking, lapse, streams,
-                 max_steps, keep, record, walk)
-
-
 @dataclass(frozen=True, kw_only=True)
 class BreadthFirst(KernelAgent):
     """Explores the cells nearest the start first: the study's breadth-first subject.
@@ -122,7 +106,6 @@ class BreadthFirst(KernelAgent):
     """
 
     name = "bfs"
-    kernel = staticmethod(run_bfs)
     rule = BFS_RULE
 
 
@@ -141,7 +124,6 @@ class DepthFirst(KernelAgent):
     """
 
     name = "dfs"
-    kernel = staticmethod(run_dfs)
     rule = DFS_RULE
     order: Any = RANDOM
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from numba import njit
 
-from mazesim.agents._walk import Rule, drive, spread
+from mazesim.agents._walk import Rule, spread
 from mazesim.agents.base import KernelAgent
 
 __all__ = ["Tremaux"]
@@ -63,14 +63,6 @@ def update(p, rs, marks, i, j, d, arrival, om, new):
 RULE = Rule("tremaux", probabilities, update=update, reset=reset)
 
 
-@njit(cache=True)
-def run(p, cells, width, start, goal, view, goal_seeking, lapse, streams, max_steps,
-        keep, record, walk):
-    """The walking loop with this rule (`mazesim.agents._walk.drive`)."""
-    return drive(RULE, p, cells, width, start, goal, view, goal_seeking, lapse, streams,
-                 max_steps, keep, record, walk)
-
-
 @dataclass(frozen=True, kw_only=True)
 class Tremaux(KernelAgent):
     """Tremaux's algorithm: marks passages, never walks one twice the same way.
@@ -81,5 +73,4 @@ class Tremaux(KernelAgent):
     one with two. Each passage is walked at most once in each direction."""
 
     name = "tremaux"
-    kernel = staticmethod(run)
     rule = RULE

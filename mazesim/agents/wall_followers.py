@@ -7,7 +7,7 @@ from typing import ClassVar
 
 from numba import njit
 
-from mazesim.agents._walk import Rule, drive
+from mazesim.agents._walk import Rule
 from mazesim.agents.base import KernelAgent
 
 __all__ = ["WallFollower", "RightHand", "LeftHand"]
@@ -33,14 +33,6 @@ def probabilities(p, rs, marks, i, came, arrival, t, om, nv, nlast, out):
 RULE = Rule("wall-follower", probabilities)
 
 
-@njit(cache=True)
-def run(p, cells, width, start, goal, view, goal_seeking, lapse, streams, max_steps,
-        keep, record, walk):
-    """The walking loop with this rule (`mazesim.agents._walk.drive`)."""
-    return drive(RULE, p, cells, width, start, goal, view, goal_seeking, lapse, streams,
-                 max_steps, keep, record, walk)
-
-
 @dataclass(frozen=True, kw_only=True)
 class WallFollower(KernelAgent):
     """Keeps one hand on the wall: tries the hand side, straight on, the other side, then back.
@@ -48,7 +40,6 @@ class WallFollower(KernelAgent):
     At the start, with no direction of arrival, it faces up. Solves every perfect maze.
     """
 
-    kernel = staticmethod(run)
     rule = RULE
     slots = SLOTS
     hand: ClassVar[int] = _RIGHT

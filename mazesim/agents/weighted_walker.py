@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from numba import njit
 
-from mazesim.agents._walk import Rule, drive
+from mazesim.agents._walk import Rule
 from mazesim.agents.base import KernelAgent
 
 __all__ = ["WeightedWalker", "BACKTRACKS"]
@@ -61,14 +61,6 @@ def update(p, rs, marks, i, j, d, arrival, om, new):
 RULE = Rule("weighted-walker", probabilities, update=update, reset=reset)
 
 
-@njit(cache=True)
-def run(p, cells, width, start, goal, view, goal_seeking, lapse, streams, max_steps,
-        keep, record, walk):
-    """The walking loop with this rule (`mazesim.agents._walk.drive`)."""
-    return drive(RULE, p, cells, width, start, goal, view, goal_seeking, lapse, streams,
-                 max_steps, keep, record, walk)
-
-
 @dataclass(frozen=True, kw_only=True)
 class WeightedWalker(KernelAgent):
     """The study's direction-weighted walker (appendix A), as DESIGN section 6 states it.
@@ -95,7 +87,6 @@ class WeightedWalker(KernelAgent):
     """
 
     name = "weighted-walker"
-    kernel = staticmethod(run)
     rule = RULE
     slots = SLOTS
     goal_seeking: bool = False

@@ -46,7 +46,7 @@ def warm_up(config: Config, notice: Callable[[], None] | None = None) -> bool:
 
 def cold_kernels(config: Config) -> bool:
     """Whether a kernel of the config's agents, or the parameters' kernel, has no cache index."""
-    kernels = [measure] + [type(spec.agent).kernel for spec in config.agents
+    kernels = [measure] + [spec.agent.kernel() for spec in config.agents
                            if isinstance(spec.agent, KernelAgent)]
     return any(not _cached(kernel) for kernel in kernels)
 
@@ -67,7 +67,7 @@ def _tasks(config: Config) -> list[Task]:
     for spec in config.agents:
         for vision in config.vision:
             agent = spec.agent
-            key = (type(agent), agent.goal_seeking, getattr(type(agent), "rule", None))
+            key = agent.kernel() if isinstance(agent, KernelAgent) else type(agent)
             if key not in seen:
                 seen.add(key)
                 walks.append(("walk", maze, agent, vision))
