@@ -60,7 +60,7 @@ def _broken(tmp_path, change):
     (lambda d: d["agents"][1].update(trails=3),
      r"agents\[1\].trails: unknown key; did you mean 'trials'\?"),
     (lambda d: d["agents"][1].update(trials=-1),
-     r"agents\[1\].trials: -1 \(allowed: an integer from 1 to 1,000,000,000\)"),
+     r"agents\[1\].trials: -1 \(allowed: an integer from 1 to 1,000,000\)"),
     (lambda d: d["agents"][1].update(trials="ten"),
      r"agents\[1\].trials: 'ten' \(allowed: an integer from 1 to"),
     (lambda d: d["mazes"][1].update(count=-2),

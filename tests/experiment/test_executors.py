@@ -19,7 +19,7 @@ def test_execute_yields_every_result():
 
 
 def test_bad_worker_count():
-    with pytest.raises(ConfigError, match=r"--workers: 0 \(allowed: an integer >= 1\)"):
+    with pytest.raises(ConfigError, match=r"--workers: 0 \(allowed: an integer from 1 to 1,024\)"):
         with executors.open_executor(workers=0):
             pass
 
@@ -37,7 +37,7 @@ def test_serial_processes_and_dask_give_identical_tables(small_config, tmp_path)
 
 def test_unreachable_dask_scheduler(small_config, tmp_path, monkeypatch):
     pytest.importorskip("distributed")
-    monkeypatch.setattr(executors, "DASK_TIMEOUT", "1s")
+    monkeypatch.setattr(executors, "DASK_TIMEOUT", 1.0)
     with pytest.raises(ConfigError, match=r"--dask: cannot reach the scheduler"):
         run_small(small_config, tmp_path / "out", dask="tcp://127.0.0.1:9")
     assert not (tmp_path / "out").exists()  # checked before the run directory is made

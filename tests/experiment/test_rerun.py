@@ -5,7 +5,7 @@ import shutil
 import numpy as np
 import pytest
 
-from mazesim.errors import ConfigError
+from mazesim.errors import ConfigError, RunError
 from mazesim.experiment.rerun import rerun_trial
 from mazesim.experiment.storage import RunStore
 
@@ -37,5 +37,5 @@ def test_replay_unknown_trial(small_config, tmp_path):
 
 
 def test_replay_needs_a_run_directory(tmp_path):
-    with pytest.raises(ConfigError, match="not a run directory"):
+    with pytest.raises(RunError, match="not a run directory"):
         rerun_trial(tmp_path, 0)
