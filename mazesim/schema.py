@@ -102,7 +102,7 @@ class _BoundedLoader(yaml.SafeLoader):
         for key_node, _ in node.value:
             if key_node.tag == _YAML_TAG + "merge":       # `<<: *base`: merged by the parent
                 continue
-            key = self.construct_object(key_node, deep=deep)
+            key = self.construct_object(key_node, deep=True)   # a whole key, to quote it
             try:
                 if key in seen:
                     raise _Refused(f"duplicate key {key!r} (first at line "

@@ -1,0 +1,81 @@
+"""Run Python or the CLI in a subprocess under a memory and time ceiling, and measure it.
+
+Tests of hostile input run here: a memory bomb then fails with MemoryError in the child (and the
+test fails) instead of taking the machine, a hang is killed at the time limit. The peak resident
+memory is the child's own (`os.wait4`), not the largest of all children so far.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import signal
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass
+
+ADDRESS_SPACE = 4 << 30        # bytes of virtual memory a child may map (numba maps ~1 GB)
+SECONDS = 120.0
+
+
+@dataclass(frozen=True)
+class Finished:
+    """How a limited child ended: exit code (negative: killed by that signal), its output, the
+    wall time and its peak resident memory in bytes."""
+
+    code: int
+    stdout: str
+    stderr: str
+    seconds: float
+    peak_bytes: int
+
+    @property
+    def error_lines(self) -> list[str]:
+        return self.stderr.strip().splitlines()
+
+
+def run_limited(args: list[str], *, memory: int = ADDRESS_SPACE, seconds: float = SECONDS,
+                cwd: str | None = None) -> Finished:
+    """`python ARGS` (e.g. `["-m", "mazesim", "analyze", path]`) under the ceilings."""
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+    began = time.perf_counter()
+    child = subprocess.Popen([sys.executable, *args], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, cwd=cwd, preexec_fn=limit)
+    output: dict[str, str] = {}
+    readers = [threading.Thread(target=lambda name=name, stream=stream: output.__setitem__(
+        name, stream.read())) for name, stream in (("out", child.stdout), ("err", child.stderr))]
+    for reader in readers:
+        reader.start()
+    timer = threading.Timer(seconds, child.kill)
+    timer.start()
+    _, status, usage = os.wait4(child.pid, 0)     # reaped here, with this child's own usage
+    timer.cancel()
+    for reader in readers:
+        reader.join()
+    child.returncode = os.waitstatus_to_exitcode(status)
+    elapsed = time.perf_counter() - began
+    if elapsed >= seconds:
+        raise AssertionError(f"{args}: still running after {seconds} s")
+    return Finished(child.returncode, output["out"], output["err"], elapsed,
+                    usage.ru_maxrss * 1024)
+
+
+def cli(*args: str, **limits) -> Finished:
+    """`python -m mazesim ARGS` under the ceilings."""
+    return run_limited(["-m", "mazesim", *map(str, args)], **limits)
+
+
+def assert_one_error_line(done: Finished, *fragments: str) -> str:
+    """Exit 2, no traceback, one `Error:` line on stderr holding every fragment; the line."""
+    assert "Traceback" not in done.stderr, done.stderr[-2000:]
+    assert done.code == 2, (done.code, done.stderr[-2000:])
+    lines = done.error_lines
+    assert len(lines) == 1 and lines[0].startswith("Error: "), done.stderr[-2000:]
+    for fragment in fragments:
+        assert fragment in lines[0], (fragment, lines[0])
+    return lines[0]
