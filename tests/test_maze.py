@@ -253,7 +253,7 @@ def test_the_first_fault_in_reading_order_is_reported():
         parse_maze("#####\n#%SG#\n##", "m")                # before the ragged row after it
     with pytest.raises(MazeFormatError, match=r"m:3:3: row has 2 characters"):
         parse_maze("#####\n#S.G#\n##\n#%###", "m")         # the ragged row comes first
-    with pytest.raises(MazeFormatError, match=r"m:2:4: duplicate 'A' \(first at line 2, column "
+    with pytest.raises(MazeFormatError, match=r"m:2:3: duplicate 'A' \(first at line 2, column "
                                               r"2\)"):
         parse_maze("#####\n#AAS#\n#%G.#", "m")
 
