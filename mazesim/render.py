@@ -164,12 +164,11 @@ def _check_scale(maze: Maze, scale: Any) -> int:
     h, w = maze.shape
     pixels = h * w * int(scale) ** 2
     if pixels > MAX_IMAGE_PIXELS:
-        fits = math.isqrt(MAX_IMAGE_PIXELS // (h * w))
-        hint = f"scale {fits} or less fits" if fits else "no scale fits"
+        fits = math.isqrt(MAX_IMAGE_PIXELS // (h * w))   # >= 1: MAX_MAZE_CELLS is below
         raise MazeFormatError(
             f"scale {scale}: a {h:,}x{w:,} maze would be {w * scale:,}x{h * scale:,} pixels "
             f"({gigabytes(3 * pixels)} as RGB) (allowed: at most {MAX_IMAGE_PIXELS:,} pixels; "
-            f"{hint})")
+            f"scale {fits} or less fits)")
     return int(scale)
 
 
