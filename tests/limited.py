@@ -79,3 +79,31 @@ def assert_one_error_line(done: Finished, *fragments: str) -> str:
     for fragment in fragments:
         assert fragment in lines[0], (fragment, lines[0])
     return lines[0]
+
+
+def cli_read_only(folder: str | os.PathLike, *args: str, **limits) -> Finished:
+    """`python -m mazesim ARGS` with `folder` read-only: by permissions for a normal user, by a
+    read-only bind mount in a private mount namespace for root (whom permissions do not stop);
+    skips the test where neither is possible."""
+    import pytest
+
+    folder = os.fspath(folder)
+    if os.geteuid() != 0:
+        modes = {}
+        for root, dirs, files in os.walk(folder):
+            for name in [root] + [os.path.join(root, f) for f in files]:
+                modes[name] = os.stat(name).st_mode
+                os.chmod(name, modes[name] & ~0o222)
+        try:
+            return cli(*args, **limits)
+        finally:
+            for name, mode in modes.items():
+                os.chmod(name, mode)
+    script = ('mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" && exec "$@"')
+    probe = subprocess.run(["unshare", "-m", "sh", "-c", script, folder, "true"],
+                           capture_output=True)
+    if probe.returncode != 0:
+        pytest.skip("cannot make a read-only directory here (root without mount namespaces)")
+    return run_limited(["-c", "import os, sys; os.execvp('unshare', sys.argv[1:])", "unshare",
+                        "-m", "sh", "-c", script, folder, sys.executable, "-m", "mazesim",
+                        *map(str, args)], **limits)

@@ -124,17 +124,22 @@ class RunStore:
         self.run_dir = Path(run_dir)
         self.path = self.run_dir / DATABASE
         self._lock: int | None = None
+        self.conn: sqlite3.Connection | None = None
         if not create and not self.path.is_file():
             raise RunError(f"{self.run_dir}: not a run directory (no {DATABASE})")
         if create:
             self._lock = lock_run(self.run_dir)
         try:
-            fresh = create and (not self.path.exists() or self.path.stat().st_size == 0)
-            self.conn = open_database(self.path, writable=create)
-            if fresh:
-                with self._sqlite():
-                    self.conn.executescript(_SCHEMA)
-            check_database(self.conn, self.path, _SCHEMA)
+            fresh = not self.path.exists()
+            if not fresh:                     # checked read-only, before anything is written
+                self.conn = open_database(self.path, writable=False)
+                check_database(self.conn, self.path, _SCHEMA)
+            if create:
+                self._close_connection()
+                self.conn = open_database(self.path, writable=True)
+                if fresh:
+                    with self._sqlite():
+                        self.conn.executescript(_SCHEMA)
         except BaseException:
             self.close()
             raise
@@ -146,12 +151,15 @@ class RunStore:
         self.close()
 
     def close(self) -> None:
-        conn = getattr(self, "conn", None)
-        if conn is not None:
-            conn.close()
+        self._close_connection()
         if self._lock is not None:
             os.close(self._lock)
             self._lock = None
+
+    def _close_connection(self) -> None:
+        if self.conn is not None:
+            self.conn.close()
+            self.conn = None
 
     @contextmanager
     def _sqlite(self) -> Iterator[None]:
@@ -295,7 +303,8 @@ class RunStore:
             raise RunError(f"{folder}: cannot write the CSV exports ({err.strerror})") from None
         finally:
             for part in parts:
-                part.unlink(missing_ok=True)
+                if part.exists():
+                    part.unlink()
         return paths
 
 
