@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import sqlite3
@@ -238,3 +239,37 @@ def test_read_only_runs_are_read_and_writes_are_one_line(finished, tmp_path):
     resumed = cli_read_only(out, "run", config, "--resume", "--output", out)
     assert_one_error_line(resumed, f"{run}: cannot write (Read-only file system)")
     assert {p.name: p.stat().st_mtime_ns for p in run.iterdir()} == before
+
+
+_META = ("meta deleted", "meta not JSON", "config without agents", "an agent without label")
+
+
+@pytest.mark.parametrize("command, damage", [
+    (command, damage) for command in ("report", "replay", "compare") for damage in DAMAGES
+    if not (command == "compare" and damage in _META)])   # compare first reads meta 'kind'
+def test_commands_on_a_damaged_run_say_what_is_damaged_and_touch_nothing(run, damage, command):
+    """report, replay and compare on a garbage, truncated, empty or table-less database, bad
+    meta, missing or corrupt trajectory files: tracebacks, and report rewrote the CSVs first."""
+    from click.testing import CliRunner
+
+    from mazesim.cli import main
+
+    CliRunner().invoke(main, ["report", str(run)])          # the exports a damage must not touch
+    change, message = DAMAGES[damage]
+    change(run)
+    before = _files(run)
+    args = {"report": ["report", run], "replay": ["replay", run, "--trial", "0"],
+            "compare": ["compare", run, run]}[command]
+    result = CliRunner().invoke(main, [str(a) for a in args])
+    assert result.exit_code == 2 and result.exception is None or isinstance(
+        result.exception, SystemExit), repr(result.exception)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: "), result.output
+    assert re.search(message, lines[0]), (message, lines[0])
+    assert _files(run) == before
+
+
+def _files(run: Path) -> dict[str, bytes]:
+    """The run's files and their bytes (SQLite's own -wal and -shm files of a reader aside)."""
+    return {p.name: p.read_bytes() for p in run.iterdir()
+            if p.is_file() and not p.name.endswith(("-wal", "-shm"))}
