@@ -15,6 +15,7 @@ even when the parent was killed with SIGKILL and could not stop them.
 from __future__ import annotations
 
 import asyncio
+import logging
 import multiprocessing
 import os
 import queue
@@ -169,6 +170,9 @@ def _connect(address: Any) -> Any:
     except ImportError:
         raise ConfigError("--dask: the 'distributed' package is not installed "
                           "(pip install 'mazesim[dask]')") from None
+    # The client's own log reports a lost scheduler as tracebacks, some while the process
+    # exits; WorkersLost says it in one line. Silenced for the rest of the process.
+    logging.getLogger("distributed.client").setLevel(logging.CRITICAL)
     if isinstance(address, str):
         try:
             asyncio.run(_handshake(address))
