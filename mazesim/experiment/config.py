@@ -231,6 +231,11 @@ def maze_block(reader: Reader, data: Any, path: str, *, extra: tuple[str, ...] =
         block.maze(0 if block.seed is None else block.seed)
     except (MazesimError, TypeError) as err:
         raise reader.fail(path, str(err)) from None
+    if not isinstance(block.placement, str):
+        for cell, what in zip(block.placement, ("start", "goal")):
+            if cell[0] % 2 == 0 or cell[1] % 2 == 0:      # the first maze is not every maze
+                raise reader.fail(f"{path}.placement", f"{what} {tuple(cell)} is not a room "
+                                  "(allowed: odd row and column, a passage in every maze)")
     return block, rest
 
 

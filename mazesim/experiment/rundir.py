@@ -17,10 +17,12 @@ and the checks that say what is damaged before anything reads on or writes.
 from __future__ import annotations
 
 import fcntl
+import functools
 import os
 import re
 import sqlite3
 import zipfile
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -96,9 +98,9 @@ def database_error(path: Path, err: sqlite3.DatabaseError) -> RunError:
 def check_database(conn: sqlite3.Connection, path: Path, schema: str) -> None:
     """RunError naming the first fault: a table of `schema` missing or with other columns, a
     trajectory file listed in `samples` missing, unreadable or without its trials."""
-    expected = _columns(sqlite3.connect(":memory:"), schema)
+    expected = _schema_columns(schema)
     try:
-        found = _columns(conn, None)
+        found = _columns(conn)
         for table, columns in expected.items():
             if table not in found:
                 raise RunError(f"{path}: damaged: no table {table!r}"
@@ -115,9 +117,15 @@ def check_database(conn: sqlite3.Connection, path: Path, schema: str) -> None:
         _check_sample_file(path.parent, file, trials)
 
 
-def _columns(conn: sqlite3.Connection, schema: str | None) -> dict[str, list[str]]:
-    if schema is not None:
+@functools.lru_cache(maxsize=None)
+def _schema_columns(schema: str) -> dict[str, list[str]]:
+    """The tables and columns `schema` makes (built in memory: the schema is the reference)."""
+    with closing(sqlite3.connect(":memory:")) as conn:
         conn.executescript(schema)
+        return _columns(conn)
+
+
+def _columns(conn: sqlite3.Connection) -> dict[str, list[str]]:
     tables = [name for (name,) in conn.execute(
         "SELECT name FROM sqlite_master WHERE type = 'table'")]
     return {t: [row[1] for row in conn.execute(f"PRAGMA table_info({_quoted(t)})")]
