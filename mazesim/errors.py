@@ -74,6 +74,8 @@ def file_problem(path: str | Path, max_bytes: int = MAX_FILE_BYTES) -> str | Non
         return "no such file"
     except OSError as err:
         return f"cannot read ({err.strerror})"
+    except ValueError:                                  # a NUL character in the name
+        return "not a file name"
     if stat.S_ISDIR(info.st_mode):
         return "a directory, not a file"
     if not stat.S_ISREG(info.st_mode):

@@ -225,12 +225,12 @@ class Reader:
     def file(self, value: Any, path: str, what: str) -> Path:
         """An existing regular file (`errors.file_problem`), relative to the config's folder
         unless absolute."""
-        if not isinstance(value, str) or not value or "\0" in value:
+        if not isinstance(value, str) or not value:
             raise self.fail(path, f"{short(value)} (allowed: a path to {what})")
         file = Path(value) if Path(value).is_absolute() else self.base / value
         try:
             file = file.resolve()
-        except (OSError, RuntimeError) as err:           # a symlink loop, a name too long
+        except (OSError, RuntimeError, ValueError) as err:   # a loop, a long name, a NUL
             raise self.fail(path, f"{short(value)}: cannot resolve ({err})") from None
         problem = file_problem(file)
         if problem is not None:

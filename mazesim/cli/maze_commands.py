@@ -83,8 +83,8 @@ def solve(maze_file, method, order, as_json):
 @click.option("-o", "--output", type=click.Path(dir_okay=False), required=True,
               help="PNG file to write.")
 @click.option("--path", "with_path", is_flag=True, help="Draw the shortest route.")
-@click.option("--scale", type=click.IntRange(1, MAX_SCALE), default=DEFAULT_SCALE, show_default=True,
-              help="Pixels per cell.")
+@click.option("--scale", type=click.IntRange(1, MAX_SCALE), default=DEFAULT_SCALE,
+              show_default=True, help="Pixels per cell.")
 def render(maze_file, output, with_path, scale):
     """Draw a maze file as a PNG (walls black, passages white, S green, G magenta)."""
     maze = read_maze(maze_file)

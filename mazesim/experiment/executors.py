@@ -27,7 +27,7 @@ from concurrent.futures import (FIRST_COMPLETED, CancelledError, Future, Process
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from itertools import islice
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator
 
 from mazesim.errors import ConfigError, RunError
 

@@ -68,7 +68,8 @@ def test_never_more_workers_than_tasks_or_two_per_core(monkeypatch):
     assert started == [2]
     cores = len(os.sched_getaffinity(0))
     assert executors.worker_count(1000, 10**6) == 2 * cores
-    assert executors.worker_count(1000, 1) == 1 and executors.worker_count(3, 10) == min(3, 2 * cores)
+    assert executors.worker_count(1000, 1) == 1
+    assert executors.worker_count(3, 10) == min(3, 2 * cores)
 
 
 def test_a_dead_worker_is_one_line_not_a_hang():
