@@ -17,8 +17,12 @@ __all__ = [
     "SearchError",
     "PlayError",
     "DataError",
+    "RunError",
+    "file_problem",
+    "check_file",
     "read_text",
     "did_you_mean",
+    "short",
 ]
 
 
@@ -60,19 +64,47 @@ class DataError(MazesimError, ValueError):
     """Recorded human data: trajectory tables, their mazes, runs of people to fit or compare."""
 
 
-def read_text(path: str | Path, error: type[MazesimError],
-              max_bytes: int = MAX_FILE_BYTES) -> str:
-    """The UTF-8 text of the regular file `path`, at most `max_bytes` long; anything else (a
-    missing file, a directory, a device, a pipe, a bigger file, other bytes) raises `error`
-    naming it, before more than `max_bytes` are read."""
+class RunError(MazesimError):
+    """A run directory that cannot be used: damaged, locked by another process, read-only, or
+    a run that lost its workers; the message says what and how to go on."""
+
+
+def file_problem(path: str | Path, max_bytes: int = MAX_FILE_BYTES) -> str | None:
+    """What keeps `path` from being read as an input file, or None for a regular file of at
+    most `max_bytes`: missing, a directory, a device such as /dev/zero or /dev/null, a pipe, or
+    bigger."""
     try:
         info = Path(path).stat()
-        if stat.S_ISDIR(info.st_mode):
-            raise error(f"{path}: a directory, not a file")
-        if not stat.S_ISREG(info.st_mode):
-            raise error(f"{path}: not a regular file")
-        if info.st_size > max_bytes:
-            raise error(f"{path}: {info.st_size:,} bytes (at most {max_bytes:,})")
+    except FileNotFoundError:
+        return "no such file"
+    except OSError as err:
+        return f"cannot read ({err.strerror})"
+    except ValueError:                                  # a NUL character in the name
+        return "not a file name"
+    if stat.S_ISDIR(info.st_mode):
+        return "a directory, not a file"
+    if not stat.S_ISREG(info.st_mode):
+        return "not a regular file"
+    if info.st_size > max_bytes:
+        return f"{info.st_size:,} bytes (allowed: at most {max_bytes:,})"
+    return None
+
+
+def check_file(path: str | Path, error: type[MazesimError],
+               max_bytes: int = MAX_FILE_BYTES) -> None:
+    """Raise `error` naming `path` and its `file_problem`, if any."""
+    problem = file_problem(path, max_bytes)
+    if problem is not None:
+        raise error(f"{path}: {problem}")
+
+
+def read_text(path: str | Path, error: type[MazesimError],
+              max_bytes: int = MAX_FILE_BYTES) -> str:
+    """The UTF-8 text of the regular file `path`, at most `max_bytes` long; anything else (see
+    `check_file`, or other bytes than UTF-8) raises `error` naming it, before more than
+    `max_bytes` are read."""
+    check_file(path, error, max_bytes)
+    try:
         with open(path, "rb") as handle:
             data = handle.read(max_bytes + 1)
     except FileNotFoundError:
@@ -91,3 +123,12 @@ def did_you_mean(value: Any, allowed: Iterable[str]) -> str:
     """`"; did you mean 'x'?"` for the closest of `allowed` to `value`, or "" when none is close."""
     close = difflib.get_close_matches(str(value), list(allowed), n=1)
     return f"; did you mean {close[0]!r}?" if close else ""
+
+
+def short(value: Any, limit: int = 60) -> str:
+    """`repr(value)` cut to `limit` characters (messages quote what was given, not all of it)."""
+    try:
+        text = repr(value)
+    except (RecursionError, ValueError):        # deep nesting; an int of more than 4,300 digits
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."

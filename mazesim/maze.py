@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -10,7 +11,8 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from mazesim.errors import MazeFormatError, read_text
+from mazesim.errors import MazeFormatError, read_text, short
+from mazesim.limits import MAX_MAZE_CELLS, MAX_NESTING
 
 __all__ = [
     "Cell",
@@ -33,6 +35,7 @@ __all__ = [
     "maze_to_json",
     "maze_from_json",
     "readonly",
+    "check_cells",
 ]
 
 Cell = tuple[int, int]
@@ -47,7 +50,11 @@ DELTAS.flags.writeable = False
 
 FORMAT_VERSION = 1
 _WALL_CHAR, _PASSAGE_CHAR = "#", "."
-_PASSAGE_CHARS = {".", " "}
+_PASSAGE_CHARS = (".", " ")
+_SIZE_HELP = "use 31, '31x31' or [31, 31]"
+_DIMENSION = re.compile(r"[0-9]{1,18}")       # ASCII digits only ('²'.isdigit() is True)
+_MAX_JSON_NUMBER = 64
+"""Longest integer literal of a JSON maze (a seed has at most 19 digits)."""
 
 
 def readonly(array: np.ndarray) -> np.ndarray:
@@ -71,9 +78,11 @@ class Maze:
     meta: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        shape = np.shape(self.grid)
+        if len(shape) != 2 or 0 in shape:
+            raise MazeFormatError(f"grid must be a non-empty 2-D array, got shape {shape}")
+        check_cells(shape, "grid")
         grid = np.array(self.grid, dtype=np.uint8)
-        if grid.ndim != 2 or grid.size == 0:
-            raise MazeFormatError(f"grid must be a non-empty 2-D array, got shape {grid.shape}")
         if grid.max() > WALL:
             raise MazeFormatError("grid values must be 0 (passage) or 1 (wall)")
         grid.flags.writeable = False
@@ -131,30 +140,45 @@ class Maze:
         return (r, c)
 
 
+def check_cells(shape: tuple[int, int], name: str = "size") -> None:
+    """Raise MazeFormatError unless a grid of `shape` has at most `limits.MAX_MAZE_CELLS`."""
+    h, w = shape
+    if h * w > MAX_MAZE_CELLS:
+        given = (f"{h:,}x{w:,} is {h * w:,} cells" if max(h, w) < 10**12
+                 else "more than 10^12 cells")
+        raise MazeFormatError(f"{name}: {given} (allowed: at most {MAX_MAZE_CELLS:,}, e.g. "
+                              "5,001x5,001)")
+
+
 def parse_size(size: Any, name: str = "size") -> Size:
-    """Read a grid size given as 31, "31", "31x31", (31, 31) or [31, 31] into (rows, columns)."""
-    if isinstance(size, bool):
-        raise MazeFormatError(f"{name}: {size!r} is not a size (use 31, '31x31' or [31, 31])")
-    if isinstance(size, (int, np.integer)):
+    """Read a grid size given as 31, "31", "31x31", (31, 31) or [31, 31] into (rows, columns);
+    sides >= 1 and at most `limits.MAX_MAZE_CELLS` cells, else MazeFormatError."""
+    if isinstance(size, (int, np.integer)) and not isinstance(size, bool):
         dims = [int(size), int(size)]
     elif isinstance(size, str):
         parts = size.lower().replace(" ", "").split("x")
-        if not all(p.isdigit() for p in parts) or len(parts) not in (1, 2):
-            raise MazeFormatError(f"{name}: {size!r} is not a size (use 31, '31x31' or [31, 31])")
+        if len(parts) not in (1, 2) or not all(_DIMENSION.fullmatch(p) for p in parts):
+            raise MazeFormatError(f"{name}: {short(size)} is not a size ({_SIZE_HELP})")
         dims = [int(p) for p in parts] * (2 if len(parts) == 1 else 1)
     elif isinstance(size, (tuple, list)) and len(size) == 2 and all(
         isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in size
     ):
         dims = [int(v) for v in size]
     else:
-        raise MazeFormatError(f"{name}: {size!r} is not a size (use 31, '31x31' or [31, 31])")
+        raise MazeFormatError(f"{name}: {short(size)} is not a size ({_SIZE_HELP})")
     if min(dims) < 1:
-        raise MazeFormatError(f"{name}: {size!r} must be positive")
+        raise MazeFormatError(f"{name}: {short(size)} must be positive")
+    check_cells((dims[0], dims[1]), name)
     return dims[0], dims[1]
 
 
 def parse_maze(text: str, source: str = "<text>") -> Maze:
-    """Parse the text format (DESIGN.md section 2); errors name `source:line:col`."""
+    """Parse the text format (DESIGN.md section 2); errors name `source:line:col`.
+
+    The first fault in reading order is reported (a ragged row before the characters after
+    it); the characters are read as one array, so a maze of `limits.MAX_MAZE_CELLS` takes a
+    second, not a Python loop over every cell.
+    """
     lines = text.splitlines()
     first = 0
     while first < len(lines) and not lines[first].strip():
@@ -166,36 +190,61 @@ def parse_maze(text: str, source: str = "<text>") -> Maze:
     if not rows:
         raise MazeFormatError(f"{source}: no maze rows")
     width = len(rows[0])
-    grid = np.zeros((len(rows), width), dtype=np.uint8)
-    found: dict[str, Cell] = {}
-    for i, row in enumerate(rows):
-        lineno = first + i + 1
-        if len(row) != width:
-            raise MazeFormatError(
-                f"{source}:{lineno}:{min(len(row), width) + 1}: row has {len(row)} characters, "
-                f"expected {width} like line {first + 1}"
-            )
-        for j, ch in enumerate(row):
-            if ch == _WALL_CHAR:
-                grid[i, j] = WALL
-            elif ch in _PASSAGE_CHARS:
-                continue
-            elif "A" <= ch <= "Z":
-                if ch in found:
-                    r0, c0 = found[ch]
-                    raise MazeFormatError(
-                        f"{source}:{lineno}:{j + 1}: duplicate '{ch}' "
-                        f"(first at line {first + r0 + 1}, column {c0 + 1})"
-                    )
-                found[ch] = (i, j)
-            else:
-                raise MazeFormatError(f"{source}:{lineno}:{j + 1}: unknown character {ch!r} "
-                                      "(allowed: # . space S G A-Z)")
+    even = next((i for i, row in enumerate(rows) if len(row) != width), len(rows))
+    check_cells((even, width), source)
+    chars = _characters(rows[:even], width)
+    wall = chars == ord(_WALL_CHAR)
+    letter = (chars >= ord("A")) & (chars <= ord("Z"))
+    unknown = ~(wall | letter | np.isin(chars, [ord(c) for c in _PASSAGE_CHARS]))
+    fault = _first_fault(chars, unknown, letter, first + 1)
+    if fault is not None:
+        raise MazeFormatError(f"{source}:{fault}")
+    if even < len(rows):
+        row = rows[even]
+        raise MazeFormatError(
+            f"{source}:{first + even + 1}:{min(len(row), width) + 1}: row has {len(row)} "
+            f"characters, expected {width} like line {first + 1}")
+    found = {chr(chars[r, c]): (int(r), int(c)) for r, c in np.argwhere(letter)}
     for key, what in (("S", "start"), ("G", "goal")):
         if key not in found:
             raise MazeFormatError(f"{source}: no '{key}' ({what}) in the maze")
     start, goal = found.pop("S"), found.pop("G")
-    return Maze(grid, start, goal, dict(sorted(found.items())))
+    return Maze(wall.astype(np.uint8), start, goal, dict(sorted(found.items())))
+
+
+def _characters(rows: list[str], width: int) -> np.ndarray:
+    """The code points of equally long rows as an (n, width) array."""
+    joined = "".join(rows)
+    if joined.isascii():
+        codes = np.frombuffer(joined.encode("ascii"), np.uint8)
+    else:
+        codes = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), np.uint32)
+    return codes.reshape(len(rows), width)
+
+
+def _first_fault(chars: np.ndarray, unknown: np.ndarray, letter: np.ndarray, line: int
+                 ) -> str | None:
+    """`line:col: message` of the first unknown character or repeated letter in reading order
+    (row 0 is line `line`), or None."""
+    width = chars.shape[1]
+    faults: list[tuple[int, str]] = []
+    if unknown.any():
+        at = int(np.argmax(unknown.ravel()))
+        faults.append((at, f"unknown character {chr(chars.flat[at])!r} (allowed: # . space S "
+                           "G A-Z)"))
+    places = np.flatnonzero(letter.ravel())
+    codes = chars.ravel()[places]
+    again = np.ones(len(places), bool)
+    again[np.unique(codes, return_index=True)[1]] = False
+    if again.any():
+        at = int(places[again][0])
+        r0, c0 = divmod(int(places[np.argmax(codes == chars.flat[at])]), width)
+        faults.append((at, f"duplicate '{chr(chars.flat[at])}' (first at line {line + r0}, "
+                           f"column {c0 + 1})"))
+    if not faults:
+        return None
+    at, message = min(faults)
+    return f"{line + at // width}:{at % width + 1}: {message}"
 
 
 def format_maze(maze: Maze, overlay: Mapping[Cell, str] | None = None) -> str:
@@ -225,15 +274,17 @@ def maze_to_json(maze: Maze) -> dict[str, Any]:
 
 
 def maze_from_json(data: Any, source: str = "<json>") -> Maze:
-    """Inverse of :func:`maze_to_json`."""
+    """Inverse of :func:`maze_to_json`; `meta` may nest at most `limits.MAX_NESTING` levels."""
     if not isinstance(data, dict) or not isinstance(data.get("rows"), list):
         raise MazeFormatError(f"{source}: JSON maze needs a 'rows' list of strings")
     if not all(isinstance(r, str) for r in data["rows"]):
         raise MazeFormatError(f"{source}: 'rows' must hold strings")
-    maze = parse_maze("\n".join(data["rows"]), source)
     meta = data.get("meta", {})
     if not isinstance(meta, dict):
         raise MazeFormatError(f"{source}: 'meta' must be an object")
+    if _nesting(meta) > MAX_NESTING - 1:
+        raise MazeFormatError(f"{source}: 'meta' nested deeper than {MAX_NESTING} levels")
+    maze = parse_maze("\n".join(data["rows"]), source)
     return Maze(maze.grid, maze.start, maze.goal, maze.marks, meta)
 
 
@@ -242,17 +293,57 @@ def read_maze(path: str | Path) -> Maze:
     path = Path(path)
     text = read_text(path, MazeFormatError)
     if path.suffix.lower() == ".json":
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as err:
-            raise MazeFormatError(f"{path}:{err.lineno}:{err.colno}: {err.msg}") from None
-        return maze_from_json(data, str(path))
+        return maze_from_json(_json(text, str(path)), str(path))
     return parse_maze(text, str(path))
 
 
+class _LongNumber(Exception):
+    """An integer literal longer than `_MAX_JSON_NUMBER` (raised out of `json.loads`)."""
+
+
+def _json_int(text: str) -> int:
+    if len(text) > _MAX_JSON_NUMBER:
+        raise _LongNumber(text)
+    return int(text)
+
+
+def _json(text: str, source: str) -> Any:
+    """The JSON document of `text`; its faults, a stack-deep nesting (json recurses) and
+    integers of thousands of digits included, as MazeFormatError naming `source:line:col`."""
+    try:
+        return json.loads(text, parse_int=_json_int)
+    except json.JSONDecodeError as err:
+        raise MazeFormatError(f"{source}:{err.lineno}:{err.colno}: {err.msg}") from None
+    except RecursionError:
+        raise MazeFormatError(f"{source}: nested deeper than {MAX_NESTING} levels") from None
+    except _LongNumber as err:
+        at = text.find(err.args[0])
+        line = text.count("\n", 0, at) + 1
+        column = at - (text.rfind("\n", 0, at) + 1) + 1
+        raise MazeFormatError(f"{source}:{line}:{column}: an integer of {len(err.args[0]):,} "
+                              f"digits (allowed: at most {_MAX_JSON_NUMBER})") from None
+
+
+def _nesting(value: Any) -> int:
+    """How deeply lists and dicts nest in `value` (1 for a flat one), counted without
+    recursion and stopping past `MAX_NESTING`."""
+    deepest, stack = 0, [(value, 1)]
+    while stack and deepest <= MAX_NESTING:
+        item, depth = stack.pop()
+        if isinstance(item, (dict, list)):
+            deepest = max(deepest, depth)
+            stack.extend((v, depth + 1) for v in (item.values() if isinstance(item, dict)
+                                                   else item))
+    return deepest
+
+
 def write_maze(maze: Maze, path: str | Path) -> None:
-    """Write `maze` as JSON when the name ends in `.json`, as text otherwise."""
+    """Write `maze` as JSON when the name ends in `.json`, as text otherwise; a maze whose start
+    is its goal is refused (S and G on one cell cannot be read back)."""
     path = Path(path)
+    if maze.start == maze.goal:
+        raise MazeFormatError(f"{path}: start and goal are both {maze.start}; the text format "
+                              "needs two different cells")
     if path.suffix.lower() == ".json":
         text = json.dumps(maze_to_json(maze), indent=1) + "\n"
     else:

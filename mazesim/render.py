@@ -7,6 +7,7 @@ black, passages white, visited cells grey; the route is a coloured line through 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -15,12 +16,14 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from mazesim.errors import MazeFormatError
+from mazesim.limits import MAX_IMAGE_PIXELS, gigabytes
 from mazesim.maze import PASSAGE, WALL, Maze, format_maze
 
 __all__ = [
     "PATH_CHAR",
     "VISITED_CHAR",
     "DEFAULT_SCALE",
+    "MAX_SCALE",
     "WALL_COLOUR",
     "PASSAGE_COLOUR",
     "VISITED_COLOUR",
@@ -40,6 +43,8 @@ VISITED_CHAR = "+"
 
 DEFAULT_SCALE = 10
 """Pixels per cell: a 31x31 maze becomes 310x310 pixels."""
+MAX_SCALE = math.isqrt(MAX_IMAGE_PIXELS)
+"""The largest scale any picture fits (`limits.MAX_IMAGE_PIXELS`, a one-cell maze)."""
 
 RGB = tuple[int, int, int]
 WALL_COLOUR: RGB = (0, 0, 0)
@@ -93,9 +98,7 @@ def maze_image(maze: Maze, *, path: Any = None, visited: Any = None, visits: Any
     visits : int array of the grid's shape, optional
         Visit counts drawn as a heat map (`HEAT_COLOURS`) over passages with a count > 0.
     """
-    if isinstance(scale, bool) or not isinstance(scale, (int, np.integer)) or scale < 1:
-        raise MazeFormatError(f"scale: {scale!r} (allowed: an integer >= 1)")
-    scale = int(scale)
+    scale = _check_scale(maze, scale)
     passage = maze.grid == PASSAGE
     pixels = np.empty(maze.shape + (3,), np.uint8)
     pixels[maze.grid == WALL] = WALL_COLOUR
@@ -151,6 +154,22 @@ def save_image(image: Image.Image, path: str | Path) -> None:
         image.save(Path(path))
     except (OSError, ValueError, KeyError) as err:
         raise MazeFormatError(f"{path}: cannot write image ({err})") from None
+
+
+def _check_scale(maze: Maze, scale: Any) -> int:
+    """`scale` as an int >= 1 at which `maze` fits in `limits.MAX_IMAGE_PIXELS`, checked
+    before any pixel is drawn."""
+    if isinstance(scale, bool) or not isinstance(scale, (int, np.integer)) or scale < 1:
+        raise MazeFormatError(f"scale: {scale!r} (allowed: an integer >= 1)")
+    h, w = maze.shape
+    pixels = h * w * int(scale) ** 2
+    if pixels > MAX_IMAGE_PIXELS:
+        fits = math.isqrt(MAX_IMAGE_PIXELS // (h * w))   # >= 1: MAX_MAZE_CELLS is below
+        raise MazeFormatError(
+            f"scale {scale}: a {h:,}x{w:,} maze would be {w * scale:,}x{h * scale:,} pixels "
+            f"({gigabytes(3 * pixels)} as RGB) (allowed: at most {MAX_IMAGE_PIXELS:,} pixels; "
+            f"scale {fits} or less fits)")
+    return int(scale)
 
 
 def _draw_route(draw: ImageDraw.ImageDraw, cells: np.ndarray, scale: int) -> None:

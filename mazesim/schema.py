@@ -6,7 +6,7 @@ One reader serves experiment configs (`mazesim.experiment.config`) and play sess
     first.yaml: agents[2].type: 'bsf' is not an agent; did you mean 'bfs'?
 
 `read_yaml` refuses, before building anything, a document above `MAX_DOCUMENT_BYTES`, nesting
-deeper than `MAX_DEPTH`, more than `MAX_NODES` nodes once aliases are expanded (YAML's "billion
+deeper than `MAX_NESTING`, more than `MAX_NODES` nodes once aliases are expanded (YAML's "billion
 laughs"), duplicate keys, and tags other than YAML's plain types.
 """
 
@@ -18,28 +18,38 @@ from typing import Any, Iterable
 
 import yaml
 
-from mazesim.errors import ConfigError, did_you_mean, read_text
+from mazesim.errors import ConfigError, did_you_mean, file_problem, read_text, short
+from mazesim.limits import INT64_MAX, MAX_NESTING
 
-__all__ = ["MAX_DOCUMENT_BYTES", "MAX_DEPTH", "MAX_NODES", "MAX_ITEMS", "INT64_MAX",
+__all__ = ["MAX_DOCUMENT_BYTES", "MAX_NODES", "MAX_ITEMS", "INT64_MAX",
            "NAME_PATTERN", "read_yaml", "parse_yaml", "Reader", "short"]
 
 MAX_DOCUMENT_BYTES = 1 << 20
 """Largest config file (1 MiB): configs are hand-written."""
-MAX_DEPTH = 64
-"""Deepest nesting of mappings and lists."""
 MAX_NODES = 100_000
 """Most YAML nodes, aliases expanded."""
 MAX_ITEMS = 10_000
 """Most entries of one list (mazes, agents, vision, ...)."""
-INT64_MAX = 2**63 - 1
-"""Largest seed or count: what the results database stores as an integer."""
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 """Names that become directory or table entries: letters, digits, '_', '.', '-'."""
 _NAME_RULE = "letters, digits, '_', '.', '-', at most 64, not starting with '.', '_' or '-'"
 
 
+_YAML_TAG = "tag:yaml.org,2002:"
+_PLAIN_TAGS = frozenset(_YAML_TAG + t for t in ("null", "bool", "int", "float", "str", "seq",
+                                                "map", "merge"))
+_MAX_NUMBER_TEXT = 64
+"""Longest integer literal (2^63 has 19 digits; Python refuses to convert 4,300)."""
+
+
 class _BoundedLoader(yaml.SafeLoader):
-    """A SafeLoader that counts nodes (aliases expanded) and depth while composing."""
+    """A SafeLoader that counts nodes (aliases expanded) and depth while composing, refuses
+    recursive aliases, other tags than plain values (YAML 1.1's timestamps read as text), and
+    reports values it cannot construct at their line and column."""
+
+    yaml_implicit_resolvers = {
+        first: [(tag, regexp) for tag, regexp in resolvers if tag != _YAML_TAG + "timestamp"]
+        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()}
 
     def __init__(self, stream: str) -> None:
         super().__init__(stream)
@@ -51,11 +61,14 @@ class _BoundedLoader(yaml.SafeLoader):
         if self.check_event(yaml.AliasEvent):
             event = self.peek_event()
             node = super().compose_node(parent, index)
-            self._count(self._sizes.get(id(node), 1), event.start_mark)
+            if id(node) not in self._sizes:       # its anchor is still open: an ancestor
+                raise _Refused("a recursive alias (a value that contains itself)",
+                               event.start_mark)
+            self._count(self._sizes[id(node)], event.start_mark)
             return node
         self._depth += 1
-        if self._depth > MAX_DEPTH:
-            raise _Refused(f"nested deeper than {MAX_DEPTH} levels", self.peek_event().start_mark)
+        if self._depth > MAX_NESTING:
+            raise _Refused(f"nested deeper than {MAX_NESTING} levels", self.peek_event().start_mark)
         before = self._nodes
         node = super().compose_node(parent, index)
         self._depth -= 1
@@ -68,10 +81,28 @@ class _BoundedLoader(yaml.SafeLoader):
         if self._nodes > MAX_NODES:
             raise _Refused(f"more than {MAX_NODES:,} values once aliases are expanded", mark)
 
+    def construct_object(self, node: Any, deep: bool = False) -> Any:
+        if node.tag not in _PLAIN_TAGS:
+            raise _Refused(f"tag {node.tag.replace(_YAML_TAG, '!!')!r} is not allowed "
+                           "(allowed: plain values, lists and mappings)", node.start_mark)
+        try:
+            return super().construct_object(node, deep=deep)
+        except (ValueError, TypeError, OverflowError) as err:
+            raise _Refused(f"{short(node.value) if isinstance(node.value, str) else 'value'}: "
+                           f"{err}", node.start_mark) from None
+
+    def construct_yaml_int(self, node: Any) -> int:
+        if len(node.value) > _MAX_NUMBER_TEXT:
+            raise _Refused(f"an integer of {len(node.value):,} characters (allowed: at most "
+                           f"{_MAX_NUMBER_TEXT})", node.start_mark)
+        return super().construct_yaml_int(node)
+
     def construct_mapping(self, node: Any, deep: bool = False) -> dict:
         seen: dict[Any, Any] = {}
         for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=deep)
+            if key_node.tag == _YAML_TAG + "merge":       # `<<: *base`: merged by the parent
+                continue
+            key = self.construct_object(key_node, deep=True)   # a whole key, to quote it
             try:
                 if key in seen:
                     raise _Refused(f"duplicate key {key!r} (first at line "
@@ -80,6 +111,9 @@ class _BoundedLoader(yaml.SafeLoader):
                 raise _Refused(f"{short(key)} cannot be a key", key_node.start_mark) from None
             seen[key] = key_node.start_mark
         return super().construct_mapping(node, deep=deep)
+
+
+_BoundedLoader.add_constructor(_YAML_TAG + "int", _BoundedLoader.construct_yaml_int)
 
 
 class _Refused(yaml.YAMLError):
@@ -109,15 +143,6 @@ def parse_yaml(text: str, source: str = "<yaml>") -> Any:
         raise ConfigError(f"{source}: nested too deeply") from None
     finally:
         loader.dispose()
-
-
-def short(value: Any, limit: int = 60) -> str:
-    """`repr(value)` cut to `limit` characters (messages quote what was given, not all of it)."""
-    try:
-        text = repr(value)
-    except (RecursionError, ValueError):
-        text = f"<{type(value).__name__}>"
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 class Reader:
@@ -198,13 +223,16 @@ class Reader:
         return value
 
     def file(self, value: Any, path: str, what: str) -> Path:
-        """An existing regular file, relative to the config's folder unless absolute."""
+        """An existing regular file (`errors.file_problem`), relative to the config's folder
+        unless absolute."""
         if not isinstance(value, str) or not value:
             raise self.fail(path, f"{short(value)} (allowed: a path to {what})")
         file = Path(value) if Path(value).is_absolute() else self.base / value
-        file = file.resolve()
-        if not file.exists():
-            raise self.fail(path, f"{value!r}: no such file ({file})")
-        if not file.is_file():
-            raise self.fail(path, f"{value!r}: not a regular file ({file})")
+        try:
+            file = file.resolve()
+        except (OSError, RuntimeError, ValueError) as err:   # a loop, a long name, a NUL
+            raise self.fail(path, f"{short(value)}: cannot resolve ({err})") from None
+        problem = file_problem(file)
+        if problem is not None:
+            raise self.fail(path, f"{short(value, 300)}: {problem} ({file})")
         return file

@@ -1,6 +1,7 @@
 """Tests of mazesim.maze: the model, exact text round-trip, JSON metadata, every format error."""
 
 import json
+import time
 
 import numpy as np
 import pytest
@@ -212,3 +213,76 @@ def test_maze_pickles_with_marks_and_meta():
     assert np.array_equal(back.grid, maze.grid) and not back.grid.flags.writeable
     assert (back.start, back.goal, dict(back.marks), dict(back.meta)) == (
         (0, 0), (0, 2), {"A": (0, 1)}, {"seed": 3})
+
+
+# --- ceilings and hostile input ------------------------------------------------------------
+
+@pytest.mark.parametrize("size, message", [
+    ("²x²", r"size: '²x²' is not a size"),              # '²'.isdigit() is True; int('²') fails
+    ("٣", r"size: '٣' is not a size"),
+    ("9" * 5000, r"size: '9999.*\.\.\. is not a size"),  # int() refuses 4,300 digits
+    ("99999x99999", r"size: 99,999x99,999 is 9,999,800,001 cells \(allowed: at most "
+                    r"25,010,001, e.g. 5,001x5,001\)"),
+    (10**100, r"size: more than 10\^12 cells \(allowed: at most 25,010,001"),
+    ((3, 2**80), r"size: more than 10\^12 cells"),
+])
+def test_sizes_are_ascii_and_bounded(size, message):
+    with pytest.raises(MazeFormatError, match=message):
+        parse_size(size)
+    assert parse_size("5001x5001") == (5001, 5001)
+
+
+def test_a_text_maze_above_the_cell_ceiling_is_refused_before_it_is_built():
+    row = "#" * 5002 + "\n"
+    with pytest.raises(MazeFormatError, match=r"big.txt: 5,002x5,002 is 25,020,004 cells "
+                                              r"\(allowed: at most 25,010,001"):
+        parse_maze(row * 5002, "big.txt")
+
+
+def test_the_largest_maze_reads_in_seconds():
+    rows = ["#" * 5001] + ["#" + "." * 4999 + "#"] * 4999 + ["#" * 5001]
+    rows[1] = "#S" + "." * 4997 + "G#"
+    began = time.perf_counter()
+    maze = parse_maze("\n".join(rows))
+    assert maze.shape == (5001, 5001) and maze.goal == (1, 4999)
+    assert time.perf_counter() - began < 10
+
+
+def test_the_first_fault_in_reading_order_is_reported():
+    with pytest.raises(MazeFormatError, match=r"m:2:2: unknown character '%'"):
+        parse_maze("#####\n#%SG#\n##", "m")                # before the ragged row after it
+    with pytest.raises(MazeFormatError, match=r"m:3:3: row has 2 characters"):
+        parse_maze("#####\n#S.G#\n##\n#%###", "m")         # the ragged row comes first
+    with pytest.raises(MazeFormatError, match=r"m:2:3: duplicate 'A' \(first at line 2, column "
+                                              r"2\)"):
+        parse_maze("#####\n#AAS#\n#%G.#", "m")
+
+
+@pytest.mark.parametrize("text, message", [
+    ('{"rows":' + "[" * 100_000 + "]" * 100_000 + "}",     # RecursionError before
+     r"m.json: nested deeper than 64 levels"),
+    ('{"rows": ["#S.G#"], "meta": {"x": ' + "9" * 5001 + "}}",   # ValueError before
+     r"m.json:1:35: an integer of 5,001 digits \(allowed: at most 64\)"),
+    ('{"rows": ["#S.G#"], "meta": ' + "[" * 70 + "]" * 70 + "}",
+     r"m.json: 'meta' must be an object"),
+    ('{"rows": ["#S.G#"], "meta": {"a": ' + "[" * 70 + "]" * 70 + "}}",
+     r"m.json: 'meta' nested deeper than 64 levels"),
+    ('{"rows": ["#S.G#"]', r"m.json:1:19: Expecting ',' delimiter"),
+], ids=["deep rows", "long integer", "meta a list", "deep meta", "cut"])
+def test_hostile_json_mazes_are_one_line(tmp_path, text, message):
+    path = tmp_path / "m.json"
+    path.write_text(text)
+    with pytest.raises(MazeFormatError, match=message):
+        read_maze(path)
+
+
+def test_a_maze_whose_start_is_its_goal_is_not_written(tmp_path):
+    maze = Maze(np.zeros((1, 3), np.uint8), (0, 1), (0, 1))
+    with pytest.raises(MazeFormatError, match=r"x.txt: start and goal are both \(0, 1\)"):
+        write_maze(maze, tmp_path / "x.txt")
+    assert not (tmp_path / "x.txt").exists()
+
+
+def test_a_grid_above_the_cell_ceiling_is_refused():
+    with pytest.raises(MazeFormatError, match=r"grid: 1x25,010,002 is 25,010,002 cells"):
+        Maze(np.broadcast_to(np.uint8(0), (1, 25_010_002)), (0, 0), (0, 1))

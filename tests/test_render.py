@@ -7,6 +7,7 @@ from PIL import Image
 from mazesim.errors import MazeFormatError
 from mazesim.maze import Maze, parse_maze, read_maze
 from mazesim.render import (
+    MAX_SCALE,
     DEFAULT_SCALE,
     GOAL_COLOUR,
     HEAT_COLOURS,
@@ -161,3 +162,18 @@ def test_save_image(tmp_path, tutorial):
         save_image(maze_image(tutorial), tmp_path / "maze.nope")
     with pytest.raises(MazeFormatError, match="cannot write image"):
         save_image(maze_image(tutorial), tmp_path / "missing" / "maze.png")
+
+
+def test_a_picture_that_would_not_fit_is_refused_before_any_pixel(monkeypatch):
+    """A 5,001 x 5,001 maze at scale 10 took 7.4 GB; now it is refused with the estimate."""
+    maze = Maze(np.broadcast_to(np.uint8(0), (5001, 5001)), (0, 0), (0, 1))
+    monkeypatch.setattr(np, "kron", None)                  # no pixel may be made
+    with pytest.raises(MazeFormatError, match=r"scale 10: a 5,001x5,001 maze would be "
+                                              r"50,010x50,010 pixels \(7.5 GB as RGB\) "
+                                              r"\(allowed: at most 100,000,000 pixels; scale 1 "
+                                              r"or less fits\)"):
+        maze_image(maze, scale=10)
+    with pytest.raises(MazeFormatError, match=r"scale 10000: a 3x5 maze would be 50,000x30,000 "
+                                              r"pixels \(4.5 GB as RGB\) .*scale 2581 or less"):
+        maze_image(parse_maze("#####\n#S.G#\n#####"), scale=10_000)
+    assert MAX_SCALE == 10_000

@@ -129,7 +129,7 @@ class AgentBase:
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low \
                 or (high is not None and value > high):
             raise self._fail(key, f"an integer >= {low}" if high is None
-                             else f"an integer from {low} to {high}")
+                             else f"an integer from {low} to {high:,}")
         object.__setattr__(self, key, int(value))
 
     def _check_number(self, key: str, low: float, high: float) -> None:

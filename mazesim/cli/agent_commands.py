@@ -7,7 +7,7 @@ import json
 import click
 
 from mazesim.cli import main
-from mazesim.cli._options import VISION, parse_params
+from mazesim.cli._options import SEED, TRIALS, VISION, parse_params
 
 __all__ = ["simulate", "agents"]
 
@@ -19,8 +19,8 @@ __all__ = ["simulate", "agents"]
               help="full, or K for a (2K+1)x(2K+1) window (the study: 2).")
 @click.option("--occlusion", is_flag=True, help="Walls block sight inside the window.")
 @click.option("--no-memory", "forget", is_flag=True, help="Forget cells out of view.")
-@click.option("--trials", type=click.IntRange(min=1), default=1, show_default=True)
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
+@click.option("--trials", type=TRIALS, default=1, show_default=True)
+@click.option("--seed", type=SEED, default=0, show_default=True,
               help="Root seed; trial i uses SeedSequence(seed, spawn_key=(i,)).")
 @click.option("-p", "--param", "params", multiple=True, metavar="KEY=VALUE",
               help="Agent parameter (repeatable; lists comma-separated).")
@@ -37,7 +37,8 @@ def simulate(maze_file, agent_name, vision, occlusion, forget, trials, seed, par
     maze = read_maze(maze_file)
     agent = make_agent(agent_name, **parse_params(params))
     view = Vision(parse_vision(vision).k, occlusion=occlusion, memory=not forget)
-    batch = simulate_many(maze, agent, view, trials, seed, keep_positions=bool(output))
+    batch = simulate_many(maze, agent, view, trials, seed, keep_positions=bool(output),
+                          choices="marks")  # the summary reads first choices at marks only
     report = batch_report(batch)
     click.echo(json.dumps(report) if as_json else _summary_text(agent_name, view, report))
     if output:

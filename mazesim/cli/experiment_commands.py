@@ -9,6 +9,8 @@ import time
 import click
 
 from mazesim.cli import main
+from mazesim.experiment.executors import MAX_WORKERS
+from mazesim.limits import INT64_MAX
 
 __all__ = ["run", "validate", "replay", "report"]
 
@@ -17,8 +19,8 @@ _INTERRUPTED = 130  # the shell's exit status for SIGINT
 
 @main.command()
 @click.argument("config_file", metavar="CONFIG", type=click.Path(dir_okay=False))
-@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Local worker processes.")
+@click.option("--workers", type=click.IntRange(1, MAX_WORKERS), default=1, show_default=True,
+              help="Local worker processes (at most two per core and one per maze are started).")
 @click.option("--resume", is_flag=True, help="Continue the latest unfinished run of CONFIG.")
 @click.option("--dask", "dask_address", metavar="ADDRESS",
               help="Run the units on this Dask scheduler (needs mazesim[dask]).")
@@ -30,7 +32,7 @@ def run(config_file: str, workers: int, resume: bool, dask_address: str | None,
         output: str | None, as_json: bool) -> None:
     """Run the experiment CONFIG into OUTPUT/<name>/<run-id>/."""
     from mazesim.experiment.config import load_config
-    from mazesim.experiment.runner import RunInterrupted, run_experiment
+    from mazesim.experiment.runner import RunInterrupted, resume_command, run_experiment
 
     config = load_config(config_file)
     bar = _Progress()
@@ -39,9 +41,8 @@ def run(config_file: str, workers: int, resume: bool, dask_address: str | None,
                                 resume=resume, progress=bar, compiling=_compiling)
     except RunInterrupted as stop:
         bar.close()
-        again = f"mazesim run {config_file} --resume" + (f" --output {output}" if output else "")
         click.echo(f"Interrupted: {stop.done} of {stop.total} units stored in {stop.run_dir}; "
-                   f"resume with: {again}", err=True)
+                   f"resume with: {resume_command(config, output)}", err=True)
         sys.exit(_INTERRUPTED)
     bar.close()
     if as_json:
@@ -77,7 +78,7 @@ def validate(config_file: str, as_json: bool) -> None:
 
 @main.command()
 @click.argument("run_dir", type=click.Path(file_okay=False, exists=True))
-@click.option("--trial", "trial_id", type=click.IntRange(min=0), required=True,
+@click.option("--trial", "trial_id", type=click.IntRange(0, INT64_MAX), required=True,
               help="Trial id (the trial_id column of trials.csv).")
 @click.option("-o", "--output", "picture", type=click.Path(dir_okay=False),
               help="Write the trajectory picture (PNG) here.")

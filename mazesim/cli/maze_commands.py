@@ -9,10 +9,10 @@ import click
 from mazesim.analysis import DESCRIPTIONS, TUTORIAL_DFS_ORDER, dfs_path, parameters
 from mazesim.analysis import shortest_path
 from mazesim.cli import main
-from mazesim.cli._options import parse_params
+from mazesim.cli._options import SEED, parse_params
 from mazesim.errors import SearchError
 from mazesim.maze import format_maze, maze_to_json, read_maze, write_maze
-from mazesim.render import DEFAULT_SCALE, maze_image, maze_text, save_image
+from mazesim.render import DEFAULT_SCALE, MAX_SCALE, maze_image, maze_text, save_image
 
 __all__ = ["generate", "analyze", "solve", "render", "generators"]
 
@@ -23,8 +23,8 @@ _MAZE_FILE = click.Path(dir_okay=False)  # read_maze reports a missing file in o
 @click.argument("algorithm")
 @click.option("--size", default="31x31", metavar="HxW", show_default=True,
               help="Grid size HxW (odd; 31x31 = 15 x 15 rooms, the study's size).")
-@click.option("--seed", type=int, required=True, help="Root seed: same seed, same maze.")
-@click.option("--braid", type=float, default=0.0, show_default=True,
+@click.option("--seed", type=SEED, required=True, help="Root seed: same seed, same maze.")
+@click.option("--braid", type=click.FloatRange(0, 1), default=0.0, show_default=True,
               help="Share of dead ends opened into loops.")
 @click.option("--placement", default="corners", show_default=True,
               metavar="corners|random|farthest", help="Where S and G go.")
@@ -87,8 +87,8 @@ def solve(maze_file, method, order, as_json):
 @click.option("-o", "--output", type=click.Path(dir_okay=False), required=True,
               help="PNG file to write.")
 @click.option("--path", "with_path", is_flag=True, help="Draw the shortest route.")
-@click.option("--scale", type=click.IntRange(min=1), default=DEFAULT_SCALE, show_default=True,
-              help="Pixels per cell.")
+@click.option("--scale", type=click.IntRange(1, MAX_SCALE), default=DEFAULT_SCALE,
+              show_default=True, help="Pixels per cell.")
 def render(maze_file, output, with_path, scale):
     """Draw a maze file as a PNG (walls black, passages white, S green, G magenta)."""
     maze = read_maze(maze_file)

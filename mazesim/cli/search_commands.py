@@ -9,7 +9,7 @@ import click
 import numpy as np
 
 from mazesim.cli import main
-from mazesim.cli._options import CELL
+from mazesim.cli._options import CELL, SEED
 from mazesim.errors import LevelError
 from mazesim.maze import read_maze
 from mazesim.search.knight import MAX_PATH_BOARD, knight_distance, knight_path
@@ -74,7 +74,7 @@ def terrain(costs_file, start, goal, convention, with_table, as_json):
 @click.option("--chasers", type=click.IntRange(0, len(CHASER_NAMES)), required=True,
               help="Number of chasers, placed at random passage cells (drawn A, B, ...).")
 @click.option("--steps", type=click.IntRange(min=0), required=True, help="Steps to run.")
-@click.option("--seed", type=int, default=_DEFAULT_CHASE_SEED, show_default=True,
+@click.option("--seed", type=SEED, default=_DEFAULT_CHASE_SEED, show_default=True,
               help="Seed of the placement (and of the player's walk with --wander).")
 @click.option("--wander", is_flag=True, help="The player (at S) walks at random; else stays.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False),

@@ -17,8 +17,10 @@ from mazesim.agents import AGENTS, AgentBase, Vision, agent_keys, make_agent, pa
 from mazesim.analysis import PARAMETERS
 from mazesim.errors import MazesimError
 from mazesim.generators import GENERATORS, generate
+from mazesim.limits import INT64_MAX, MAX_STEPS, MAX_TRIALS
 from mazesim.maze import DIRECTIONS, Maze, Size, parse_size, read_maze
-from mazesim.schema import INT64_MAX, Reader, read_yaml, short
+from mazesim.schema import Reader, read_yaml, short
+from mazesim.walks.simulate import check_reachable
 
 __all__ = [
     "DEFAULT_OUTPUT",
@@ -48,10 +50,12 @@ CAPPED = ("exclude", "include")
 """`analysis.capped`: whether trials that hit `max_steps` count in the means."""
 MAX_MAZES = 100_000
 """Most mazes of one config."""
-MAX_TRIALS = 10**9
-"""Most trials of one agent in one (maze, vision) cell."""
-MAX_SWEEP_TRIALS = 10**10
-"""Most trials of a whole sweep (mazes x agents x vision x trials)."""
+MAX_MAZE_CELLS_IN_ALL = 200_000_000
+"""Most grid cells of all the mazes of one config: the runner keeps every maze in memory and
+its text in the database (about 3 bytes a cell; 100,000 mazes of 31x31 are 96 million)."""
+MAX_SWEEP_TRIALS = 10**7
+"""Most trials of a whole sweep (mazes x agents x vision x trials): about 0.4 GB of database,
+and the report reads every trial row (about 0.7 KB each while it computes)."""
 _TOP_KEYS = ("name", "description", "seed", "mazes", "agents", "vision", "parameters", "analysis",
              "output", "trajectories")
 _GENERATOR_KEYS = ("generator", "size", "count", "seed", "placement", "braid", "options")
@@ -227,6 +231,11 @@ def maze_block(reader: Reader, data: Any, path: str, *, extra: tuple[str, ...] =
         block.maze(0 if block.seed is None else block.seed)
     except (MazesimError, TypeError) as err:
         raise reader.fail(path, str(err)) from None
+    if not isinstance(block.placement, str):
+        for cell, what in zip(block.placement, ("start", "goal")):
+            if cell[0] % 2 == 0 or cell[1] % 2 == 0:      # the first maze is not every maze
+                raise reader.fail(f"{path}.placement", f"{what} {tuple(cell)} is not a room "
+                                  "(allowed: odd row and column, a passage in every maze)")
     return block, rest
 
 
@@ -252,6 +261,18 @@ def _config(reader: Reader, data: Any) -> Config:
                   for i, b in enumerate(reader.listing(data["mazes"], "mazes", "maze blocks")))
     if sum(b.count if isinstance(b, GeneratedMazes) else 1 for b in mazes) > MAX_MAZES:
         raise reader.fail("mazes", f"more than {MAX_MAZES:,} mazes in all")
+    for i, block in enumerate(mazes):
+        if isinstance(block, MazeFile):       # what `run` would refuse (generated mazes are
+            try:                              # perfect: every cell is reachable)
+                check_reachable(block.maze)
+            except MazesimError as err:
+                raise reader.fail(f"mazes[{i}].file", f"{block.file}: {err}") from None
+    cells = sum(b.count * b.size[0] * b.size[1] if isinstance(b, GeneratedMazes)
+                else b.maze.grid.size for b in mazes)
+    if cells > MAX_MAZE_CELLS_IN_ALL:
+        raise reader.fail("mazes", f"{cells:,} grid cells in all, about {cells * 3 / 1e9:,.1f} "
+                          f"GB to build and store (allowed: at most "
+                          f"{MAX_MAZE_CELLS_IN_ALL:,})")
     agents = _agents(reader, reader.listing(data["agents"], "agents", "agents"))
     vision = _vision(reader, reader.listing(data.get("vision", ["full"]), "vision",
                                             "visions (full, an integer or a mapping)"))
@@ -269,8 +290,8 @@ def _config(reader: Reader, data: Any) -> Config:
     config = Config(name, seed, mazes, agents, vision, params, methods, corr_params, probes,
                     output, samples, description, capped, reader.source)
     if config.trial_count > MAX_SWEEP_TRIALS:
-        raise reader.fail("agents", f"{config.trial_count:,} trials in all (allowed: at most "
-                          f"{MAX_SWEEP_TRIALS:,})")
+        raise reader.fail("agents", f"{config.trial_count:,} trials in all, mazes x vision x "
+                          f"trials (allowed: at most {MAX_SWEEP_TRIALS:,})")
     return config
 
 
@@ -286,6 +307,8 @@ def _agents(reader: Reader, entries: list) -> tuple[AgentSpec, ...]:
         entry = reader.mapping(entry, path, _AGENT_KEYS + tuple(agent_keys(kind)),
                                required=("trials",))
         trials = reader.integer(entry["trials"], f"{path}.trials", 1, MAX_TRIALS)
+        if entry.get("max_steps") is not None:
+            reader.integer(entry["max_steps"], f"{path}.max_steps", 0, MAX_STEPS)
         try:
             agent = make_agent(kind, **{k: v for k, v in entry.items() if k not in _AGENT_KEYS})
         except (MazesimError, TypeError, ValueError) as err:

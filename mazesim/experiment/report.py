@@ -66,9 +66,9 @@ def build_report(run_dir: str | Path) -> Report:
     from mazesim.experiment.report_text import markdown
 
     run_dir = Path(run_dir)
+    results = load_run(run_dir)                          # checks the run before writing to it
     with RunStore(run_dir) as store:
         store.export_csv(run_dir)
-    results = load_run(run_dir)
     summaries = summary_table(results)
     report = Report(run_dir / REPORT, tuple(correlation_table(results)),
                     tuple(regression_table(results)), tuple(choice_tests(results)),

@@ -108,10 +108,12 @@ class Results:
 
 
 def load_run(path: str | Path) -> Results:
-    """Read the run directory `path` (ConfigError if it holds no `results.sqlite`)."""
+    """Read the run directory `path` (RunError if it holds no `results.sqlite` or is damaged)."""
     run_dir = Path(path)
     with RunStore(run_dir) as store:
         meta = {key: store.meta(key) for (key,) in store.query("SELECT key FROM meta")}
+        if meta.get("kind") != HUMAN:
+            meta["config"] = store.meta("config")           # a simulated run needs its config
         mazes = _mazes(store)
         trials = pd.read_sql_query(f"SELECT {', '.join(_TRIAL_COLUMNS)} FROM trials "
                                    "ORDER BY trial_id", store.conn)

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import json
 import platform
+import signal
 import subprocess
 import sys
+import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from importlib import metadata
@@ -20,9 +23,9 @@ from typing import Any, Callable, Iterator
 
 import yaml
 
-from mazesim.errors import ConfigError
+from mazesim.errors import ConfigError, RunError
 from mazesim.experiment.config import Config, MazeFile, resolved_config
-from mazesim.experiment.executors import Executor, open_executor
+from mazesim.experiment.executors import Executor, WorkersLost, open_executor
 from mazesim.experiment.seeds import maze_seed
 from mazesim.experiment.storage import MazeRecord, RunStore
 from mazesim.experiment.tasks import Chunk, Unit, UnitResult, run_chunk
@@ -30,14 +33,15 @@ from mazesim.experiment.warmup import warm_up
 from mazesim.maze import Maze, format_maze, parse_maze
 
 __all__ = ["RunResult", "RunInterrupted", "run_experiment", "plan_units", "build_mazes",
-           "BATCH_TRIALS", "FLUSH_SECONDS", "CONFIG_FILE", "ENVIRONMENT_FILE"]
+           "resume_command", "BATCH_TRIALS", "FLUSH_SECONDS", "CONFIG_FILE", "ENVIRONMENT_FILE"]
 
 BATCH_TRIALS = 50_000  # trials per database transaction at most (one unit may exceed it alone)
 FLUSH_SECONDS = 2.0    # ... or commit what is done after this long
 CONFIG_FILE = "config.yaml"
 ENVIRONMENT_FILE = "environment.json"
 _STATUS_RUNNING, _STATUS_COMPLETE = "running", "complete"
-_PACKAGES = ("mazesim", "numpy", "scipy", "numba", "click", "pyyaml", "matplotlib", "pillow")
+_PACKAGES = ("mazesim", "numpy", "scipy", "numba", "click", "pyyaml", "matplotlib", "pillow",
+             "pandas", "statsmodels")
 
 Progress = Callable[[int, int], None]  # (trials done, trials in total)
 
@@ -77,30 +81,38 @@ def run_experiment(config: Config, *, output: str | Path | None = None, workers:
     """Run `config` into `OUTPUT/<name>/<run-id>/` (a new run, or the latest unfinished one).
 
     Finished units are committed at least every `flush_seconds` (and every `BATCH_TRIALS`
-    trials); Ctrl-C commits what is finished and raises `RunInterrupted`. On a cold kernel cache
-    the kernels are first compiled in parallel (`warmup.warm_up`), after `compiling()`.
+    trials); Ctrl-C commits what is finished and raises `RunInterrupted`; lost workers commit
+    what is finished and raise RunError saying how to resume. The run directory has one writer
+    (`RunStore(create=True)` locks it): a second `--resume` of the same run is refused. On a cold
+    kernel cache the kernels are first compiled in parallel (`warmup.warm_up`), after `compiling()`.
     """
     began = time.perf_counter()
     if dask is None:
         warm_up(config, compiling)
     base = Path(output if output is not None else config.output) / config.name
     resolved = resolved_config(config)
+    again = resume_command(config, output)
     with open_executor(workers=workers, dask=dask) as executor:  # checked before any write
         run_dir = _resumable(base, resolved, config) if resume else _new_run_dir(base)
         if not resume:
-            (run_dir / CONFIG_FILE).write_text(yaml.safe_dump(resolved, sort_keys=False),
-                                               encoding="utf-8")
-            (run_dir / ENVIRONMENT_FILE).write_text(json.dumps(environment(), indent=1) + "\n",
-                                                    encoding="utf-8")
+            _write(run_dir / CONFIG_FILE, yaml.safe_dump(resolved, sort_keys=False))
+            _write(run_dir / ENVIRONMENT_FILE, json.dumps(environment(), indent=1) + "\n")
         with RunStore(run_dir, create=True) as store:
             if not resume:
                 store.set_meta(config=resolved, status=_STATUS_RUNNING, created=_now())
+            elif store.meta("status") == _STATUS_COMPLETE:
+                raise RunError(f"{run_dir}: finished meanwhile by another process; nothing "
+                               "to resume")
             clock = time.perf_counter()
             mazes = _stored_or_built_mazes(store, config)
             timings = {"mazes": time.perf_counter() - clock}
             units = plan_units(config, len(mazes))
-            timings.update(_sweep(executor, store, config, mazes, units, progress,
-                                  flush_seconds))
+            try:
+                timings.update(_sweep(executor, store, config, mazes, units, progress,
+                                      flush_seconds))
+            except WorkersLost as lost:
+                raise RunError(f"{lost}; {len(store.done_units())} of {len(units)} units are "
+                               f"stored in {run_dir}; resume with: {again}") from None
             store.set_meta(status=_STATUS_COMPLETE, finished=_now())
             moves = store.query("SELECT COALESCE(SUM(moves), 0) FROM trials")[0][0]
     total = sum(u.trials for u in units)
@@ -124,15 +136,18 @@ def _sweep(executor: Executor, store: RunStore, config: Config, mazes: list[Maze
     sweep = _Sweep(store, config, progress, total - sum(u.trials for u in pending), total,
                    flush_seconds)
     clock, cpu = time.perf_counter(), time.process_time()
-    results = executor.map(run_chunk, _chunks(config.seed, mazes, pending))
+    results = executor.map(run_chunk, _chunks(config.seed, mazes, pending), idle=flush_seconds)
     try:
         for finished in results:
-            sweep.add(finished)
+            sweep.add(finished or [])                   # None: nothing new, commit if due
         sweep.flush()
     except KeyboardInterrupt:
         results.close()  # stops the workers without waiting for their tasks
         sweep.flush()
         raise RunInterrupted(store.run_dir, len(store.done_units()), len(units)) from None
+    except WorkersLost:
+        sweep.flush()    # what finished before the loss is kept
+        raise
     return {"sweep": time.perf_counter() - clock, "kernel": sweep.kernel,
             "worker": sweep.worker, "storage": sweep.storage,
             "main_cpu": time.process_time() - cpu}
@@ -170,6 +185,11 @@ def build_mazes(config: Config) -> list[tuple[MazeRecord, Maze]]:
                                      f"{maze.shape[0]}x{maze.shape[1]}", seed,
                                      format_maze(maze), _jsonable(maze.meta), params), maze))
     return built
+
+
+def resume_command(config: Config, output: str | Path | None = None) -> str:
+    """The command that continues an interrupted run of `config`."""
+    return f"mazesim run {config.source} --resume" + (f" --output {output}" if output else "")
 
 
 def environment() -> dict[str, Any]:
@@ -217,12 +237,14 @@ class _Sweep:
         if not self.buffer:
             return
         clock = time.perf_counter()
-        self.store.add_results(self.buffer, self.config.seed, self.agents, self.visions)
+        with _interrupt_deferred():    # a commit and the buffer it cleared stay one step
+            self.store.add_results(self.buffer, self.config.seed, self.agents, self.visions)
+            committed, buffered = self.buffer, self.buffered
+            self.buffer, self.buffered = [], 0
         self.storage += time.perf_counter() - clock
-        self.kernel += sum(r.kernel_seconds for r in self.buffer)
-        self.worker += sum(r.seconds - r.kernel_seconds for r in self.buffer)
-        self.done += self.buffered
-        self.buffer, self.buffered = [], 0
+        self.kernel += sum(r.kernel_seconds for r in committed)
+        self.worker += sum(r.seconds - r.kernel_seconds for r in committed)
+        self.done += buffered
         self.last_flush = time.perf_counter()
         if self.progress:
             self.progress(self.done, self.total)
@@ -237,6 +259,25 @@ def _stored_or_built_mazes(store: RunStore, config: Config) -> list[Maze]:
     built = build_mazes(config)
     store.add_mazes(record for record, _ in built)
     return [maze for _, maze in built]
+
+
+@contextmanager
+def _interrupt_deferred() -> Iterator[None]:
+    """Hold Ctrl-C (SIGINT) until the block ends, in the main thread; elsewhere do nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if caught:
+            if callable(previous):
+                previous(signal.SIGINT, None)     # Python's handler: KeyboardInterrupt here
+            else:
+                signal.raise_signal(signal.SIGINT)  # default or ignored, as it was
 
 
 def _chunks(root: int, mazes: list[Maze], units: list[Unit]) -> Iterator[Chunk]:
@@ -260,7 +301,17 @@ def _new_run_dir(base: Path) -> Path:
             return run_dir
         except FileExistsError:
             continue
+        except OSError as err:
+            raise ConfigError(f"output: cannot create a run directory in {base} "
+                              f"({err.strerror})") from None
     raise ConfigError(f"output: no free run directory name under {base}")
+
+
+def _write(path: Path, text: str) -> None:
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as err:
+        raise RunError(f"{path}: cannot write ({err.strerror})") from None
 
 
 def _resumable(base: Path, resolved: dict[str, Any], config: Config) -> Path:

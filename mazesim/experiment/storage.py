@@ -19,14 +19,20 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import sqlite3
+import tempfile
+import zipfile
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
-from mazesim.errors import ConfigError
+from mazesim.errors import RunError
+from mazesim.experiment.rundir import (check_config, check_database, database_error, lock_run,
+                                       open_database)
 from mazesim.experiment.seeds import trial_seed_label
 from mazesim.experiment.tasks import UnitResult
 from mazesim.maze import DELTAS
@@ -107,18 +113,36 @@ class TrialRows:
 
 
 class RunStore:
-    """The sqlite database of one run directory; use as a context manager."""
+    """The sqlite database of one run directory; use as a context manager.
+
+    Read-only unless `create`: then this process becomes the run's one writer (RunError when
+    another process writes it) and the database and its tables are made if missing. Either
+    way the database is checked first (`rundir.check_database`).
+    """
 
     def __init__(self, run_dir: str | Path, *, create: bool = False) -> None:
         self.run_dir = Path(run_dir)
-        path = self.run_dir / DATABASE
-        if not create and not path.is_file():
-            raise ConfigError(f"{self.run_dir}: not a run directory (no {DATABASE})")
-        self.conn = sqlite3.connect(path, isolation_level=None)
-        self.conn.execute("PRAGMA journal_mode=WAL")
-        self.conn.execute("PRAGMA synchronous=NORMAL")
+        self.path = self.run_dir / DATABASE
+        self._lock: int | None = None
+        self.conn: sqlite3.Connection | None = None
+        if not create and not self.path.is_file():
+            raise RunError(f"{self.run_dir}: not a run directory (no {DATABASE})")
         if create:
-            self.conn.executescript(_SCHEMA)
+            self._lock = lock_run(self.run_dir)
+        try:
+            fresh = not self.path.exists()
+            if not fresh:                     # checked read-only, before anything is written
+                self.conn = open_database(self.path, writable=False)
+                check_database(self.conn, self.path, _SCHEMA)
+            if create:
+                self._close_connection()
+                self.conn = open_database(self.path, writable=True)
+                if fresh:
+                    with self._sqlite():
+                        self.conn.executescript(_SCHEMA)
+        except BaseException:
+            self.close()
+            raise
 
     def __enter__(self) -> RunStore:
         return self
@@ -127,22 +151,49 @@ class RunStore:
         self.close()
 
     def close(self) -> None:
-        self.conn.close()
+        self._close_connection()
+        if self._lock is not None:
+            os.close(self._lock)
+            self._lock = None
+
+    def _close_connection(self) -> None:
+        if self.conn is not None:
+            self.conn.close()
+            self.conn = None
+
+    @contextmanager
+    def _sqlite(self) -> Iterator[None]:
+        """sqlite errors inside the block as one RunError line naming the database."""
+        try:
+            yield
+        except sqlite3.DatabaseError as err:
+            raise database_error(self.path, err) from None
 
     # -- meta ---------------------------------------------------------------------------------
     def set_meta(self, **values: Any) -> None:
-        with transaction(self.conn):
+        with self._sqlite(), transaction(self.conn):
             self.conn.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)",
                                   [(k, json.dumps(v)) for k, v in values.items()])
 
     def meta(self, key: str, default: Any = None) -> Any:
-        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-        return default if row is None else json.loads(row[0])
+        """The stored value of `key` (JSON); `config` is checked to have what its readers use
+        (`rundir.check_config`): a missing or bad one is a RunError, not a KeyError later."""
+        with self._sqlite():
+            row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        if row is None:
+            if key == "config":
+                raise RunError(f"{self.path}: damaged: meta 'config' is missing")
+            return default
+        try:
+            value = json.loads(row[0])
+        except (TypeError, ValueError, RecursionError):
+            raise RunError(f"{self.path}: damaged: meta {key!r} is not JSON") from None
+        return check_config(value, self.path) if key == "config" else value
 
     # -- mazes --------------------------------------------------------------------------------
     def add_mazes(self, records: Iterable[MazeRecord]) -> None:
         """Store mazes and their parameters in one transaction (existing ids are kept)."""
-        with transaction(self.conn):
+        with self._sqlite(), transaction(self.conn):
             for rec in records:
                 self.conn.execute(
                     "INSERT OR IGNORE INTO mazes VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -154,16 +205,21 @@ class RunStore:
 
     def mazes(self) -> list[MazeRecord]:
         params: dict[int, dict[str, float]] = {}
-        for maze_id, name, value in self.conn.execute(
-                "SELECT maze_id, name, value FROM parameters ORDER BY maze_id, rowid"):
-            params.setdefault(maze_id, {})[name] = value
-        return [MazeRecord(m, s, g, z, seed, t, json.loads(meta), params.get(m, {}))
-                for m, s, g, z, seed, t, meta in self.conn.execute(
-                    "SELECT * FROM mazes ORDER BY maze_id")]
+        with self._sqlite():
+            for maze_id, name, value in self.conn.execute(
+                    "SELECT maze_id, name, value FROM parameters ORDER BY maze_id, rowid"):
+                params.setdefault(maze_id, {})[name] = value
+            rows = self.conn.execute("SELECT * FROM mazes ORDER BY maze_id").fetchall()
+        try:
+            return [MazeRecord(m, s, g, z, seed, t, json.loads(meta), params.get(m, {}))
+                    for m, s, g, z, seed, t, meta in rows]
+        except (TypeError, ValueError, RecursionError):
+            raise RunError(f"{self.path}: damaged: a maze's meta is not JSON") from None
 
     # -- results ------------------------------------------------------------------------------
     def done_units(self) -> set[int]:
-        return {row[0] for row in self.conn.execute("SELECT unit_id FROM units")}
+        with self._sqlite():
+            return {row[0] for row in self.conn.execute("SELECT unit_id FROM units")}
 
     def add_results(self, results: Sequence[UnitResult], root: int,
                     agent_labels: Sequence[str], vision_labels: Sequence[str]) -> None:
@@ -171,7 +227,7 @@ class RunStore:
         if not results:
             return
         samples = {r.unit.first_trial_id + i: pos for r in results for i, pos in r.samples.items()}
-        with transaction(self.conn):
+        with self._sqlite(), transaction(self.conn):
             write_samples(self.conn, self.run_dir, samples)
             for res in results:
                 self._insert_unit(res, root, agent_labels, vision_labels)
@@ -197,37 +253,58 @@ class RunStore:
     def samples(self, trial_ids: Iterable[int]) -> dict[int, np.ndarray]:
         """Positions (T+1, 2) of those of `trial_ids` that were sampled (each file read once)."""
         files: dict[str, list[int]] = {}
-        for trial_id in trial_ids:
-            row = self.conn.execute("SELECT file FROM samples WHERE trial_id = ?",
-                                    (int(trial_id),)).fetchone()
-            if row is not None:
-                files.setdefault(row[0], []).append(int(trial_id))
+        with self._sqlite():
+            for trial_id in trial_ids:
+                row = self.conn.execute("SELECT file FROM samples WHERE trial_id = ?",
+                                        (int(trial_id),)).fetchone()
+                if row is not None:
+                    files.setdefault(row[0], []).append(int(trial_id))
         out = {}
         for file, ids in files.items():
-            with np.load(self.run_dir / file) as data:
-                for trial_id in ids:
-                    out[trial_id] = _unpacked(data[f"t{trial_id}_start"], data[f"t{trial_id}"])
+            try:
+                with np.load(self.run_dir / file) as data:
+                    for trial_id in ids:
+                        out[trial_id] = _unpacked(data[f"t{trial_id}_start"],
+                                                  data[f"t{trial_id}"])
+            except (OSError, ValueError, KeyError, EOFError, IndexError,
+                    zipfile.BadZipFile) as err:
+                raise RunError(f"{self.run_dir}: damaged: trajectory file {file} cannot be "
+                               f"read ({type(err).__name__}: {str(err)[:80]})") from None
         return out
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
-        return self.conn.execute(sql, params).fetchall()
+        with self._sqlite():
+            return self.conn.execute(sql, params).fetchall()
 
     # -- exports ------------------------------------------------------------------------------
     def export_csv(self, folder: str | Path) -> list[Path]:
-        """Write mazes.csv, trials.csv and choices.csv (DESIGN.md section 8 columns)."""
+        """Write mazes.csv, trials.csv and choices.csv (DESIGN.md section 8 columns); each is
+        written to a temporary name and all three are renamed at the end, so a failure leaves
+        the previous exports whole."""
         folder = Path(folder)
         mazes = self.mazes()
         names = list(mazes[0].parameters) if mazes else []
         paths = [folder / "mazes.csv", folder / "trials.csv", folder / "choices.csv"]
-        _write_csv(paths[0], ["maze_id", "source", "generator", "size", "seed", *names],
-                   ([m.maze_id, m.source, m.generator or "", m.size,
-                     "" if m.seed is None else m.seed, *(_cell(m.parameters.get(n)) for n in names)]
-                    for m in mazes))
-        _write_csv(paths[1], ["trial_id", "maze_id", "agent", "vision", "trial", "seed", "moves",
-                              "reached", "capped"],
-                   self.conn.execute("SELECT * FROM trials ORDER BY trial_id"))
-        _write_csv(paths[2], list(CHOICE_COLUMNS), self.conn.execute(
-            f"SELECT {', '.join(CHOICE_COLUMNS)} FROM choices ORDER BY trial_id, step"))
+        parts = [path.with_name(f".{path.name}.part") for path in paths]
+        try:
+            with self._sqlite():
+                _write_csv(parts[0], ["maze_id", "source", "generator", "size", "seed", *names],
+                           ([m.maze_id, m.source, m.generator or "", m.size,
+                             "" if m.seed is None else m.seed,
+                             *(_cell(m.parameters.get(n)) for n in names)] for m in mazes))
+                _write_csv(parts[1], ["trial_id", "maze_id", "agent", "vision", "trial", "seed",
+                                      "moves", "reached", "capped"],
+                           self.conn.execute("SELECT * FROM trials ORDER BY trial_id"))
+                _write_csv(parts[2], list(CHOICE_COLUMNS), self.conn.execute(
+                    f"SELECT {', '.join(CHOICE_COLUMNS)} FROM choices ORDER BY trial_id, step"))
+            for part, path in zip(parts, paths):
+                part.replace(path)
+        except OSError as err:
+            raise RunError(f"{folder}: cannot write the CSV exports ({err.strerror})") from None
+        finally:
+            for part in parts:
+                if part.exists():
+                    part.unlink()
         return paths
 
 
@@ -277,15 +354,35 @@ def write_samples(conn: sqlite3.Connection, run_dir: str | Path,
     before the commit); returns the file's name relative to `run_dir`, None when empty."""
     if not samples:
         return None
-    run_dir = Path(run_dir)
-    (run_dir / TRAJECTORIES).mkdir(exist_ok=True)
-    name = f"{TRAJECTORIES}/trials-{min(samples):09d}.npz"
-    part = run_dir / (name + ".part.npz")
-    np.savez_compressed(part, **{key: value for trial_id, pos in samples.items()
-                                 for key, value in _packed(trial_id, pos).items()})
-    part.replace(run_dir / name)
+    folder = Path(run_dir) / TRAJECTORIES
+    name = _free_name(conn, min(samples))
+    arrays = {key: value for trial_id, pos in samples.items()
+              for key, value in _packed(trial_id, pos).items()}
+    try:
+        folder.mkdir(exist_ok=True)
+        fd, part = tempfile.mkstemp(prefix=".trials-", suffix=".part", dir=folder)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                np.savez_compressed(handle, **arrays)
+            os.replace(part, folder.parent / name)
+        except BaseException:
+            os.unlink(part)
+            raise
+    except OSError as err:
+        raise RunError(f"{folder}: cannot write a trajectory file ({err.strerror})") from None
     conn.executemany("INSERT OR REPLACE INTO samples VALUES (?, ?)",
                      [(int(trial_id), name) for trial_id in samples])
+    return name
+
+
+def _free_name(conn: sqlite3.Connection, first: int) -> str:
+    """`trajectories/trials-<first>.npz`, or with a suffix when a committed row lists that
+    file already: a listed file is never replaced (a file no row lists is a leftover of an
+    interrupted attempt and may be)."""
+    base = f"{TRAJECTORIES}/trials-{first:09d}"
+    name, n = f"{base}.npz", 1
+    while conn.execute("SELECT 1 FROM samples WHERE file = ? LIMIT 1", (name,)).fetchone():
+        name, n = f"{base}-{n}.npz", n + 1
     return name
 
 

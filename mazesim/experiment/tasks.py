@@ -8,6 +8,7 @@ exactly the same code.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass
 from typing import Mapping
@@ -16,6 +17,7 @@ import numpy as np
 
 from mazesim.agents import AgentBase, Vision
 from mazesim.experiment.seeds import cell_seed
+from mazesim.limits import MAX_KEPT_MOVES
 from mazesim.maze import Maze
 from mazesim.walks import simulate_many
 
@@ -56,7 +58,7 @@ class UnitResult:
     capped: np.ndarray
     choices: np.ndarray                # `records.CHOICE_DTYPE`, departures from marked cells
     mark_names: tuple[str, ...]
-    samples: Mapping[int, np.ndarray]  # trial index -> positions (T+1, 2)
+    samples: Mapping[int, np.ndarray]  # trial index -> positions (T+1, 2), int32
     seconds: float
     kernel_seconds: float
 
@@ -70,15 +72,29 @@ def run_chunk(chunk: Chunk) -> list[UnitResult]:
         kernel_began = time.perf_counter()
         batch = simulate_many(chunk.maze, unit.agent, unit.vision, unit.trials, seed,
                               choices="marks")
-        # the sampled trials are walked again with their positions kept (trial i of a shorter
-        # batch is trial i): cheaper than keeping every trial's positions
-        sampled = min(unit.samples, unit.trials)
-        kept = simulate_many(chunk.maze, unit.agent, unit.vision, sampled, seed,
+        sampled, again = _resampled(unit, batch.moves)
+        kept = simulate_many(chunk.maze, again, unit.vision, sampled, seed,
                              keep_positions=True, choices="marks").positions if sampled else ()
         kernel = time.perf_counter() - kernel_began
         results.append(UnitResult(
             unit, np.asarray(batch.moves), np.asarray(batch.reached), np.asarray(batch.capped),
             np.asarray(batch.choices), batch.mark_names,
-            {i: np.asarray(pos, dtype=np.int16) for i, pos in enumerate(kept)},
+            {i: np.asarray(pos, dtype=np.int32) for i, pos in enumerate(kept)},
             time.perf_counter() - began, kernel))
     return results
+
+
+def _resampled(unit: Unit, moves: np.ndarray) -> tuple[int, AgentBase]:
+    """How many of the first trials to keep as samples, and the agent that walks them again.
+
+    Trial i of a shorter batch is trial i, so the sampled trials are walked again with their
+    positions kept (cheaper than keeping every trial's). Their lengths are known by now: the
+    agent stops at the longest of them (the walks are the same, `max_steps` only ends them), so
+    memory is bounded by what they really take, and fewer are kept when even that would pass
+    `limits.MAX_KEPT_MOVES`.
+    """
+    sampled = min(unit.samples, unit.trials)
+    while sampled and sampled * int(moves[:sampled].max()) > MAX_KEPT_MOVES:
+        sampled -= 1
+    longest = int(moves[:sampled].max()) if sampled else 0
+    return sampled, dataclasses.replace(unit.agent, max_steps=longest)

@@ -14,7 +14,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from mazesim.errors import GeneratorError
-from mazesim.generators._registry import GeneratorSpec, check_fraction, check_size, lookup
+from mazesim.generators._registry import MIN_GRID, GeneratorSpec, check_fraction, check_size, lookup
 from mazesim.generators._registry import REGISTRY as _REGISTRY
 from mazesim.generators.braid import braid
 from mazesim.generators.braid import braid as _braid_grid  # `generate` has a `braid` argument
@@ -60,7 +60,8 @@ def generate(
     name : str
         A key of `GENERATORS` (`mazesim generators` lists them).
     size : int, str or pair
-        Grid size as `mazesim.maze.parse_size` reads it (31, "31x41", (31, 41)); odd, >= 3.
+        Grid size as `mazesim.maze.parse_size` reads it (31, "31x41", (31, 41)); odd, >= 3,
+        not 3x3 (one room cannot hold S and G apart).
     seed : int
         Root of the random stream, >= 0.
     braid : float
@@ -78,6 +79,9 @@ def generate(
     """
     spec = lookup(name)
     h, w = check_size(size)
+    if h == w == MIN_GRID:
+        raise GeneratorError(f"size {h}x{w}: a single room, and S and G need two different "
+                             "ones (allowed: odd sides >= 3 with at least two rooms, e.g. 3x5)")
     resolved = spec.resolve_options(options)
     fraction = check_fraction(braid, "braid")
     placement = check_placement(placement)

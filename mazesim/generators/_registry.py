@@ -83,7 +83,8 @@ def lookup(name: str) -> GeneratorSpec:
 
 
 def check_size(size: Any) -> Size:
-    """Grid size `(H, W)` from anything `parse_size` reads; odd sides >= 3, else GeneratorError."""
+    """Grid size `(H, W)` from anything `parse_size` reads (at most `limits.MAX_MAZE_CELLS`
+    cells); odd sides >= 3, else GeneratorError."""
     try:
         h, w = parse_size(size)
     except MazeFormatError as err:

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from mazesim import _grid
-from mazesim.errors import GeneratorError
+from mazesim.errors import GeneratorError, short
 from mazesim.maze import PASSAGE, Cell
 
 __all__ = ["PLACEMENTS", "check_placement", "place"]
@@ -21,7 +21,7 @@ def check_placement(placement: Any) -> str | tuple[Cell, Cell]:
     if isinstance(placement, str):
         if placement in PLACEMENTS:
             return placement
-        raise GeneratorError(f"placement: {placement!r} (allowed: {_HELP})")
+        raise GeneratorError(f"placement: {short(placement)} (allowed: {_HELP})")
     try:
         (r0, c0), (r1, c1) = placement
         cells = ((r0, c0), (r1, c1))
@@ -29,7 +29,10 @@ def check_placement(placement: Any) -> str | tuple[Cell, Cell]:
                    for cell in cells for v in cell):
             raise TypeError
     except (TypeError, ValueError):
-        raise GeneratorError(f"placement: {placement!r} (allowed: {_HELP})") from None
+        raise GeneratorError(f"placement: {short(placement)} (allowed: {_HELP})") from None
+    if cells[0] == cells[1]:
+        raise GeneratorError(f"placement: start and goal are the same cell {short(cells[0])} "
+                             "(allowed: two different cells)")
     return tuple((int(r), int(c)) for r, c in cells)  # type: ignore[return-value]
 
 
@@ -37,7 +40,7 @@ def place(grid: np.ndarray, placement: Any, rng: np.random.Generator) -> tuple[C
     """Start and goal cells on a generated grid (rooms at odd coordinates).
 
     - ``"corners"``: the top-left room (1, 1) and the bottom-right room (H-2, W-2).
-    - ``"random"``: two distinct rooms drawn uniformly (the same room when there is only one).
+    - ``"random"``: two distinct rooms drawn uniformly (a generated grid has at least two).
     - ``"farthest"``: the ends of a longest shortest path by a double BFS sweep over rooms: the
       room farthest from (1, 1), then the room farthest from it (first in row order on ties). Exact
       on perfect mazes (trees); with loops (braid > 0) a long path, not always the longest one.
@@ -51,8 +54,8 @@ def place(grid: np.ndarray, placement: Any, rng: np.random.Generator) -> tuple[C
     if placement == "random":
         n = ((h - 1) // 2) * rooms_w
         a = int(rng.integers(n))
-        b = int(rng.integers(n - 1)) if n > 1 else a
-        b += b >= a and n > 1
+        b = int(rng.integers(n - 1))
+        b += b >= a
         return _room(a, rooms_w), _room(b, rooms_w)
     if placement == "farthest":
         start = _farthest_room(grid, (1, 1))

@@ -20,6 +20,7 @@ from mazesim.agents._streams import seed_words, trial_states
 from mazesim.agents._walk import record_choices
 from mazesim.agents.base import STATE_WORDS, flat_cells, padded_maze
 from mazesim.errors import AgentError
+from mazesim.limits import MAX_KEPT_MOVES, MAX_STEPS, MAX_TRIALS, gigabytes
 from mazesim.maze import Maze, readonly
 from mazesim.records import NO_MARK, Batch, Choice, Trajectory, choice_array
 
@@ -31,12 +32,14 @@ __all__ = [
     "choices_of",
     "choice_records",
     "check_walk",
+    "check_reachable",
     "mark_grid",
 ]
 
 Seed = int | np.random.SeedSequence
 CHOICES = ("all", "marks")
 """`simulate_many(choices=...)`: record every junction departure, or only those at marks."""
+_KEPT_BYTES_PER_MOVE = 24       # a kept position: (row, col) int64 and its flat cell
 
 
 def trial_seed(seed: Seed, i: int) -> np.random.SeedSequence:
@@ -48,8 +51,9 @@ def trial_seed(seed: Seed, i: int) -> np.random.SeedSequence:
 
 def simulate(maze: Maze, agent: AgentBase, vision: Vision | str | int,
              seed: Seed) -> Trajectory:
-    """Run one trial of `agent` in `maze` with `vision`; AgentError if G is unreachable."""
-    vision, max_steps = _check(maze, agent, vision)
+    """Run one trial of `agent` in `maze` with `vision`; AgentError if G is unreachable or the
+    positions of `max_steps` moves would not fit (`limits.MAX_KEPT_MOVES`)."""
+    vision, max_steps = _check(maze, agent, vision, 1, keep=True)
     streams = _seed_sequence(seed).generate_state(STATE_WORDS, np.uint64)[None]
     walks = agent.run_trials(maze, vision, streams, max_steps, keep=True,
                              record=_recorded(maze, "all"))
@@ -67,11 +71,14 @@ def simulate_many(maze: Maze, agent: AgentBase, vision: Vision | str | int, tria
 
     `choices`: "all" records every departure from a junction, "marks" only those from marked
     cells (what experiments store; no recording at all in a maze without marks).
+    At most `limits.MAX_TRIALS` trials; with `keep_positions`, trials x max_steps at most
+    `limits.MAX_KEPT_MOVES` (the worst case, refused before walking).
     """
-    if isinstance(trials, bool) or not isinstance(trials, (int, np.integer)) or trials < 0:
-        raise AgentError(f"trials: {trials!r} (allowed: an integer >= 0)")
+    if isinstance(trials, bool) or not isinstance(trials, (int, np.integer)) or not (
+            0 <= trials <= MAX_TRIALS):
+        raise AgentError(f"trials: {trials!r} (allowed: an integer from 0 to {MAX_TRIALS:,})")
     trials = int(trials)
-    vision, max_steps = _check(maze, agent, vision)
+    vision, max_steps = _check(maze, agent, vision, trials, keep=keep_positions)
     parent = _seed_sequence(seed)
     streams = trial_states(seed_words(parent.entropy), seed_words(parent.spawn_key), trials,
                            parent.pool_size)
@@ -133,13 +140,31 @@ def mark_grid(maze: Maze) -> tuple[tuple[str, ...], np.ndarray]:
     return names, grid
 
 
-def _check(maze: Maze, agent: AgentBase, vision: Any) -> tuple[Vision, int]:
-    if not isinstance(agent, AgentBase):
-        raise AgentError(f"agent: {agent!r} is not an agent (use make_agent)")
+def check_reachable(maze: Maze) -> None:
+    """AgentError unless the goal is reachable from the start (no agent could reach it)."""
     dist, _ = _grid.distances(maze.grid, *maze.start)
     if dist[maze.goal] < 0:
         raise AgentError(f"the goal {maze.goal} is unreachable from the start {maze.start}")
-    return parse_vision(vision), agent.resolved_max_steps(maze)
+
+
+def _check(maze: Maze, agent: AgentBase, vision: Any, trials: int, *, keep: bool
+           ) -> tuple[Vision, int]:
+    """The vision and max_steps of a request, refused before any walking: no agent, an
+    unreachable goal, max_steps above `limits.MAX_STEPS`, kept positions that may not fit."""
+    if not isinstance(agent, AgentBase):
+        raise AgentError(f"agent: {agent!r} is not an agent (use make_agent)")
+    vision = parse_vision(vision)
+    max_steps = agent.resolved_max_steps(maze)
+    if max_steps > MAX_STEPS:
+        raise AgentError(f"{agent.name}: max_steps: {max_steps:,} (allowed: at most "
+                         f"{MAX_STEPS:,})")
+    if keep and trials * max_steps > MAX_KEPT_MOVES:
+        raise AgentError(
+            f"{agent.name}: keeping the positions of {trials:,} trial(s) of up to "
+            f"{max_steps:,} moves may need {gigabytes(trials * max_steps * _KEPT_BYTES_PER_MOVE)}"
+            f" (allowed: at most {MAX_KEPT_MOVES:,} moves in all; lower trials or max_steps)")
+    check_reachable(maze)
+    return vision, max_steps
 
 
 def _seed_sequence(seed: Seed) -> np.random.SeedSequence:

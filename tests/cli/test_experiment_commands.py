@@ -22,9 +22,13 @@ CONFIG = {
 }
 
 
+UNREACHABLE = "#######\n#S.#.G#\n#######\n"
+
+
 def _write(folder: Path, data: dict) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "maze.txt").write_text(MAZE.read_text())
+    (folder / "unreachable.txt").write_text(UNREACHABLE)
     path = folder / "exp.yaml"
     path.write_text(yaml.safe_dump(data))
     return path
@@ -55,7 +59,39 @@ def test_validate_ok(config):
     (lambda d: d.update(colour="red"), "exp.yaml: colour: unknown key (allowed: name, description"),
     (lambda d: d["analysis"]["branch_choices"][0].update(mark="Q"),
      "exp.yaml: analysis.branch_choices[0].mark: 'Q' is not marked in mazes[1]"),
-])
+    # validation passed what run refused (issue: hardening)
+    (lambda d: d["mazes"][0].update(size=3),
+     "exp.yaml: mazes[0]: size 3x3: a single room, and S and G need two different ones"),
+    (lambda d: d["mazes"][0].update(placement=[[1, 1], [1, 1]]),
+     "exp.yaml: mazes[0]: placement: start and goal are the same cell (1, 1)"),
+    (lambda d: d["mazes"].append({"file": "unreachable.txt"}),
+     "unreachable.txt: the goal (1, 5) is unreachable from the start (1, 1)"),
+    (lambda d: d.update(vision=[2**70]),
+     "exp.yaml: vision[0]: 1180591620717411303424 (allowed: full or an integer from 0 to "
+     "10,000)"),
+    (lambda d: d.update(vision=["full", "FULL"]),
+     "exp.yaml: vision[1]: 'FULL' is the same as vision[0] (full)"),
+    (lambda d: d.update(vision=[" 2", 2]), "exp.yaml: vision[1]: 2 is the same as vision[0] (2)"),
+    (lambda d: d["agents"][1].update(max_steps=10**12),
+     "exp.yaml: agents[1].max_steps: 1000000000000 (allowed: an integer from 0 to "
+     "1,000,000,000)"),
+    (lambda d: d["agents"][1].update(trials=10**12),
+     "exp.yaml: agents[1].trials: 1000000000000 (allowed: an integer from 1 to 1,000,000)"),
+    (lambda d: d["mazes"][0].update(count=10**12),
+     "exp.yaml: mazes[0].count: 1000000000000 (allowed: an integer from 1 to 100,000)"),
+    (lambda d: d.update(mazes=[{"generator": "digging", "size": 51, "count": 100_000}],
+                        analysis={}),
+     "exp.yaml: mazes: 260,100,000 grid cells in all, about 0.8 GB to build and store "
+     "(allowed: at most 200,000,000)"),
+    (lambda d: d.update(mazes=[{"generator": "digging", "size": 5, "count": 100_000}],
+                        analysis={}, agents=[{"type": "dfs", "trials": 100}]),
+     "exp.yaml: agents: 20,000,000 trials in all, mazes x vision x trials (allowed: at most "
+     "10,000,000)"),
+    (lambda d: d["mazes"][1].update(file="/tmp"),
+     "exp.yaml: mazes[1].file: '/tmp': a directory, not a file (/tmp)"),
+    (lambda d: d["mazes"][1].update(file="/dev/null"),
+     "exp.yaml: mazes[1].file: '/dev/null': not a regular file (/dev/null)"),
+], ids=lambda value: value[:40] if isinstance(value, str) else None)
 @pytest.mark.parametrize("command", ["validate", "run"])
 def test_broken_config_one_error_line_and_nothing_created(tmp_path, change, line, command):
     data = copy.deepcopy(CONFIG)
@@ -68,6 +104,17 @@ def test_broken_config_one_error_line_and_nothing_created(tmp_path, change, line
     (error,) = result.output.splitlines()
     assert error.startswith("Error: ") and line in error
     assert not out.exists()
+
+
+def test_duplicate_yaml_keys_are_refused_not_last_one_wins(tmp_path):
+    path = _write(tmp_path / "cfg", CONFIG)
+    lines = path.read_text().splitlines() + ["seed: 4"]
+    path.write_text("\n".join(lines) + "\n")
+    first = lines.index("seed: 3") + 1
+    result = _invoke("validate", path)
+    assert result.exit_code == 2
+    assert result.output == (f"Error: {path}:{len(lines)}:1: duplicate key 'seed' (first at "
+                             f"line {first})\n")
 
 
 def test_run_replay_report(config, tmp_path):

@@ -127,7 +127,7 @@ def test_render_png(runner, tmp_path):
 def test_render_bad_scale_and_output(runner, tmp_path):
     result = runner.invoke(main, ["render", TUTORIAL, "-o", str(tmp_path / "x.png"),
                                   "--scale", "0"])
-    assert result.exit_code == 2 and "0 is not in the range x>=1" in result.stderr
+    assert result.exit_code == 2 and "0 is not in the range 1<=x<=10000" in result.stderr
     result = runner.invoke(main, ["render", TUTORIAL, "-o", str(tmp_path / "x.bmpx")])
     assert result.exit_code == 2
     assert error_line(result).startswith(f"Error: {tmp_path / 'x.bmpx'}: cannot write image")
@@ -167,7 +167,8 @@ def test_generate_json_keeps_metadata(runner, tmp_path):
     (["generate", "diging", "--seed", "1"], "Error: unknown generator 'diging' (known: "),
     (["generate", "digging", "--seed", "1", "--size", "10x10"], "Error: size 10x10: "),
     (["generate", "digging", "--seed", "1", "--size", "3x"], "Error: size: '3x' is not a size"),
-    (["generate", "digging", "--seed", "1", "--braid", "2"], "Error: braid: 2.0 (allowed: "),
+    (["generate", "digging", "--seed", "1", "--braid", "2"],
+         "Error: main generate: Invalid value for '--braid': 2.0 is not in the range 0<=x<=1."),
     (["generate", "digging", "--seed", "1", "--placement", "far"], "Error: placement: 'far'"),
     (["generate", "digging", "--seed", "1", "-p", "foo=1"], "Error: generator 'digging': "),
 ])

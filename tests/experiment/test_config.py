@@ -60,7 +60,7 @@ def _broken(tmp_path, change):
     (lambda d: d["agents"][1].update(trails=3),
      r"agents\[1\].trails: unknown key; did you mean 'trials'\?"),
     (lambda d: d["agents"][1].update(trials=-1),
-     r"agents\[1\].trials: -1 \(allowed: an integer from 1 to 1,000,000,000\)"),
+     r"agents\[1\].trials: -1 \(allowed: an integer from 1 to 1,000,000\)"),
     (lambda d: d["agents"][1].update(trials="ten"),
      r"agents\[1\].trials: 'ten' \(allowed: an integer from 1 to"),
     (lambda d: d["mazes"][1].update(count=-2),
@@ -122,3 +122,19 @@ def test_changed_maze_file_is_detected_by_its_hash(small_config, tmp_path):
     data = dict(resolved, analysis={})
     with pytest.raises(ConfigError, match=r"mazes\[2\].sha256: .* has changed"):
         load_config(write_config(tmp_path / "x", data))
+
+
+def test_explicit_cells_of_a_block_must_be_rooms(tmp_path):
+    """Validation generates a block's first maze only: a cell that is a passage there may be a
+    wall in the others, and `run` would fail on them after making the run directory."""
+    from mazesim.generators import generate
+
+    seed = next(s for s in range(100) if generate("digging", 11, seed=s).grid[1, 2] == 0)
+    data = copy.deepcopy(SMALL)
+    data["mazes"][0].update(seed=seed, placement=[[1, 1], [1, 2]])
+    with pytest.raises(ConfigError, match=r"bad.yaml: mazes\[0\].placement: goal \(1, 2\) is "
+                                          r"not a room \(allowed: odd row and column, a passage "
+                                          r"in every maze\)"):
+        load_config(write_config(tmp_path / "bad", data, "bad.yaml"))
+    data["mazes"][0].update(placement=[[1, 1], [9, 9]])
+    assert load_config(write_config(tmp_path / "ok", data)).mazes[0].placement == [[1, 1], [9, 9]]

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from mazesim import load_run
-from mazesim.errors import ConfigError
+from mazesim.errors import ConfigError, RunError
 from mazesim.experiment.report import build_report
 from mazesim.experiment.storage import CHOICE_COLUMNS, RunStore
 
@@ -97,5 +97,5 @@ def test_run_of_people_without_a_config(people):
 
 
 def test_not_a_run_directory(tmp_path):
-    with pytest.raises(ConfigError, match="not a run directory"):
+    with pytest.raises(RunError, match="not a run directory"):
         load_run(tmp_path)

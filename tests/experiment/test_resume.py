@@ -1,5 +1,6 @@
 """Interrupted runs: SIGKILL mid-sweep then --resume, and Ctrl-C, give the uninterrupted tables."""
 
+import os
 import signal
 import sqlite3
 import subprocess
@@ -7,6 +8,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from mazesim.cli import main
@@ -105,3 +107,92 @@ def test_ctrl_c_stops_cleanly_and_says_how_to_resume(tmp_path):
     assert str(run_dir) in result.output
     fresh = run_small(config, tmp_path / "fresh")
     assert tables(run_dir) == tables(fresh.run_dir)
+
+
+_CLI_RESUME = _SLOW + """
+from mazesim.cli import main
+main(["run", sys.argv[1], "--output", sys.argv[2], "--resume"])
+"""
+_CLI_WORKERS = """
+import sys, time
+import mazesim.experiment.runner as runner
+_run_chunk = runner.run_chunk
+def _stuck_on_the_first(chunk):       # one worker busy for a minute, the other idle at the end
+    time.sleep(60 if chunk.units[0].maze_id == 0 else 0.05)
+    return _run_chunk(chunk)
+runner.run_chunk = _stuck_on_the_first
+from mazesim.cli import main
+main(["run", sys.argv[1], "--output", sys.argv[2], "--workers", "2"])
+"""
+
+
+def _interrupted(tmp_path: Path) -> tuple[Path, Path, Path]:
+    config = write_config(tmp_path / "cfg", CONFIG)
+    output = tmp_path / "out"
+    proc = _start(_API, config, output)
+    run_dir = _wait_for_units(proc, output, 4)
+    proc.kill()
+    proc.communicate()
+    return config, output, run_dir
+
+
+def test_two_resumes_at_once_have_one_writer_and_lose_nothing(tmp_path):
+    """Two --resume of one unfinished run: the loser crashed with an IntegrityError after
+    overwriting the winner's committed trajectories with a smaller set (30 listed but missing).
+    Now the loser is refused with one line and the run is whole."""
+    config, output, run_dir = _interrupted(tmp_path)
+    both = [_start(_CLI_RESUME, config, output) for _ in range(2)]
+    ended = [proc.communicate(timeout=_TIMEOUT) + (proc.returncode,) for proc in both]
+    codes = sorted(code for _, _, code in ended)
+    assert codes == [0, 2], ended
+    (loser,) = [err for _, err, code in ended if code == 2]
+    assert "Traceback" not in loser
+    (line,) = loser.strip().splitlines()
+    assert line.startswith(f"Error: {run_dir}: another process (pid ") and line.endswith(
+        "is writing this run; wait for it to finish (a run has one writer at a time)")
+    fresh = run_small(config, tmp_path / "fresh")
+    assert tables(run_dir) == tables(fresh.run_dir)
+    from mazesim.experiment.storage import RunStore
+    with RunStore(run_dir) as store:                   # every listed trajectory is there
+        listed = [t for (t,) in store.query("SELECT trial_id FROM samples")]
+        assert len(store.samples(listed)) == len(listed) == UNITS * 3
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as handle:
+            return [int(x) for x in handle.read().split()]
+    except FileNotFoundError:
+        return []
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="reads /proc")
+def test_killing_the_main_process_stops_its_workers(tmp_path):
+    """SIGKILL of the main process left the pool workers running as orphans: the busy one to
+    the end of its task, the idle one for ever."""
+    config = write_config(tmp_path / "cfg", CONFIG)
+    output = tmp_path / "out"
+    proc = _start(_CLI_WORKERS, config, output)
+    _wait_for_units(proc, output, 10)
+    time.sleep(2)                         # the second worker is done with the rest: idle
+    workers = _children(proc.pid)
+    assert len(workers) >= 2 and all(_alive(w) for w in workers)
+    proc.kill()
+    proc.wait()                           # not communicate(): orphans would hold its pipes
+    proc.stdout.close()
+    proc.stderr.close()
+    deadline = time.monotonic() + 10
+    while any(_alive(w) for w in workers) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    orphans = [w for w in workers if _alive(w)]
+    for orphan in orphans:                # do not leave them to the machine
+        os.kill(orphan, signal.SIGKILL)
+    assert not orphans

@@ -113,7 +113,7 @@ def test_seeds_do_not_depend_on_the_other_agents(small_config, tmp_path):
 
 def test_resume_refuses_a_different_config(small_config, tmp_path):
     run_dir = run_small(small_config, tmp_path / "out").run_dir
-    with RunStore(run_dir) as store:
+    with RunStore(run_dir, create=True) as store:
         store.set_meta(status="running")  # pretend it was interrupted
     data = dict(SMALL, seed=8)
     other = write_config(tmp_path / "cfg2", data)

@@ -125,3 +125,11 @@ def test_seed_must_be_a_non_negative_integer(seed):
 def test_generators_is_read_only():
     with pytest.raises(TypeError):
         GENERATORS["mine"] = GENERATORS["digging"]  # type: ignore[index]
+
+
+def test_a_size_above_the_cell_ceiling_is_refused_before_any_work(monkeypatch):
+    """`--size 99999x99999` asked numpy for 18.6 GiB; now one line, nothing allocated."""
+    monkeypatch.setattr(np.random, "default_rng", None)            # no work may start
+    with pytest.raises(GeneratorError, match=r"size: 99,999x99,999 is 9,999,800,001 cells "
+                                             r"\(allowed: at most 25,010,001, e.g. 5,001x5,001\)"):
+        generate("digging", "99999x99999", seed=1)

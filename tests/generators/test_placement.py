@@ -11,6 +11,7 @@ from mazesim.generators import GENERATORS, generate, place
 
 NAMES = list(GENERATORS)
 odd_side = st.integers(1, 12).map(lambda n: 2 * n + 1)
+sizes = st.tuples(odd_side, odd_side).filter(lambda size: size != (3, 3))  # two rooms at least
 
 
 def _is_room(cell, shape):
@@ -30,20 +31,19 @@ def test_corners_are_the_top_left_and_bottom_right_rooms():
 
 
 @settings(max_examples=40)
-@given(name=st.sampled_from(NAMES), h=odd_side, w=odd_side, seed=st.integers(0, 2**32 - 1),
+@given(name=st.sampled_from(NAMES), size=sizes, seed=st.integers(0, 2**32 - 1),
        braid=st.sampled_from([0.0, 0.5]))
-def test_every_placement_is_valid(name, h, w, seed, braid):
+def test_every_placement_is_valid(name, size, seed, braid):
     for placement in ("corners", "random", "farthest"):
-        maze = generate(name, (h, w), seed=seed, braid=braid, placement=placement)
-        assert _is_room(maze.start, (h, w)) and _is_room(maze.goal, (h, w))
-        if (h, w) != (3, 3):  # more than one room
-            assert maze.start != maze.goal
+        maze = generate(name, size, seed=seed, braid=braid, placement=placement)
+        assert _is_room(maze.start, size) and _is_room(maze.goal, size)
+        assert maze.start != maze.goal
 
 
 @settings(max_examples=40)
-@given(name=st.sampled_from(NAMES), h=odd_side, w=odd_side, seed=st.integers(0, 2**32 - 1))
-def test_farthest_is_exact_on_perfect_mazes(name, h, w, seed):
-    maze = generate(name, (h, w), seed=seed, placement="farthest")
+@given(name=st.sampled_from(NAMES), size=sizes, seed=st.integers(0, 2**32 - 1))
+def test_farthest_is_exact_on_perfect_mazes(name, size, seed):
+    maze = generate(name, size, seed=seed, placement="farthest")
     assert bfs(maze.grid, *maze.start)[0][maze.goal] == _diameter(maze.grid)
 
 
@@ -61,10 +61,21 @@ def test_random_rooms_are_distinct_seeded_and_spread():
     assert (a.start, a.goal) == (b.start, b.goal)
 
 
-def test_one_room_is_both_start_and_goal():
+def test_one_room_cannot_hold_start_and_goal():
+    """A 3x3 grid is one room: `generate` refuses it (its maze could not be written and read
+    back: S and G on one cell); 3x5 is the smallest."""
     for placement in ("corners", "random", "farthest"):
-        maze = generate("digging", 3, seed=0, placement=placement)
-        assert maze.start == maze.goal == (1, 1)
+        with pytest.raises(GeneratorError, match=r"size 3x3: a single room, and S and G need "
+                                                 r"two different ones .*e\.g\. 3x5\)"):
+            generate("digging", 3, seed=0, placement=placement)
+    maze = generate("digging", (3, 5), seed=0, placement="random")
+    assert {maze.start, maze.goal} == {(1, 1), (1, 3)}
+
+
+def test_explicit_start_and_goal_must_differ():
+    with pytest.raises(GeneratorError, match=r"placement: start and goal are the same cell "
+                                             r"\(1, 1\) \(allowed: two different cells\)"):
+        generate("digging", 11, seed=0, placement=[[1, 1], [1, 1]])
 
 
 def test_placement_does_not_change_the_grid_and_draws_after_the_family():

@@ -9,11 +9,12 @@ from hypothesis import strategies as st
 from mazesim.agents import AGENTS, Vision, make_agent
 from mazesim.errors import AgentError
 from mazesim.generators import generate
-from mazesim.maze import Maze, parse_maze, read_maze
+from mazesim.maze import Maze, format_maze, parse_maze, read_maze
 from mazesim.records import CHOICE_DTYPE, Choice, Trajectory
 from mazesim.walks.simulate import check_walk, choices_of, simulate, simulate_many, trial_seed
 
 from fixture_paths import DATA
+from limited import run_limited
 
 TUTORIAL = read_maze(DATA / "tutorial_7x13.txt")
 # four moves up to A, then up (a dead end) or right (to G): up with probability 5/6
@@ -181,3 +182,66 @@ def test_trajectory_is_read_only():
 def test_zero_trials_keep_nothing():
     batch = simulate_many(TUTORIAL, make_agent("dfs"), 0, 0, seed=0, keep_positions=True)
     assert batch.trials == 0 and batch.positions == () and batch.choices.size == 0
+
+
+# --- ceilings: refused before any walking ---------------------------------------------------
+
+# A left-hand walker without goal seeking circles the block around S for ever: every trial runs
+# to max_steps (G below the loop is reachable, so the trial is not refused).
+LOOP = parse_maze("#######\n#.....#\n#.#S#.#\n#.....#\n###G###")
+_LOOP_WALK = f"""
+import resource, sys
+from mazesim.agents import Vision, make_agent
+from mazesim.maze import parse_maze
+from mazesim.walks import simulate_many
+maze = parse_maze({format_maze(LOOP)!r})
+def walk(max_steps):
+    agent = make_agent("left-hand", goal_seeking=False, max_steps=max_steps)
+    batch = simulate_many(maze, agent, Vision(0), 1, 0, choices="marks")
+    return int(batch.moves[0]), bool(batch.capped[0])
+walk(1000)                                       # compiled (or loaded) before measuring
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+moves, capped = walk(300_000_000)
+grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
+print(moves, capped, grown * 1024)
+"""
+
+
+def test_memory_does_not_scale_with_an_unreached_limit(tmp_path):
+    """A left-hand walker on a small loop with max_steps=300,000,000 took 4.7 GB: memory must
+    follow what a walk keeps, not its limit (here nothing: no positions, no marks)."""
+    done = run_limited(["-c", _LOOP_WALK], seconds=90)
+    assert done.code == 0, done.stderr[-2000:]
+    moves, capped, grown = done.stdout.split()
+    assert (moves, capped) == ("300000000", "True")
+    assert int(grown) < 20 << 20, grown             # 4.7 GB before (2.4 GB of int64 positions)
+    (tmp_path / "loop.txt").write_text(format_maze(LOOP))        # and so does the CLI
+    peaks = []
+    for max_steps in (1000, 300_000_000):
+        done = run_limited(["-m", "mazesim", "simulate", str(tmp_path / "loop.txt"), "--agent",
+                            "left-hand", "--vision", "0", "-p", "goal_seeking=false", "-p",
+                            f"max_steps={max_steps}"], seconds=90)
+        assert done.code == 0 and "reached: 0.0% (1 capped)" in done.stdout, done.stderr
+        peaks.append(done.peak_bytes)
+    assert peaks[1] < peaks[0] + (20 << 20), peaks
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: simulate_many(TUTORIAL, make_agent("dfs"), Vision(), 10**12, 0),
+     r"trials: 1000000000000 \(allowed: an integer from 0 to 1,000,000\)"),
+    (lambda: simulate_many(TUTORIAL, make_agent("dfs", max_steps=10**12), Vision(), 1, 0),
+     r"dfs: max_steps: 1,000,000,000,000 \(allowed: at most 1,000,000,000\)"),
+    (lambda: simulate(TUTORIAL, make_agent("dfs", max_steps=2**70), Vision(), 0),
+     r"dfs: max_steps: 1,180,591,620,717,411,303,424 \(allowed: at most 1,000,000,000\)"),
+    (lambda: simulate_many(TUTORIAL, make_agent("random-walk", max_steps=10**6), Vision(),
+                           100, 0, keep_positions=True),
+     r"random-walk: keeping the positions of 100 trial\(s\) of up to 1,000,000 moves may need "
+     r"2.4 GB \(allowed: at most 25,000,000 moves in all; lower trials or max_steps\)"),
+    (lambda: simulate(TUTORIAL, make_agent("random-walk", max_steps=10**8), Vision(), 0),
+     r"keeping the positions of 1 trial\(s\) of up to 100,000,000 moves"),
+], ids=["trials", "max_steps", "max_steps 2^70", "kept positions", "one kept trial"])
+def test_ceilings_are_refused_before_walking(call, message, monkeypatch):
+    from mazesim.agents.base import KernelAgent
+    monkeypatch.setattr(KernelAgent, "run_trials", None)          # no walk may start
+    with pytest.raises(AgentError, match=message):
+        call()

@@ -1,0 +1,208 @@
+"""A run directory on disk: its one writer's lock, its database opened for reading or writing,
+and the checks that say what is damaged before anything reads on or writes.
+
+- **One writer.** A process writing a run holds `LOCK_FILE` with a POSIX record lock
+  (`fcntl.lockf`): the kernel drops it when the process ends, however it ends (SIGKILL
+  included), so no lock is ever stale, and forked workers do not inherit it. A second writer
+  is refused with one line naming the holder's pid.
+- **Readers never write.** The database is opened `mode=ro`; in a directory this process may
+  not write (a read-only copy, another user's run), SQLite cannot make its WAL index there, so
+  the database is opened `immutable` (nobody can be writing it), unless a WAL file holds
+  changes that would then be missed.
+- **Checked on open.** Every table with its columns (compared with the schema itself), every
+  trajectory file the `samples` table lists (present, a readable archive, holding the listed
+  trials); the stored config when it is read (`check_config`).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import functools
+import os
+import re
+import sqlite3
+import zipfile
+from contextlib import closing
+from pathlib import Path
+from typing import Any
+
+from mazesim.errors import ConfigError, MazesimError, RunError, short
+from mazesim.schema import Reader
+
+__all__ = ["LOCK_FILE", "lock_run", "open_database", "check_database", "check_config"]
+
+LOCK_FILE = "writer.lock"
+_SAMPLE_FILE = re.compile(r"trajectories/trials-[0-9]{9}(-[0-9]+)?\.npz")
+
+
+def lock_run(run_dir: Path) -> int:
+    """Take the writer's lock of `run_dir` (an open descriptor: closing it releases the lock);
+    RunError when another process holds it or the directory cannot be written."""
+    path = run_dir / LOCK_FILE
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    except OSError as err:
+        raise RunError(f"{run_dir}: cannot write ({err.strerror})") from None
+    try:
+        fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "unknown"
+        os.close(fd)
+        raise RunError(f"{run_dir}: another process (pid {holder}) is writing this run; "
+                       "wait for it to finish (a run has one writer at a time)") from None
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
+    return fd
+
+
+def open_database(path: Path, *, writable: bool) -> sqlite3.Connection:
+    """An autocommit connection to the run database `path` (created when `writable`), checked
+    to answer; RunError naming the file otherwise."""
+    try:
+        if writable:
+            conn = sqlite3.connect(path, isolation_level=None)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            return conn
+        return _open_readonly(path)
+    except sqlite3.DatabaseError as err:
+        raise database_error(path, err) from None
+
+
+def _open_readonly(path: Path) -> sqlite3.Connection:
+    uri = path.resolve().as_uri() + "?mode=ro"
+    conn = sqlite3.connect(uri, uri=True, isolation_level=None)
+    try:
+        conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+        return conn
+    except sqlite3.OperationalError:
+        conn.close()
+        if os.access(path.parent, os.W_OK):
+            raise
+    wal = path.with_name(path.name + "-wal")
+    if wal.exists() and wal.stat().st_size > 0:
+        raise RunError(f"{path}: the directory is read-only but {wal.name} holds changes not "
+                       "yet in the database; open the run once where it can be written")
+    conn = sqlite3.connect(uri + "&immutable=1", uri=True, isolation_level=None)
+    conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+    return conn
+
+
+def database_error(path: Path, err: sqlite3.DatabaseError) -> RunError:
+    """One line for an sqlite error: a damaged file, or one that cannot be read or written."""
+    if isinstance(err, sqlite3.OperationalError):
+        return RunError(f"{path}: cannot use the database ({err})")
+    return RunError(f"{path}: damaged ({err})")
+
+
+def check_database(conn: sqlite3.Connection, path: Path, schema: str) -> None:
+    """RunError naming the first fault: a table of `schema` missing or with other columns, a
+    trajectory file listed in `samples` missing, unreadable or without its trials."""
+    expected = _schema_columns(schema)
+    try:
+        found = _columns(conn)
+        for table, columns in expected.items():
+            if table not in found:
+                raise RunError(f"{path}: damaged: no table {table!r}"
+                               + (" (an empty database)" if not found else ""))
+            if found[table] != columns:
+                raise RunError(f"{path}: damaged: table {table!r} has columns "
+                               f"{', '.join(found[table])} (expected {', '.join(columns)})")
+        listed: dict[str, set[int]] = {}
+        for trial_id, file in conn.execute("SELECT trial_id, file FROM samples"):
+            listed.setdefault(file, set()).add(trial_id)
+    except sqlite3.DatabaseError as err:
+        raise database_error(path, err) from None
+    for file, trials in listed.items():
+        _check_sample_file(path.parent, file, trials)
+
+
+@functools.lru_cache(maxsize=None)
+def _schema_columns(schema: str) -> dict[str, list[str]]:
+    """The tables and columns `schema` makes (built in memory: the schema is the reference)."""
+    with closing(sqlite3.connect(":memory:")) as conn:
+        conn.executescript(schema)
+        return _columns(conn)
+
+
+def _columns(conn: sqlite3.Connection) -> dict[str, list[str]]:
+    tables = [name for (name,) in conn.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table'")]
+    return {t: [row[1] for row in conn.execute(f"PRAGMA table_info({_quoted(t)})")]
+            for t in tables}
+
+
+def _quoted(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _check_sample_file(run_dir: Path, file: Any, trials: set[int]) -> None:
+    where = f"{run_dir}: damaged: trajectory file {short(file)}"
+    if not isinstance(file, str) or not _SAMPLE_FILE.fullmatch(file):
+        raise RunError(f"{where} (allowed: trajectories/trials-NNNNNNNNN.npz)")
+    try:
+        with zipfile.ZipFile(run_dir / file) as archive:
+            names = set(archive.namelist())
+    except FileNotFoundError:
+        raise RunError(f"{where} is missing") from None
+    except (OSError, zipfile.BadZipFile) as err:
+        raise RunError(f"{where} is not readable ({err})") from None
+    missing = sorted(t for t in trials
+                     if not {f"t{t}.npy", f"t{t}_start.npy"} <= names)
+    if missing:
+        raise RunError(f"{where} lacks trial {missing[0]} ({len(missing):,} of "
+                       f"{len(trials):,} listed trials)")
+
+
+def check_config(config: Any, path: Path) -> dict[str, Any]:
+    """The stored config (meta `config`) if it has what the readers of a run use (name, seed,
+    agents with type, label and trials, vision, analysis); RunError naming what is wrong."""
+    reader = Reader(f"{path}: damaged: meta 'config'")
+    try:
+        if not isinstance(config, dict):
+            raise reader.fail("", f"{short(config)} (expected a mapping)")
+        for key in ("name", "seed", "agents", "vision", "analysis"):
+            if key not in config:
+                raise reader.fail(key, "missing (required)")
+        reader.integer(config["seed"], "seed")
+        for i, agent in enumerate(reader.listing(config["agents"], "agents", "agents")):
+            if not isinstance(agent, dict):
+                raise reader.fail(f"agents[{i}]", f"{short(agent)} (expected a mapping)")
+            for key in ("type", "label"):
+                reader.text(agent.get(key), f"agents[{i}].{key}", 64)
+            reader.integer(agent.get("trials"), f"agents[{i}].trials")
+        _check_visions(reader, reader.listing(config["vision"], "vision", "visions"))
+        analysis = config["analysis"]
+        if not isinstance(analysis, dict):
+            raise reader.fail("analysis", f"{short(analysis)} (expected a mapping)")
+        _check_analysis(reader, analysis)
+    except ConfigError as err:
+        raise RunError(str(err)) from None
+    return config
+
+
+def _check_visions(reader: Reader, visions: list) -> None:
+    from mazesim.agents import parse_vision
+
+    for i, value in enumerate(visions):
+        try:
+            parse_vision(value, f"vision[{i}]")
+        except MazesimError as err:
+            raise reader.fail("", str(err)) from None
+
+
+def _check_analysis(reader: Reader, analysis: dict) -> None:
+    corr = analysis.get("correlations")
+    if not isinstance(corr, dict):
+        raise reader.fail("analysis.correlations", f"{short(corr)} (expected a mapping)")
+    for key in ("methods", "parameters"):
+        for i, name in enumerate(reader.listing(corr.get(key), f"analysis.correlations.{key}",
+                                                key, nonempty=False)):
+            reader.text(name, f"analysis.correlations.{key}[{i}]", 64)
+    probes = reader.listing(analysis.get("branch_choices", []), "analysis.branch_choices",
+                            "probes", nonempty=False)
+    for i, probe in enumerate(probes):
+        where = f"analysis.branch_choices[{i}]"
+        if not isinstance(probe, dict) or not isinstance(probe.get("human", {}), dict):
+            raise reader.fail(where, f"{short(probe)} (expected {{mark, human}})")
+        reader.text(probe.get("mark"), f"{where}.mark", 1)

@@ -1,0 +1,82 @@
+"""Shared option types: numbers are ASCII with a range checked while parsing, `-p key=value`
+values go through the bounded YAML reader; every fault is one `Error:` line, exit 2."""
+
+import pytest
+from click.testing import CliRunner
+
+from mazesim.cli import main
+from mazesim.cli._options import parse_params
+from mazesim.errors import ConfigError
+
+from fixture_paths import DATA
+
+TUTORIAL = str(DATA / "tutorial_7x13.txt")
+BIG = str(2**70)
+
+
+def _error(*args: str) -> str:
+    result = CliRunner().invoke(main, list(args))
+    assert result.exit_code == 2, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: "), result.stderr
+    return lines[0]
+
+
+@pytest.mark.parametrize("args, message", [
+    # Unicode digits reached int() (ValueError tracebacks)
+    (["simulate", TUTORIAL, "--agent", "dfs", "--vision", "²"],
+     "Invalid value for '--vision': '²' (allowed: full or an integer from 0 to 10,000)"),
+    (["knight", "--board", "8", "--from", "²,1", "--to", "1,1"],
+     "Invalid value for '--from': '²,1' is not a cell (use ROW,COL: two integers)"),
+    (["generate", "digging", "--size", "²x²", "--seed", "1"],
+     "size: '²x²' is not a size (use 31, '31x31' or [31, 31])"),
+    (["terrain", str(DATA / "terrain_4x7.txt"), "--from", "٣,1", "--to", "1,1"],
+     "Invalid value for '--from': '٣,1' is not a cell"),
+    # numbers past int64 reached numba or SQLite
+    (["simulate", TUTORIAL, "--agent", "dfs", "--vision", BIG],
+     f"Invalid value for '--vision': '{BIG}' (allowed: full or an integer from 0 to 10,000)"),
+    (["simulate", TUTORIAL, "--agent", "dfs", "--seed", BIG],
+     f"Invalid value for '--seed': {BIG} is not in the range 0<=x<=9223372036854775807."),
+    (["generate", "digging", "--seed", BIG], "Invalid value for '--seed'"),
+    (["chase", TUTORIAL, "--chasers", "1", "--steps", "3", "--seed", "-1"],
+     "Invalid value for '--seed': -1 is not in the range 0<=x<=9223372036854775807."),
+    (["replay", str(DATA), "--trial", BIG],
+     f"Invalid value for '--trial': {BIG} is not in the range 0<=x<=9223372036854775807."),
+    (["run", TUTORIAL, "--workers", BIG],
+     f"Invalid value for '--workers': {BIG} is not in the range 1<=x<=1024."),
+    (["simulate", TUTORIAL, "--agent", "dfs", "--trials", str(10**12)],
+     "Invalid value for '--trials': 1000000000000 is not in the range 1<=x<=1000000."),
+    (["render", TUTORIAL, "-o", "x.png", "--scale", "100000"],
+     "Invalid value for '--scale': 100000 is not in the range 1<=x<=10000."),
+    (["generate", "digging", "--seed", "1", "--braid", "nan"],     # click's range passes NaN
+     "Error: braid: nan (allowed: a number in [0, 1])"),
+    # -p values reached the YAML parser unguarded (tracebacks)
+    (["simulate", TUTORIAL, "--agent", "dfs", "-p", "order=["],
+     "Error: --param order:1:2: expected the node content, but found '<stream end>'"),
+    (["generate", "eller", "--seed", "1", "-p", "join=!!python/name:os.system"],
+     "Error: --param join:1:1: tag '!!python/name:os.system' is not allowed (allowed: plain "
+     "values, lists and mappings)"),
+    (["simulate", TUTORIAL, "--agent", "dfs", "-p", "max_steps=" + "9" * 5000],
+     "Error: --param max_steps:1:1: an integer of 5,000 characters (allowed: at most 64)"),
+    (["simulate", TUTORIAL, "--agent", "dfs", "-p", f"max_steps={BIG}"],
+     "Error: dfs: max_steps: 1,180,591,620,717,411,303,424 (allowed: at most 1,000,000,000)"),
+], ids=lambda value: " ".join(value)[:48] if isinstance(value, list) else None)
+def test_numbers_and_params_fail_at_parse_time_with_one_line(args, message):
+    assert message in _error(*args)
+
+
+def test_params_read_plain_yaml_scalars_and_comma_lists():
+    assert parse_params(("max_steps=10", "order=down,right,up,left", "goal_seeking=false",
+                         "label=")) == {
+        "max_steps": 10, "order": ["down", "right", "up", "left"], "goal_seeking": False,
+        "label": ""}
+    with pytest.raises(ConfigError, match=r"--param seed:1:1: tag '!!binary' is not allowed"):
+        parse_params(("seed=!!binary eHg=",))
+
+
+def test_in_range_values_still_work():
+    result = CliRunner().invoke(main, ["simulate", TUTORIAL, "--agent", "dfs", "--vision", "2",
+                                       "--seed", str(2**63 - 1), "--trials", "3"])
+    assert result.exit_code == 0, result.output
+    assert "3 trial(s)" in result.output
