@@ -9,8 +9,7 @@ move it came before. A number already stored with the same content is a duplicat
 into an open cell or a direction outside the four (a jump).
 
 Every request runs under one lock against the participants in memory (`Player`, rebuilt from
-the database at open), changes them and hands its rows to the store's writer; `submit` returns
-the reply and the future of that write, and a reply is sent only once its write is committed.
+the database at open), changes them and writes its rows in one transaction before the reply.
 A join makes a new tab current: requests naming an older `tab` are refused as `StaleTab`.
 """
 
@@ -48,15 +47,15 @@ MAX_CLIENT_MS = 2.0**53
 MAX_TAB = 2**53
 
 TrialWriter = Callable[[Any, Player, PlayMaze, list], None]
-"""Writes a finished maze's trial inside the writer's transaction: (db, player, maze,
+"""Writes a finished maze's trial inside the move's transaction: (db, player, maze,
 positions) -> None."""
 
 
 class Recorder:
     """Thread-safe participant states over a `PlayStore`.
 
-    `submit(action, body)` -> (reply, future or None) serves the web app; the methods named
-    after the actions wait for the write and return the state (moves and bumps: the status too).
+    `call(action, body)` serves the web app; the methods named after the actions return the
+    state (moves and bumps: the status too).
     """
 
     def __init__(self, session: Session, store: PlayStore,
@@ -80,8 +79,9 @@ class Recorder:
         return self.session.participants.entry != ID_ENTRY
 
     # -- the actions --------------------------------------------------------------------------
-    def submit(self, action: str, body: dict[str, Any]) -> tuple[dict[str, Any], Any]:
-        """Run one request; the reply, and the future of its write (None when nothing changed)."""
+    def call(self, action: str, body: dict[str, Any]) -> dict[str, Any]:
+        """Run one request (`/api/<action>` with its JSON body): check it, store its rows, and
+        return the reply (PlayError when refused; nothing is stored then)."""
         handler = getattr(self, f"_on_{action}") if action in ACTIONS else None
         if handler is None:
             raise BadRequest(f"no action {action!r} (allowed: {', '.join(ACTIONS)})")
@@ -89,14 +89,8 @@ class Recorder:
             if self.store.failure is not None:
                 raise Unavailable(self.store.failure)
             reply, works = handler(body)
-            future = self.store.submit(partial(_run_all, works)) if works else None
-        return reply, future
-
-    def call(self, action: str, body: dict[str, Any]) -> dict[str, Any]:
-        """`submit`, then wait until its write is committed; the reply."""
-        reply, future = self.submit(action, body)
-        if future is not None:
-            future.result()
+            if works:
+                self.store.write(works)
         return reply
 
     def join(self, participant: Any = None, **body: Any) -> dict[str, Any]:
@@ -149,7 +143,7 @@ class Recorder:
                              "active_ms": p.active_ms})
         return {"session": self.session.name, "participants": rows, "failure": self.store.failure}
 
-    # -- handlers: (reply, writes), under the lock ----------------------------------------------
+    # -- handlers: (reply, rows to write), under the lock -----------------------------------
     def _on_join(self, body: dict) -> tuple[dict, list[Work]]:
         entry = self.session.participants.entry
         fields: dict[str, str] = {}
@@ -411,11 +405,6 @@ class Recorder:
             elif pages.instructions is not None:
                 state["page"] = pages.instructions
         return state
-
-
-def _run_all(works: list[Work], db: Any) -> None:
-    for work in works:
-        work(db)
 
 
 def _count(body: dict, key: str, high: int) -> int:

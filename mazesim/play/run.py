@@ -39,7 +39,7 @@ from mazesim.play.session import PlayMaze, Session, load_session
 from mazesim.play.store import PlayStore
 
 __all__ = ["RECORDER", "PLAY_SCHEMA", "PILOT_AGENT", "SESSION_FILE", "LINKS_FILE",
-           "open_run", "open_server", "report_config", "maze_number", "trajectory",
+           "open_run", "open_server", "start_info", "report_config", "maze_number", "trajectory",
            "write_links"]
 
 SESSION_FILE = "session.yaml"
@@ -106,6 +106,16 @@ def open_server(config: str | Path, host: str = DEFAULT_HOST, port: int = DEFAUL
     if session.participants.entry == LINK_ENTRY:
         write_links(session, server.url)
     return server
+
+
+def start_info(server: PlayServer) -> dict[str, Any]:
+    """What the experimenter needs at start: the session, where participants open the page, the
+    dashboard (with its key), the run directory and the links file (or None)."""
+    session = server.recorder.session
+    links = session.output / LINKS_FILE
+    return {"session": session.name, "url": server.url, "dashboard": server.dashboard_url,
+            "output": str(session.output),
+            "links": str(links) if session.participants.entry == LINK_ENTRY else None}
 
 
 def write_links(session: Session, url: str) -> Path:

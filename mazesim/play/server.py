@@ -6,14 +6,13 @@ server without a public URL, which a web page cannot reach by DNS rebinding; exa
 URL's host with one), its size (`MAX_BODY_BYTES`, checked on the declared length and while
 reading) and its JSON (an object; no NaN or infinite numbers; nesting refused cleanly). API
 requests are POSTs of JSON (a cross-site page cannot send one without a CORS preflight, which is
-never granted) to `/api/<action>`, answered with the recorder's reply once its write is committed,
+never granted) to `/api/<action>`, answered with the recorder's reply once its rows are committed,
 or `{error}` with 400, 403, 404, 409 (with `code: other-tab` for a replaced tab), 422 or 503.
 The page's assets ship in `static/`; nothing is loaded from the internet.
 """
 
 from __future__ import annotations
 
-import asyncio
 import ipaddress
 import json
 import math
@@ -145,10 +144,7 @@ class PlayApp:
             return self.recorder.dashboard(body.get("key"))
         if action == INFO:
             return self.recorder.info()
-        reply, future = self.recorder.submit(action, body)
-        if future is not None:
-            await asyncio.wrap_future(future)
-        return reply
+        return self.recorder.call(action, body)
 
 
 class _NotFound(PlayError):

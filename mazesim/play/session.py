@@ -26,6 +26,7 @@ optional `name` (its id in the database). A maze whose goal cannot be reached is
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -83,10 +84,14 @@ class Session:
 
     def maze(self, maze_id: str) -> PlayMaze:
         """The maze named `maze_id`; ConfigError when there is none."""
-        for item in self.practice + self.mazes:
-            if item.id == maze_id:
-                return item
-        raise ConfigError(f"session {self.name}: no maze {maze_id!r}")
+        try:
+            return self._by_id[maze_id]
+        except KeyError:
+            raise ConfigError(f"session {self.name}: no maze {maze_id!r}") from None
+
+    @cached_property
+    def _by_id(self) -> dict[str, PlayMaze]:
+        return {m.id: m for m in self.practice + self.mazes}
 
     def order_of(self, participant: str, number: int) -> list[str]:
         """Maze ids in the order `participant` meets them (`mazesim.play.orders`): practice
