@@ -440,3 +440,86 @@ def test_run_directory_of_another_session_is_refused(session_factory, serve):
                                           "differs in order"):
         open_run(session_factory([(CORRIDOR, "full")], output="same", order="shuffled"))
     open_run(session_factory([(CORRIDOR, "full")], output="same")).store.close()
+
+
+LEAK_WALK = ["down", "down", "right", "right", "down", "down", "right"]
+
+
+def _seen_along(maze, walk: list[str], vision) -> np.ndarray:
+    """Every cell the participant may see somewhere along `walk` (agents' perception)."""
+    from mazesim.agents import parse_vision
+    from mazesim.agents.vision import seen_cells
+
+    cells = [maze.start]
+    for d in walk:
+        dr, dc = DELTAS[DIRECTIONS.index(d)]
+        cells.append((cells[-1][0] + int(dr), cells[-1][1] + int(dc)))
+    return seen_cells(maze, cells, parse_vision(vision))
+
+
+def _unseen_changed(maze, walk: list[str], vision, known: bool):
+    """`maze` with the goal moved to a cell never seen and, unless the layout is known, every
+    unseen cell flipped whose flip leaves the sight along the walk and the route to G alone."""
+    from mazesim.analysis import distance_map
+    from mazesim.maze import Maze
+
+    seen = _seen_along(maze, walk, vision)
+    goal = next(tuple(c) for c in np.argwhere(~seen & (maze.grid == 0))[::-1])
+    other = Maze(maze.grid, maze.start, goal, {})
+    flips = 0
+    for cell in ([] if known else map(tuple, np.argwhere(~seen))):
+        if cell in (maze.start, goal):
+            continue
+        grid = other.grid.copy()
+        grid[cell] = 1 - grid[cell]
+        trial = Maze(grid, maze.start, goal, {})
+        if (np.array_equal(_seen_along(trial, walk, vision), seen)
+                and distance_map(trial)[goal] >= 0):
+            other, flips = trial, flips + 1
+    assert known or flips > 10
+    return other, seen
+
+
+def _replies(client, walk: list[str]) -> list[bytes]:
+    replies = [client.post("/api/join", {"participant": "p"})[2],
+               client.post("/api/start", {"participant": "p", "maze": "m0"})[2]]
+    for seq, d in enumerate(walk, 1):
+        replies.append(client.post("/api/move", {"participant": "p", "maze": "m0", "seq": seq,
+                                                 "direction": d})[2])
+    replies.append(client.post("/api/bump", {"participant": "p", "maze": "m0",
+                                             "seq": len(walk) + 1, "bump": 1,
+                                             "direction": "down"})[2])
+    replies.append(client.post("/api/move", {"participant": "p", "maze": "m0", "seq": 1,
+                                             "direction": "down"})[2])
+    replies.append(client.post("/api/state", {"participant": "p"})[2])
+    return replies
+
+
+@pytest.mark.parametrize("vision, known", [
+    (1, False), ({"isovist": 3}, False), ({"window": 2, "occlusion": True}, False),
+    ({"isovist": 3, "map": "known"}, True), ({"window": 1, "map": "known"}, True)])
+def test_nothing_the_participant_may_not_see_reaches_the_browser(session_factory, serve, vision,
+                                                                 known):
+    """Two mazes equal in everything the participant may see along a walk, but different
+    elsewhere (other walls unless the layout is known, the goal elsewhere), get byte-identical
+    replies: nothing else is sent."""
+    from mazesim.maze import format_maze
+
+    a = parse_maze(TUTORIAL)
+    b, seen = _unseen_changed(a, LEAK_WALK, vision, known)
+    assert not seen[a.goal] and format_maze(b) != format_maze(a)
+    bodies = []
+    for maze, output in ((a, "a"), (b, "b")):
+        client, _ = serve(session_factory([(format_maze(maze), vision)], output=output))
+        bodies.append(_replies(client, LEAK_WALK))
+    assert bodies[0] == bodies[1]
+    last = json.loads(bodies[0][-1])["state"]
+    assert set(last) == {"participant", "phase", "tab", "index", "total", "last", "seq", "moves",
+                         "bumps", "maze", "view"}
+    view = last["view"]
+    assert view["goal"] is None
+    if known:
+        assert view["kind"] == "known" and view["rows"][1] == "#.....#.....#"
+        assert view["seen"] == ["".join("1" if v else "0" for v in row) for row in seen.tolist()]
+    else:
+        assert view["kind"] == "window" and "position" not in view
