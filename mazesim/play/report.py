@@ -176,7 +176,10 @@ def build_play_report(run_dir: str | Path) -> Report:
     report = build_report(run_dir)
     rows = participant_rows(run_dir)
     people = _people(run_dir)
-    questions = sorted({q for person in people.values() for q in person["answers"]})
+    with RunStore(run_dir) as store:
+        asked = [q["id"] for q in _session(store, run_dir).get("questions", [])]
+    questions = asked + sorted({q for person in people.values() for q in person["answers"]}
+                               - set(asked))
     entry_fields = sorted({k for person in people.values() for k in person["entry"]})
     with open(run_dir / PARTICIPANTS_CSV, "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
