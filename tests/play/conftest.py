@@ -136,16 +136,19 @@ def session_factory(tmp_path: Path, write_maze_file):
 
 @pytest.fixture
 def serve():
-    """serve(session or recorder, public_url=None) -> (Client, Recorder): a live server on an
-    ephemeral loopback port; `stop(client)` ends one early (its recorder stays open)."""
+    """serve(session or recorder, public_url=None, port=0) -> (Client, Recorder): a live server
+    on a loopback port (0: any free one); `serve.stop(client)` ends one early (its recorder
+    stays open, its port free for a restart)."""
     started = {}
 
-    def start(what, public_url=None):
+    def start(what, public_url=None, port=0):
         recorder = open_run(what) if hasattr(what, "mazes") else what
-        server = make_server(recorder, "127.0.0.1", 0, public_url)
+        server = make_server(recorder, "127.0.0.1", port, public_url)
         thread = threading.Thread(target=server.serve_forever, daemon=True)
         thread.start()
         client = Client(_bound_url(server))
+        if client.url in started:           # a restart on the same port
+            started[client.url + "#" + str(len(started))] = started.pop(client.url)
         started[client.url] = (server, thread, recorder)
         return client, recorder
 
@@ -160,8 +163,8 @@ def serve():
     for server, thread, recorder in started.values():
         if thread.is_alive():
             server.shutdown()
-            server.server_close()
             thread.join(timeout=10)
+        server.server_close()
         recorder.store.close()
 
 
