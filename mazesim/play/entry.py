@@ -28,8 +28,8 @@ from mazesim.schema import Reader, short
 
 __all__ = ["ENTRIES", "ID_ENTRY", "LINK_ENTRY", "PROLIFIC_ENTRY", "PROLIFIC_FIELDS",
            "PARTICIPANT_MAX_LENGTH", "MAX_GENERATED", "MIN_PUBLIC_SEED", "Participants",
-           "parse_participants", "check_participant", "prolific_query", "secret", "participant_token",
-           "dashboard_key", "tokens_match"]
+           "parse_participants", "check_participant", "prolific_query", "secret",
+           "participant_token", "dashboard_key", "tokens_match"]
 
 ID_ENTRY, LINK_ENTRY, PROLIFIC_ENTRY = "id", "link", "prolific"
 ENTRIES = (ID_ENTRY, LINK_ENTRY, PROLIFIC_ENTRY)

@@ -1,4 +1,5 @@
-"""One participant as the recorder keeps them in memory: a cache of their stored rows.
+"""One participant as the recorder keeps them in memory: a cache of their stored rows, rebuilt
+from the database at open (`rebuild`).
 
 Where a participant is (`phase`): consent -> questions asked at the start -> each maze of their
 order (`ready` until shown, then `playing`) -> questions asked at the end -> `done`; or
@@ -14,12 +15,14 @@ from typing import Any
 import numpy as np
 
 from mazesim.maze import DELTAS, DIRECTIONS, Cell
+from mazesim.play.entry import participant_token
 from mazesim.play.questions import END, START, Question
 from mazesim.play.session import PlayMaze, Session
+from mazesim.play.store import ParticipantRow, Stored
 from mazesim.play.view import in_sight, maze_view
 
 __all__ = ["CONSENT", "DECLINED", "QUESTIONS", "READY", "PLAYING", "DONE", "MazeLog", "Player",
-           "step"]
+           "new_player", "rebuild", "step"]
 
 CONSENT, DECLINED, QUESTIONS = "consent", "declined", "questions"
 READY, PLAYING, DONE = "ready", "playing", "done"
@@ -100,6 +103,43 @@ class Player:
     def view(self, current: PlayMaze) -> dict[str, Any]:
         """What the page may show of the current maze now (`mazesim.play.view`)."""
         return maze_view(current.maze, self.positions[-1], current.vision, self.seen)
+
+
+def new_player(session: Session, row: ParticipantRow) -> Player:
+    """The participant of a stored or new row (token from the seed), before their first maze;
+    ConfigError when the session no longer holds a maze of their order."""
+    for maze_id in row.order:
+        session.maze(maze_id)
+    return Player(row.participant, row.number, row.pilot, row.order,
+                  participant_token(session.seed, row.participant), row.tab, row.consent,
+                  active_ms=row.joined_ms)
+
+
+def rebuild(session: Session, stored: Stored) -> list[Player]:
+    """Every participant of the database, each at the first maze of their order not finished:
+    a restarted server resumes them all."""
+    players = {row.participant: new_player(session, row) for row in stored.participants}
+    for pid, answers in stored.answers.items():
+        players[pid].answers = dict(answers)
+    for row in stored.progress:
+        player = players[row.participant]
+        log = player.log(row.maze_id)
+        log.started, log.finished = True, row.finished_ms is not None
+        moves = stored.moves.get((row.participant, row.maze_id), [])
+        log.moves = [m.direction for m in moves]
+        log.bumps = [(b.seq, b.direction) for b in stored.bumps.get((row.participant,
+                                                                       row.maze_id), [])]
+        times = [row.started_ms, row.finished_ms or 0] + [m.server_ms for m in moves[-1:]]
+        player.active_ms = max(player.active_ms, *times)
+    for player in players.values():
+        index = next((i for i, m in enumerate(player.order) if not player.log(m).finished),
+                     len(player.order))
+        player.enter(session, index)
+        if index > 0:
+            previous = session.maze(player.order[index - 1])
+            player.last = {"id": previous.id, "moves": len(player.log(previous.id).moves),
+                           "practice": previous.practice}
+    return list(players.values())
 
 
 def step(cell: Cell, direction: str) -> Cell:

@@ -24,13 +24,14 @@ from mazesim.errors import ConfigError
 from mazesim.maze import DIRECTIONS
 from mazesim.play.entry import (ID_ENTRY, LINK_ENTRY, PROLIFIC_ENTRY, check_participant,
                                 dashboard_key, participant_token, prolific_query, tokens_match)
-from mazesim.play.player import CONSENT, DONE, PLAYING, QUESTIONS, READY, MazeLog, Player, step
+from mazesim.play.player import (CONSENT, DONE, PLAYING, QUESTIONS, READY, MazeLog, Player,
+                                 new_player, rebuild, step)
 from mazesim.play.questions import END, START, check_answers
 from mazesim.play.refusals import (BadRequest, Conflict, Forbidden, PlayError, StaleTab,
                                    Unavailable, Unprocessable)
 from mazesim.play.session import PlayMaze, Session
-from mazesim.play.store import (BumpRow, MoveRow, ParticipantRow, PlayStore, ProgressRow, Stored,
-                                Work, now_ms)
+from mazesim.play.store import (BumpRow, MoveRow, ParticipantRow, PlayStore, ProgressRow, Work,
+                                now_ms)
 from mazesim.schema import short
 
 __all__ = ["ACCEPTED", "DUPLICATE", "ACTIONS", "MAX_MOVES_PER_MAZE", "MAX_BUMPS_PER_MAZE",
@@ -65,13 +66,13 @@ class Recorder:
         self.trial_writer = trial_writer
         self.dashboard_key = dashboard_key(session.seed)
         self._lock = threading.Lock()
-        self._players: dict[str, Player] = {}
-        self._ranks = {False: 0, True: 0}
+        self._players = {p.id: p for p in rebuild(session, store.load())}
+        self._ranks = {kind: sum(p.pilot == kind for p in self._players.values())
+                       for kind in (False, True)}
         self._token_ids: dict[str, str] = {}
         if session.participants.entry == LINK_ENTRY:
             self._token_ids = {participant_token(session.seed, pid): pid
                                for pid in session.participants.listed}
-        self._load(store.load())
 
     @property
     def tokens(self) -> bool:
@@ -339,43 +340,9 @@ class Recorder:
         order = tuple(self.session.order_of(pid, self._ranks[pilot]))
         self._ranks[pilot] += 1
         row = ParticipantRow(pid, len(self._players), pilot, order, fields, now_ms(), 1, None)
-        player = self._add(row)
+        player = self._players[pid] = new_player(self.session, row)
         player.enter(self.session, 0)
         return player, [partial(PlayStore.insert_participant, row=row)]
-
-    def _add(self, row: ParticipantRow) -> Player:
-        for maze_id in row.order:
-            self.session.maze(maze_id)  # the config must still hold every maze of the order
-        player = Player(row.participant, row.number, row.pilot, row.order,
-                        participant_token(self.session.seed, row.participant), row.tab,
-                        row.consent, active_ms=row.joined_ms)
-        self._players[row.participant] = player
-        return player
-
-    def _load(self, stored: Stored) -> None:
-        """Rebuild every participant from the database (a restarted server resumes them all)."""
-        for row in stored.participants:
-            player = self._add(row)
-            self._ranks[row.pilot] += 1
-            player.answers = dict(stored.answers.get(row.participant, {}))
-        for row in stored.progress:
-            player = self._players[row.participant]
-            log = player.log(row.maze_id)
-            log.started, log.finished = True, row.finished_ms is not None
-            moves = stored.moves.get((row.participant, row.maze_id), [])
-            bumps = stored.bumps.get((row.participant, row.maze_id), [])
-            log.moves = [m.direction for m in moves]
-            log.bumps = [(b.seq, b.direction) for b in bumps]
-            times = [row.started_ms, row.finished_ms or 0] + [m.server_ms for m in moves[-1:]]
-            player.active_ms = max(player.active_ms, *times)
-        for player in self._players.values():
-            index = next((i for i, m in enumerate(player.order) if not player.log(m).finished),
-                         len(player.order))
-            player.enter(self.session, index)
-            if index > 0:
-                previous = self.session.maze(player.order[index - 1])
-                player.last = {"id": previous.id, "moves": len(player.log(previous.id).moves),
-                               "practice": previous.practice}
 
     def _state(self, player: Player) -> dict[str, Any]:
         phase = player.phase(self.session)

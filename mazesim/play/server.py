@@ -51,13 +51,13 @@ _STATIC = {
 }
 _LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
 _DEFAULT_PORTS = {"http": 80, "https": 443}
-_HEADERS = [
+_API_HEADERS = [(b"x-content-type-options", b"nosniff"), (b"cache-control", b"no-store")]
+"""Headers of every reply; pages get `_PAGE_HEADERS` too (a JSON reply needs no policy)."""
+_PAGE_HEADERS = [
     (b"content-security-policy", b"default-src 'self'; img-src 'self' data:; base-uri 'none'; "
                                  b"frame-ancestors 'none'; form-action 'self'"),
-    (b"x-content-type-options", b"nosniff"),
     (b"x-frame-options", b"DENY"),
     (b"referrer-policy", b"no-referrer"),
-    (b"cache-control", b"no-store"),
 ]
 _JSON = "application/json"
 _TEXT = "text/plain; charset=utf-8"
@@ -276,6 +276,8 @@ def _json(payload: dict) -> bytes:
 async def _send(send: Any, status: int, body: bytes, content_type: str,
                 extra: list[tuple[bytes, bytes]] = ()) -> None:
     headers = [(b"content-type", content_type.encode()),
-               (b"content-length", str(len(body)).encode()), *_HEADERS, *extra]
+               (b"content-length", str(len(body)).encode()), *_API_HEADERS, *extra]
+    if content_type != _JSON:
+        headers += _PAGE_HEADERS
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})

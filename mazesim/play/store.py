@@ -163,7 +163,8 @@ class Stored:
 
 
 class PlayStore:
-    """The play tables in `run_dir/results.sqlite`: `write` stores a request's rows, the rest read."""
+    """The play tables in `run_dir/results.sqlite`: `write` stores a request's rows; `load` and
+    the rest read."""
 
     def __init__(self, run_dir: str | Path) -> None:
         self._held = _lock(Path(run_dir))

@@ -122,7 +122,8 @@ def test_body_size_is_limited_before_reading(tutorial):
     assert reply.startswith(b"HTTP/1.1 400 ")
     started = time.perf_counter()
     reply = client.raw(headers.format(50 * 2**20).encode() + b"{" * 65536)
-    assert reply.startswith(b"HTTP/1.1 400 ") and b"body of 52,428,800 bytes (at most 4,096)" in reply
+    assert reply.startswith(b"HTTP/1.1 400 ")
+    assert b"body of 52,428,800 bytes (at most 4,096)" in reply
     assert time.perf_counter() - started < 5
     chunked = ("POST /api/move HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                "Transfer-Encoding: chunked\r\n\r\n").encode()
