@@ -55,8 +55,8 @@ positions) -> None."""
 class Recorder:
     """Thread-safe participant states over a `PlayStore`.
 
-    `call(action, body)` serves the web app; the methods named after the actions return the
-    state (moves and bumps: the status too).
+    `call(action, body)` serves the web app; the methods named after the actions build its
+    body and return the state (moves and bumps: the status too), for scripts and tests.
     """
 
     def __init__(self, session: Session, store: PlayStore,
@@ -149,7 +149,7 @@ class Recorder:
         entry = self.session.participants.entry
         fields: dict[str, str] = {}
         try:
-            if self.tokens and "participant" in body and "prolific" not in body:
+            if self.tokens and body.get("participant") is not None and "prolific" not in body:
                 pid = self._known(body, check_tab=False).id   # a reload: id and token suffice
             elif entry == LINK_ENTRY:
                 pid = self._token_ids.get(body.get("token"))  # type: ignore[arg-type]

@@ -136,6 +136,7 @@ def test_links_carry_tokens(session_factory, opened):
     rec = opened(session_factory([(CORRIDOR, "full")], seed=STRONG_SEED,
                                  participants={"entry": "link", "generate": 3}))
     token = participant_token(STRONG_SEED, "P2")
+    assert rec.join(token=token)["participant"] == "P2"
     reply = rec.call("join", {"token": token})
     assert reply["token"] == token and reply["state"]["participant"] == "P2"
     with pytest.raises(Forbidden, match="token: this link is not valid"):
@@ -148,7 +149,7 @@ def test_links_carry_tokens(session_factory, opened):
         rec.state("P1", token=token)                        # someone else's token
     assert rec.start("P2", "m0", token=token)["phase"] == "playing"
     again = rec.call("join", {"participant": "P2", "token": token})      # a reload
-    assert again["state"]["tab"] == 2
+    assert again["state"]["tab"] == 3
 
 
 def test_prolific_entry_stores_its_ids(session_factory, opened):
@@ -162,8 +163,8 @@ def test_prolific_entry_stores_its_ids(session_factory, opened):
     assert reply["token"] == participant_token(STRONG_SEED, pid)
     with pytest.raises(BadRequest, match="prolific: STUDY_ID: required"):
         rec.call("join", {"prolific": {**query, "STUDY_ID": None}})
-    with pytest.raises(BadRequest, match="participant id: required"):
-        rec.call("join", {"participant": "typed"} | {"participant": None})
+    with pytest.raises(Forbidden, match="token: wrong or missing for participant typed"):
+        rec.join("typed")                                  # typed ids cannot enter
     token = reply["token"]
     rec.start(pid, "m0", token=token)
     state = _walk(rec, pid, "m0", ["right"] * 3, token=token)

@@ -317,7 +317,11 @@ async function refused(error) {
   }
   say(error.message);
   if (auth && error.status !== 403) {
-    try { render((await api("state", {})).state); } catch (again) { say(again.message); }
+    try {
+      render((await api("state", {})).state);
+    } catch (again) {
+      if (again.code === "other-tab") await refused(again); else say(again.message);
+    }
   }
 }
 
