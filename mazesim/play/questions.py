@@ -12,7 +12,6 @@ here; an optional question left out is stored as null.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,7 +33,8 @@ DEFAULT_TEXT_ANSWER = 1000
 MAX_PROMPT = 2000
 _KEYS = ("id", "kind", "text", "when", "required", "options", "min", "max", "integer",
          "max_length")
-_LIMIT = 1e15
+NUMBER_LIMIT = 1e15
+"""Largest magnitude of a number answer or bound (exact in a double; no overflow)."""
 
 
 @dataclass(frozen=True)
@@ -85,7 +85,8 @@ class Question:
                                     f"{', '.join(self.options)})")
             return value
         ok = (not isinstance(value, bool) and isinstance(value, (int, float))
-              and math.isfinite(value) and (self.low is None or value >= self.low)
+              and -NUMBER_LIMIT <= value <= NUMBER_LIMIT
+              and (self.low is None or value >= self.low)
               and (self.high is None or value <= self.high)
               and (not self.integer or float(value).is_integer()))
         if not ok:
@@ -120,7 +121,8 @@ def parse_questions(reader: Reader, data: Any) -> tuple[Question, ...]:
             options = tuple(reader.text(o, f"{path}.options[{j}]", MAX_PROMPT)
                             for j, o in enumerate(raw))
         low, high = (None if item.get(k) is None else
-                     reader.number(item[k], f"{path}.{k}", -_LIMIT, _LIMIT) for k in ("min", "max"))
+                     reader.number(item[k], f"{path}.{k}", -NUMBER_LIMIT, NUMBER_LIMIT)
+                     for k in ("min", "max"))
         if low is not None and high is not None and low > high:
             raise reader.fail(f"{path}.min", f"{low:g} is above max {high:g}")
         questions.append(Question(

@@ -67,6 +67,7 @@ def test_answers_are_checked():
         ({"age": 30.5, "hand": "left"}, "answers.age: 30.5"),
         ({"age": True, "hand": "left"}, "answers.age: True"),
         ({"age": float("nan"), "hand": "left"}, "answers.age: nan"),
+        ({"age": 10**400, "hand": "left"}, "answers.age: 1000"),
         ({"age": 30, "hand": "both"}, r"answers.hand: 'both' \(allowed: left, right\)"),
         ({"age": 30, "hand": "left", "notes": "x" * 11},
          r"answers.notes: 'xxxxxxxxxxx' \(allowed: text of at most 10 characters\)"),

@@ -6,10 +6,13 @@ from __future__ import annotations
 import sqlite3
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from mazesim.play import recorder as recorder_module
 from mazesim.play.entry import participant_token
-from mazesim.play.refusals import BadRequest, Conflict, Forbidden, StaleTab, Unprocessable
+from mazesim.play.refusals import (BadRequest, Conflict, Forbidden, PlayError, StaleTab,
+                                   Unprocessable)
 from mazesim.play.run import open_run
 
 from tests.play.conftest import CORRIDOR, TUTORIAL
@@ -219,3 +222,45 @@ def test_ceilings(session_factory, opened, monkeypatch):
         rec.state("a", tab=0)
     with pytest.raises(BadRequest, match=r"no action 'dance' \(allowed: join, state"):
         rec.call("dance", {})
+
+
+_SCALAR = st.one_of(st.none(), st.booleans(), st.integers(-3, 30),
+                    st.sampled_from([10**30, 10**400, -10**400, 2**53, 2**63, 1e308]),
+                    st.floats(allow_nan=True), st.text(max_size=8),
+                    st.sampled_from(["p1", "m0", "right", "up", "left", "down"]))
+_JSON = st.one_of(_SCALAR, _SCALAR, st.recursive(
+    _SCALAR, lambda inner: st.lists(inner, max_size=3)
+    | st.dictionaries(st.text(max_size=5), inner, max_size=3), max_leaves=6))
+_FIELDS = ("participant", "maze", "seq", "bump", "direction", "t", "tab", "token", "agree",
+           "answers", "prolific")
+
+
+@pytest.fixture
+def fuzzed(session_factory, opened):
+    """One recorder for every example of a hypothesis test (its state grows as they run)."""
+    rec = opened(session_factory([(TUTORIAL, 1)], questions=[
+        {"id": "age", "kind": "number", "text": "Age", "when": "start"}]))
+    rec.join("p1")
+    rec.answer("p1", {"age": 30})
+    rec.start("p1", "m0")
+    return rec
+
+
+_VALID = {"participant": "p1", "maze": "m0", "seq": 1, "bump": 1, "direction": "right",
+          "t": 1.7e12, "tab": 1, "agree": True, "answers": {"age": 30}}
+
+
+@pytest.mark.parametrize("action", recorder_module.ACTIONS)
+@settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(changed=st.dictionaries(st.sampled_from(_FIELDS), _JSON, max_size=2))
+def test_any_json_body_is_answered_or_refused_in_one_line(fuzzed, action, changed):
+    """A valid request with any one or two fields replaced by any JSON is answered, or refused
+    with a one-line PlayError; it never fails otherwise (no OverflowError, TypeError, ...)."""
+    body = {**_VALID, **changed}
+    try:
+        reply = fuzzed.call(action, body)
+    except PlayError as err:
+        assert "\n" not in str(err) and len(str(err)) < 300
+    else:
+        assert isinstance(reply, dict) and "state" in reply
+    assert fuzzed.store.failure is None
