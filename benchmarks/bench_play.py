@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import os
 import signal
@@ -166,6 +167,7 @@ def run(participants: int, seconds: float, seed: int) -> dict:
         try:
             info = json.loads(server.stdout.readline())
             host, port = info["url"].split("//")[1].rstrip("/").rsplit(":", 1)
+            gc.freeze()                    # the clients' own collector pauses are not the server's
             cpu_before, began = cpu_seconds(server.pid), time.perf_counter()
             mine = time.process_time()
             tallies = _run_loop(load(host, int(port), participants, seconds, seed))
