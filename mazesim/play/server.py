@@ -161,8 +161,10 @@ class PlayServer:
         self.public_url = public_url
         self.socket = _listen(host, port)
         self.app = PlayApp(recorder, HostRule(public_url))
+        # No access log and no proxy headers: participants' addresses are never read or kept.
         config = uvicorn.Config(self.app, lifespan="off", access_log=False, log_config=None,
-                                log_level="warning", server_header=False, backlog=BACKLOG,
+                                log_level="warning", server_header=False, proxy_headers=False,
+                                backlog=BACKLOG,
                                 limit_concurrency=MAX_CONNECTIONS,
                                 timeout_keep_alive=KEEP_ALIVE_SECONDS,
                                 timeout_graceful_shutdown=SHUTDOWN_SECONDS)
