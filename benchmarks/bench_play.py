@@ -64,38 +64,60 @@ class Tally:
     refused: list[str] = field(default_factory=list)
 
 
-class Connection:
-    """A minimal keep-alive HTTP/1.1 client: one request at a time, like a browser's page."""
+class Connection(asyncio.Protocol):
+    """A minimal keep-alive HTTP/1.1 client, one request at a time like a page: a bare
+    protocol, so that the load generator takes as little of the machine as it can."""
 
     def __init__(self, host: str, port: int) -> None:
-        self.host, self.port = host, port
-        self.reader: asyncio.StreamReader | None = None
-        self.writer: asyncio.StreamWriter | None = None
+        self.head = (b"POST %%s HTTP/1.1\r\nHost: %s:%d\r\nContent-Type: application/json\r\n"
+                     b"Content-Length: %%d\r\n\r\n" % (host.encode(), port))
+        self.transport: asyncio.Transport | None = None
+        self.buffer = b""
+        self.reply: asyncio.Future | None = None
+
+    @classmethod
+    async def open(cls, host: str, port: int) -> Connection:
+        loop = asyncio.get_running_loop()
+        return (await loop.create_connection(lambda: cls(host, port), host, port))[1]
+
+    def connection_made(self, transport: asyncio.Transport) -> None:
+        self.transport = transport
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self.reply is not None and not self.reply.done():
+            self.reply.set_exception(ConnectionResetError("connection lost"))
+
+    def data_received(self, data: bytes) -> None:
+        self.buffer += data
+        end = self.buffer.find(b"\r\n\r\n")
+        if end < 0:
+            return
+        lines = self.buffer[:end].split(b"\r\n")
+        length = next(int(line.split(b":", 1)[1]) for line in lines[1:]
+                      if line[:15].lower() == b"content-length:")
+        if len(self.buffer) >= end + 4 + length:
+            body, self.buffer = self.buffer[end + 4:end + 4 + length], b""
+            self.reply.set_result((int(lines[0].split(b" ", 2)[1]), body))
 
     async def post(self, path: str, payload: dict) -> tuple[int, dict]:
-        if self.writer is None:
-            self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
         body = json.dumps(payload, separators=(",", ":")).encode()
-        self.writer.write(b"POST %s HTTP/1.1\r\nHost: %s:%d\r\nContent-Type: application/json"
-                          b"\r\nContent-Length: %d\r\n\r\n%s"
-                          % (path.encode(), self.host.encode(), self.port, len(body), body))
-        head = await self.reader.readuntil(b"\r\n\r\n")
-        status = int(head.split(b" ", 2)[1])
-        length = next(int(line.split(b":", 1)[1]) for line in head.lower().split(b"\r\n")
-                      if line.startswith(b"content-length:"))
-        return status, json.loads(await self.reader.readexactly(length))
+        self.reply = asyncio.get_running_loop().create_future()
+        self.transport.write(self.head % (path.encode(), len(body)) + body)
+        status, raw = await self.reply
+        return status, json.loads(raw)
 
     def close(self) -> None:
-        if self.writer is not None:
-            self.writer.close()
+        if self.transport is not None:
+            self.transport.close()
 
 
 async def participant(i: int, host: str, port: int, seconds: float, offset: float,
                       rng: np.random.Generator) -> Tally:
     tally = Tally()
     pid = f"b{i:03d}"
-    conn = Connection(host, port)
+    conn: Connection | None = None
     try:
+        conn = await Connection.open(host, port)
         state = (await conn.post("/api/join", {"participant": pid}))[1]["state"]
         deadline = time.perf_counter() + seconds
         next_send = time.perf_counter() + offset
@@ -125,7 +147,8 @@ async def participant(i: int, host: str, port: int, seconds: float, offset: floa
     except (ConnectionError, asyncio.IncompleteReadError, OSError):
         tally.resets += 1
     finally:
-        conn.close()
+        if conn is not None:
+            conn.close()
     return tally
 
 
