@@ -18,7 +18,6 @@ recorder's memory and the disk never disagree; a restart rebuilds memory from th
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import sqlite3
@@ -324,6 +323,11 @@ class _Checkpointer:
 
 def _lock(run_dir: Path) -> IO[str]:
     """Hold `play.lock` of the run directory; one line naming the holder when it is taken."""
+    try:
+        import fcntl                  # POSIX only: imported here so reports work everywhere
+    except ImportError:
+        raise ConfigError("mazesim play records on POSIX systems only (Linux, macOS): it locks "
+                          "its run directory with fcntl") from None
     try:
         handle = open(run_dir / LOCK_FILE, "a+", encoding="utf-8")
     except OSError as err:
