@@ -9,7 +9,7 @@ move it came before. A number already stored with the same content is a duplicat
 into an open cell or a direction outside the four (a jump).
 
 Every request runs under one lock against the participants in memory (`Player`, rebuilt from
-the database at open), changes them and writes its rows in one transaction before the reply.
+the database at open) and changes them; its rows are committed before its reply is sent.
 A join makes a new tab current: requests naming an older `tab` are refused as `StaleTab`.
 """
 
@@ -54,8 +54,8 @@ positions) -> None."""
 class Recorder:
     """Thread-safe participant states over a `PlayStore`.
 
-    `call(action, body)` serves the web app; the methods named after the actions build its
-    body and return the state (moves and bumps: the status too), for scripts and tests.
+    `prepare(action, body)` serves the web app, `call` scripts; the methods named after the
+    actions build a body for `call` and return the state (moves and bumps: the status too).
     """
 
     def __init__(self, session: Session, store: PlayStore,
@@ -64,7 +64,7 @@ class Recorder:
         self.store = store
         self.trial_writer = trial_writer
         self.dashboard_key = dashboard_key(session.seed)
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
         self._players = {p.id: p for p in rebuild(session, store.load())}
         self._ranks = {kind: sum(p.pilot == kind for p in self._players.values())
                        for kind in (False, True)}
@@ -79,16 +79,23 @@ class Recorder:
         return self.session.participants.entry != ID_ENTRY
 
     # -- the actions --------------------------------------------------------------------------
-    def call(self, action: str, body: dict[str, Any]) -> dict[str, Any]:
-        """Run one request (`/api/<action>` with its JSON body): check it, store its rows, and
-        return the reply (PlayError when refused; nothing is stored then)."""
+    def prepare(self, action: str, body: dict[str, Any]) -> tuple[dict[str, Any], list[Work]]:
+        """Check one request (`/api/<action>` with its JSON body) and change memory: the reply,
+        and the rows the caller must write (`store.write`) before sending it. PlayError when
+        refused; nothing changes then. The web app writes the rows of every request of one
+        event-loop turn in one transaction; `call` writes at once."""
         handler = getattr(self, f"_on_{action}") if action in ACTIONS else None
         if handler is None:
             raise BadRequest(f"no action {action!r} (allowed: {', '.join(ACTIONS)})")
         with self._lock:
             if self.store.failure is not None:
                 raise Unavailable(self.store.failure)
-            reply, works = handler(body)
+            return handler(body)
+
+    def call(self, action: str, body: dict[str, Any]) -> dict[str, Any]:
+        """`prepare` and write in one go (for scripts and tests; not beside a running server)."""
+        with self._lock:
+            reply, works = self.prepare(action, body)
             if works:
                 self.store.write(works)
         return reply

@@ -6,13 +6,15 @@ server without a public URL, which a web page cannot reach by DNS rebinding; exa
 URL's host with one), its size (`MAX_BODY_BYTES`, checked on the declared length and while
 reading) and its JSON (an object; no NaN or infinite numbers; nesting refused cleanly). API
 requests are POSTs of JSON (a cross-site page cannot send one without a CORS preflight, which is
-never granted) to `/api/<action>`, answered with the recorder's reply once its rows are committed,
+never granted) to `/api/<action>`, answered with the recorder's reply once its rows are committed
+(the rows of every request of one event-loop turn share a transaction),
 or `{error}` with 400, 403, 404, 409 (with `code: other-tab` for a replaced tab), 422 or 503.
 The page's assets ship in `static/`; nothing is loaded from the internet.
 """
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import ipaddress
 import json
@@ -26,7 +28,7 @@ from urllib.parse import urlsplit
 import uvicorn
 
 from mazesim.play.recorder import ACTIONS, Recorder
-from mazesim.play.refusals import BadRequest, Forbidden, PlayError
+from mazesim.play.refusals import BadRequest, Forbidden, PlayError, Unavailable
 
 __all__ = ["DEFAULT_HOST", "DEFAULT_PORT", "MAX_BODY_BYTES", "BACKLOG", "PlayApp", "PlayServer",
            "HostRule", "make_server", "is_loopback"]
@@ -40,6 +42,8 @@ BACKLOG = 2048
 MAX_CONNECTIONS = 4000
 """Open connections and requests at once; uvicorn answers 503 beyond."""
 KEEP_ALIVE_SECONDS = 30
+MAX_HOST_NAMES = 64
+"""Host headers whose verdict is remembered."""
 SHUTDOWN_SECONDS = 10
 DASHBOARD, INFO = "dashboard", "info"
 _STATIC = {
@@ -78,12 +82,21 @@ class HostRule:
     """Which Host headers are served: loopback names, or exactly the public URL's host."""
 
     def __init__(self, public_url: str | None = None) -> None:
+        self._seen: dict[str | None, bool] = {}
         self.public: tuple[str, int] | None = None
         if public_url is not None:
             parts = urlsplit(public_url)
             self.public = (parts.hostname or "", parts.port or _DEFAULT_PORTS[parts.scheme])
 
     def allows(self, header: str | None) -> bool:
+        known = self._seen.get(header)
+        if known is None:
+            known = self._allows(header)
+            if len(self._seen) < MAX_HOST_NAMES:      # a few names: remembered, not re-parsed
+                self._seen[header] = known
+        return known
+
+    def _allows(self, header: str | None) -> bool:
         try:
             parts = urlsplit(f"//{header or ''}")
             name, port = parts.hostname, parts.port
@@ -100,6 +113,7 @@ class PlayApp:
     def __init__(self, recorder: Recorder, hosts: HostRule) -> None:
         self.recorder = recorder
         self.hosts = hosts
+        self.batch = _Batch(recorder.store)
         folder = resources.files("mazesim.play").joinpath("static")
         self.files = {path: (folder.joinpath(name).read_bytes(), kind)
                       for path, (name, kind) in _STATIC.items()}
@@ -145,11 +159,44 @@ class PlayApp:
             return self.recorder.dashboard(body.get("key"))
         if action == INFO:
             return self.recorder.info()
-        return self.recorder.call(action, body)
+        reply, works = self.recorder.prepare(action, body)
+        if works:
+            await self.batch.write(works)
+        return reply
 
 
 class _NotFound(PlayError):
     status = 404
+
+
+class _Batch:
+    """Group commit: the rows of every request prepared in one turn of the event loop are
+    written in one transaction, and each request is answered once it is committed."""
+
+    def __init__(self, store: Any) -> None:
+        self.store = store
+        self.works: list = []
+        self.waiting: list[asyncio.Future] = []
+
+    async def write(self, works: list) -> None:
+        loop = asyncio.get_running_loop()
+        if not self.waiting:
+            loop.call_soon(self._flush)          # after the requests ready in this turn
+        future = loop.create_future()
+        self.works += works
+        self.waiting.append(future)
+        await future
+
+    def _flush(self) -> None:
+        works, waiting, self.works, self.waiting = self.works, self.waiting, [], []
+        try:
+            self.store.write(works)
+        except Unavailable as err:
+            for future in waiting:
+                future.set_exception(Unavailable(str(err)))
+            return
+        for future in waiting:
+            future.set_result(None)
 
 
 class PlayServer:
