@@ -524,3 +524,31 @@ def test_nothing_the_participant_may_not_see_reaches_the_browser(session_factory
         assert view["seen"] == ["".join("1" if v else "0" for v in row) for row in seen.tolist()]
     else:
         assert view["kind"] == "window" and "position" not in view
+
+
+def test_requests_of_one_loop_turn_share_a_transaction():
+    import asyncio
+
+    from mazesim.play.refusals import Unavailable
+    from mazesim.play.server import _Batch
+
+    class Store:
+        def __init__(self, fail):
+            self.fail, self.writes = fail, []
+
+        def write(self, works):
+            self.writes.append(list(works))
+            if self.fail:
+                raise Unavailable("the results database failed (disk full)")
+
+    async def three(batch):
+        first = await asyncio.gather(batch.write(["a"]), batch.write(["b", "c"]),
+                                     return_exceptions=True)
+        return first, await asyncio.gather(batch.write(["d"]), return_exceptions=True)
+
+    store = Store(fail=False)
+    assert asyncio.run(three(_Batch(store))) == ([None, None], [None])
+    assert store.writes == [["a", "b", "c"], ["d"]]
+    store = Store(fail=True)
+    first, _ = asyncio.run(three(_Batch(store)))
+    assert [str(e) for e in first] == ["the results database failed (disk full)"] * 2
