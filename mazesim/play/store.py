@@ -7,7 +7,8 @@ move). Raw events keep both clocks: `server_ms` (epoch milliseconds when the ser
 and `client_ms` (epoch milliseconds of the key press by the page's monotonic clock,
 `performance.timeOrigin + performance.now()`, fractional), because response times matter.
 
-Every request's rows are written in one transaction before its reply (`write`): WAL with
+Rows are written in one transaction before the replies they belong to (`write`; the web app
+passes the rows of every request of one event-loop turn at once): WAL with
 `synchronous=NORMAL`, so a crash or kill of the server loses no answered move, and a commit costs
 tens of microseconds instead of a disk sync (0.2 to 200 ms on a shared disk; an operating system
 crash or power cut may lose the last second, see NOTES.md). A background thread checkpoints the
