@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import click
 
 from mazesim.cli import main
@@ -15,18 +17,30 @@ __all__ = ["play"]
               help="Address to bind; the default keeps the page on this computer.")
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535),
               help="Port to listen on (0: any free port).")
-def play(config: str, host: str, port: int) -> None:
-    """Serve the human-trial page of session CONFIG; every move goes to its run database."""
-    from mazesim.play.run import open_server
+@click.option("--public-url", metavar="URL", default=None,
+              help="The address participants open (https behind a reverse proxy): needed for a "
+                   "non-loopback --host, allows exactly its host, needs participant tokens.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the start as one JSON object: session, url, dashboard, output, links.")
+def play(config: str, host: str, port: int, public_url: str | None, as_json: bool) -> None:
+    """Serve the human-trial page of session CONFIG; every key press goes to its run database."""
+    from mazesim.play.run import open_server, start_info
 
-    server = open_server(config, host, port)
-    recorder = server.recorder
-    click.echo(f"Session {recorder.session.name}: open {server.url} in a browser "
-               f"(results in {recorder.store.path.parent}; Ctrl-C stops)", )
+    server = open_server(config, host, port, public_url)
+    info = start_info(server)
+    if as_json:
+        click.echo(json.dumps(info))
+    else:
+        click.echo(f"Session {info['session']}: open {info['url']} in a browser")
+        click.echo(f"  results: {info['output']}")
+        click.echo(f"  dashboard: {info['dashboard']}")
+        if info["links"]:
+            click.echo(f"  participant links: {info['links']}")
+        click.echo("  Ctrl-C stops")
     try:
         server.serve_forever()
     except KeyboardInterrupt:
-        click.echo("stopped")
+        click.echo("stopped", err=True)
     finally:
         server.server_close()
-        recorder.store.close()
+        server.recorder.store.close()

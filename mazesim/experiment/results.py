@@ -27,7 +27,7 @@ from mazesim.experiment import tables
 from mazesim.experiment.config import CAPPED, CORRELATION_METHODS, DEFAULT_CORRELATION_PARAMETERS
 from mazesim.experiment.regression import RegressionTerm
 from mazesim.experiment.statistics import Correlation
-from mazesim.experiment.storage import CHOICE_COLUMNS, HUMAN, RunStore
+from mazesim.experiment.storage import CHOICE_COLUMNS, HUMAN, HUMAN_PILOT, RunStore
 from mazesim.records import CHOICE_FIELDS
 
 __all__ = ["FILE_STRATUM", "SIMULATED", "Settings", "Results", "load_run", "records_frame"]
@@ -107,17 +107,19 @@ class Results:
             return store.sample(int(trial_id))
 
 
-def load_run(path: str | Path) -> Results:
-    """Read the run directory `path` (RunError if it holds no `results.sqlite` or is damaged)."""
+def load_run(path: str | Path, *, pilots: bool = False) -> Results:
+    """Read the run directory `path` (RunError if it holds no `results.sqlite` or is damaged);
+    the trials of pilot participants (agent `human-pilot`) only with `pilots`."""
     run_dir = Path(path)
     with RunStore(run_dir) as store:
         meta = {key: store.meta(key) for (key,) in store.query("SELECT key FROM meta")}
         if meta.get("kind") != HUMAN:
             meta["config"] = store.meta("config")           # a simulated run needs its config
         mazes = _mazes(store)
-        trials = pd.read_sql_query(f"SELECT {', '.join(_TRIAL_COLUMNS)} FROM trials "
+        where = "" if pilots else f"WHERE agent != '{HUMAN_PILOT}' "
+        trials = pd.read_sql_query(f"SELECT {', '.join(_TRIAL_COLUMNS)} FROM trials {where}"
                                    "ORDER BY trial_id", store.conn)
-        choices = pd.read_sql_query(f"SELECT {', '.join(CHOICE_COLUMNS)} FROM choices "
+        choices = pd.read_sql_query(f"SELECT {', '.join(CHOICE_COLUMNS)} FROM choices {where}"
                                     "ORDER BY trial_id, step", store.conn)
         sampled = np.array([t for (t,) in store.query("SELECT trial_id FROM samples ORDER BY "
                                                       "trial_id")], dtype=np.int64)

@@ -4,7 +4,8 @@ and the checks that say what is damaged before anything reads on or writes.
 - **One writer.** A process writing a run holds `LOCK_FILE` with a POSIX record lock
   (`fcntl.lockf`): the kernel drops it when the process ends, however it ends (SIGKILL
   included), so no lock is ever stale, and forked workers do not inherit it. A second writer
-  is refused with one line naming the holder's pid.
+  (another process, or another writer in this one) is refused with one line naming the
+  holder's pid and command; a writer that holds the lock passes it on (`RunStore(lock=...)`).
 - **Readers never write.** The database is opened `mode=ro`; in a directory this process may
   not write (a read-only copy, another user's run), SQLite cannot make its WAL index there, so
   the database is opened `immutable` (nobody can be writing it), unless a WAL file holds
@@ -21,6 +22,7 @@ import functools
 import os
 import re
 import sqlite3
+import threading
 import zipfile
 from contextlib import closing
 from pathlib import Path
@@ -29,30 +31,64 @@ from typing import Any
 from mazesim.errors import ConfigError, MazesimError, RunError, short
 from mazesim.schema import Reader
 
-__all__ = ["LOCK_FILE", "lock_run", "open_database", "check_database", "check_config"]
+__all__ = ["LOCK_FILE", "RunLock", "lock_run", "open_database", "check_database", "check_config"]
 
 LOCK_FILE = "writer.lock"
 _SAMPLE_FILE = re.compile(r"trajectories/trials-[0-9]{9}(-[0-9]+)?\.npz")
 
 
-def lock_run(run_dir: Path) -> int:
-    """Take the writer's lock of `run_dir` (an open descriptor: closing it releases the lock);
-    RunError when another process holds it or the directory cannot be written."""
-    path = run_dir / LOCK_FILE
-    try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
-    except OSError as err:
-        raise RunError(f"{run_dir}: cannot write ({err.strerror})") from None
-    try:
-        fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "unknown"
-        os.close(fd)
-        raise RunError(f"{run_dir}: another process (pid {holder}) is writing this run; "
-                       "wait for it to finish (a run has one writer at a time)") from None
-    os.ftruncate(fd, 0)
-    os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
-    return fd
+class RunLock:
+    """The writer's lock of one run directory, held until `release()` (idempotent)."""
+
+    def __init__(self, key: tuple[int, int], fd: int) -> None:
+        self._key, self._fd = key, fd
+
+    def release(self) -> None:
+        with _HELD_GUARD:
+            if self._fd is not None:
+                os.close(self._fd)
+                del _HELD[self._key]
+                self._fd = None
+
+
+# Lock files this process holds, by (device, inode), with their holder's words. A record lock
+# belongs to the process: a second lockf in it would succeed, and closing any descriptor of
+# the file would drop it, so a second writer in the process is refused here, before any open.
+_HELD: dict[tuple[int, int], str] = {}
+_HELD_GUARD = threading.Lock()
+os.register_at_fork(after_in_child=_HELD.clear)       # a forked child holds no lock
+
+
+def lock_run(run_dir: Path, writer: str = "mazesim run") -> RunLock:
+    """Take the writer's lock of `run_dir` for `writer` (named to whoever is refused); RunError
+    when another process, or another writer in this one, holds it, or the directory cannot be
+    written."""
+    path = Path(run_dir) / LOCK_FILE
+    with _HELD_GUARD:
+        try:
+            info = os.stat(path)
+            holder = _HELD.get((info.st_dev, info.st_ino))
+        except OSError:
+            holder = None
+        if holder is None:
+            try:
+                fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            except OSError as err:
+                raise RunError(f"{run_dir}: cannot write ({err.strerror})") from None
+            try:
+                fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                holder = os.pread(fd, 64, 0).decode("ascii", "replace").strip() or "unknown"
+                os.close(fd)
+        if holder is not None:
+            raise RunError(f"{run_dir}: {holder} is writing this run; wait for it to finish "
+                           "or stop it (a run has one writer at a time)")
+        holder = f"pid {os.getpid()} ({writer})"
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{holder}\n".encode("ascii", "replace"), 0)
+        info = os.fstat(fd)
+        _HELD[(info.st_dev, info.st_ino)] = holder
+        return RunLock((info.st_dev, info.st_ino), fd)
 
 
 def open_database(path: Path, *, writable: bool) -> sqlite3.Connection:

@@ -31,14 +31,14 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 import numpy as np
 
 from mazesim.errors import RunError
-from mazesim.experiment.rundir import (check_config, check_database, database_error, lock_run,
-                                       open_database)
+from mazesim.experiment.rundir import (RunLock, check_config, check_database, database_error,
+                                       lock_run, open_database)
 from mazesim.experiment.seeds import trial_seed_label
 from mazesim.experiment.tasks import UnitResult
 from mazesim.maze import DELTAS
 from mazesim.records import CHOICE_FIELDS
 
-__all__ = ["DATABASE", "TRAJECTORIES", "HUMAN", "CHOICE_COLUMNS", "MazeRecord", "RunStore",
+__all__ = ["DATABASE", "TRAJECTORIES", "HUMAN", "HUMAN_PILOT", "CHOICE_COLUMNS", "MazeRecord", "RunStore",
            "TrialRows", "next_trial_id", "transaction", "write_samples", "write_trials"]
 
 DATABASE = "results.sqlite"
@@ -46,6 +46,8 @@ TRAJECTORIES = "trajectories"
 HUMAN = "human"
 """The `kind` (meta) of a run of people, recorded by `mazesim play` or imported, and the `agent`
 of their trials."""
+HUMAN_PILOT = f"{HUMAN}-pilot"
+"""The `agent` of a pilot participant's trials: stored and exported, never counted."""
 _CHOICE_CONTEXT = (("trial_id", "INTEGER"), ("maze_id", "INTEGER"), ("agent", "TEXT"),
                    ("vision", "TEXT"), ("trial", "INTEGER"), ("mark", "TEXT"))
 CHOICE_COLUMNS = tuple(name for name, _ in _CHOICE_CONTEXT) + tuple(f.stored
@@ -115,19 +117,21 @@ class TrialRows:
 class RunStore:
     """The sqlite database of one run directory; use as a context manager.
 
-    Read-only unless `create`: then this process becomes the run's one writer (RunError when
-    another process writes it) and the database and its tables are made if missing. Either
-    way the database is checked first (`rundir.check_database`).
+    Read-only unless `create`: then this store becomes the run's one writer (RunError when
+    another writer holds it; `lock`: the caller's own, already held, kept on close) and the
+    database and its tables are made if missing. Either way the database is checked first
+    (`rundir.check_database`).
     """
 
-    def __init__(self, run_dir: str | Path, *, create: bool = False) -> None:
+    def __init__(self, run_dir: str | Path, *, create: bool = False,
+                 lock: RunLock | None = None) -> None:
         self.run_dir = Path(run_dir)
         self.path = self.run_dir / DATABASE
-        self._lock: int | None = None
+        self._lock: RunLock | None = None
         self.conn: sqlite3.Connection | None = None
         if not create and not self.path.is_file():
             raise RunError(f"{self.run_dir}: not a run directory (no {DATABASE})")
-        if create:
+        if create and lock is None:
             self._lock = lock_run(self.run_dir)
         try:
             fresh = not self.path.exists()
@@ -153,7 +157,7 @@ class RunStore:
     def close(self) -> None:
         self._close_connection()
         if self._lock is not None:
-            os.close(self._lock)
+            self._lock.release()
             self._lock = None
 
     def _close_connection(self) -> None:

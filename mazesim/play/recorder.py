@@ -1,79 +1,61 @@
-"""The trial recorder: each participant's progress through a session, one validated move at a time.
+"""The trial recorder: each participant's way through a session, one validated request at a time.
 
-A participant joins with an id, is shown the mazes of their order one by one (`start`), and moves
-one cell per message. Every message carries the maze id and a client sequence number (1 for the
-first move of a maze): a number already stored with the same direction is a duplicate and ignored,
-any other number than the next one is refused, and so is a move into a wall or off the four
-directions (a jump). Accepted moves are written before the in-memory state changes, each in its
-own transaction; the state is rebuilt from the database when a participant rejoins (reload, new
-browser, restarted server).
+A participant joins (a typed id, a link's token or a Prolific query), consents, answers the
+questions asked at the start, is shown the mazes of their order one by one (`start`) and sends
+one message per key press: a `move` (one cell) or a `bump` (into a wall: recorded, never a
+move). Moves are numbered from 1 on each maze (`seq`), bumps too (`bump`); a bump also names the
+move it came before. A number already stored with the same content is a duplicate and ignored
+(a resend), any other number than the next is refused, and so is a move into a wall, a bump
+into an open cell or a direction outside the four (a jump).
+
+Every request runs under one lock against the participants in memory (`Player`, rebuilt from
+the database at open) and changes them; its rows are committed before its reply is sent.
+A join makes a new tab current: requests naming an older `tab` are refused as `StaleTab`.
 """
 
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Callable
 
-from mazesim.errors import MazesimError, PlayError
-from mazesim.maze import DELTAS, DIRECTIONS, Cell
-from mazesim.play.session import PlayMaze, Session, check_participant, maze_order
-from mazesim.play.store import MoveRow, PlayStore, now_ms
-from mazesim.play.view import maze_view
+from mazesim.errors import ConfigError
+from mazesim.maze import DIRECTIONS
+from mazesim.play.entry import (ID_ENTRY, LINK_ENTRY, PROLIFIC_ENTRY, check_participant,
+                                dashboard_key, participant_token, prolific_query, tokens_match)
+from mazesim.play.player import (CONSENT, DONE, PLAYING, QUESTIONS, READY, MazeLog, Player,
+                                 new_player, rebuild, step)
+from mazesim.play.questions import END, START, check_answers
+from mazesim.play.refusals import (BadRequest, Conflict, Forbidden, PlayError, StaleTab,
+                                   Unavailable, Unprocessable)
+from mazesim.play.session import PlayMaze, Session
+from mazesim.play.store import (BumpRow, MoveRow, ParticipantRow, PlayStore, ProgressRow, Work,
+                                now_ms)
+from mazesim.schema import short
 
-__all__ = [
-    "PlayError",
-    "BadRequest",
-    "Conflict",
-    "IllegalMove",
-    "Recorder",
-    "ACCEPTED",
-    "DUPLICATE",
-]
+__all__ = ["ACCEPTED", "DUPLICATE", "ACTIONS", "MAX_MOVES_PER_MAZE", "MAX_BUMPS_PER_MAZE",
+           "MAX_PARTICIPANTS", "MAX_CLIENT_MS", "PlayError", "Recorder", "TrialWriter"]
 
 ACCEPTED, DUPLICATE = "accepted", "duplicate"
-READY, PLAYING, DONE = "ready", "playing", "done"
+ACTIONS = ("join", "state", "consent", "answer", "start", "move", "bump")
+"""The participant's requests (`/api/<action>`)."""
+MAX_MOVES_PER_MAZE = 1_000_000
+MAX_BUMPS_PER_MAZE = 1_000_000
+MAX_PARTICIPANTS = 100_000
+MAX_CLIENT_MS = 2.0**53
+"""Largest client timestamp (JavaScript's largest exact integer; epoch ms are about 1.7e12)."""
+MAX_TAB = 2**53
 
-
-class BadRequest(PlayError):
-    """Malformed request: bad participant id, missing or mistyped field."""
-
-
-class Conflict(PlayError):
-    """A request that does not fit the participant's state: wrong maze, out-of-order number."""
-
-    status = 409
-
-
-class IllegalMove(PlayError):
-    """A move into a wall or outside the four directions."""
-
-    status = 422
-
-
-# Writes the finished maze's trajectory inside the move's transaction:
-# (db, participant, maze, positions, move rows) -> None.
-TrialWriter = Callable[[Any, str, PlayMaze, list, list], None]
-
-
-@dataclass
-class _Player:
-    order: list[str]
-    index: int = 0
-    started: bool = False
-    positions: list[Cell] = field(default_factory=list)
-    last: dict[str, Any] | None = None
-
-    @property
-    def next_seq(self) -> int:
-        return len(self.positions)
+TrialWriter = Callable[[Any, Player, PlayMaze, list], None]
+"""Writes a finished maze's trial inside the move's transaction: (db, player, maze,
+positions) -> None."""
 
 
 class Recorder:
-    """Thread-safe participant states over a `PlayStore`; every public call returns a state dict.
+    """Thread-safe participant states over a `PlayStore`.
 
-    `trial_writer`, when given, stores each finished (non-practice) maze as a trajectory with
-    choice records in the same transaction as its last move.
+    `prepare(action, body)` serves the web app, `call` scripts; the methods named after the
+    actions build a body for `call` and return the state (moves and bumps: the status too).
     """
 
     def __init__(self, session: Session, store: PlayStore,
@@ -81,138 +63,343 @@ class Recorder:
         self.session = session
         self.store = store
         self.trial_writer = trial_writer
-        self._lock = threading.Lock()
-        self._players: dict[str, _Player] = {}
+        self.dashboard_key = dashboard_key(session.seed)
+        self._lock = threading.RLock()
+        self._players = {p.id: p for p in rebuild(session, store.load())}
+        self._ranks = {kind: sum(p.pilot == kind for p in self._players.values())
+                       for kind in (False, True)}
+        self._token_ids: dict[str, str] = {}
+        if session.participants.entry == LINK_ENTRY:
+            self._token_ids = {participant_token(session.seed, pid): pid
+                               for pid in session.participants.listed}
 
-    def join(self, participant: Any) -> dict[str, Any]:
-        """Register `participant` (or resume them) and return their state."""
-        with self._lock:
-            pid, player = self._player(participant)
-            return self._state(pid, player)
+    @property
+    def tokens(self) -> bool:
+        """Whether requests must carry the participant's token (link and Prolific entry)."""
+        return self.session.participants.entry != ID_ENTRY
 
-    def state(self, participant: Any) -> dict[str, Any]:
-        """The state of a participant who has joined; Conflict otherwise."""
+    # -- the actions --------------------------------------------------------------------------
+    def prepare(self, action: str, body: dict[str, Any]) -> tuple[dict[str, Any], list[Work]]:
+        """Check one request (`/api/<action>` with its JSON body) and change memory: the reply,
+        and the rows the caller must write (`store.write`) before sending it. PlayError when
+        refused; nothing changes then. The web app writes the rows of every request of one
+        event-loop turn in one transaction; `call` writes at once."""
+        handler = getattr(self, f"_on_{action}") if action in ACTIONS else None
+        if handler is None:
+            raise BadRequest(f"no action {action!r} (allowed: {', '.join(ACTIONS)})")
         with self._lock:
-            pid, player = self._player(participant, create=False)
-            return self._state(pid, player)
+            if self.store.failure is not None:
+                raise Unavailable(self.store.failure)
+            return handler(body)
 
-    def start(self, participant: Any, maze_id: Any) -> dict[str, Any]:
-        """Show the participant's current maze (idempotent); its clock starts now."""
+    def call(self, action: str, body: dict[str, Any]) -> dict[str, Any]:
+        """`prepare` and write in one go (for scripts and tests; not beside a running server)."""
         with self._lock:
-            pid, player = self._player(participant, create=False)
-            current = self._current(pid, player, maze_id)
-            if not player.started:
-                self.store.start_maze(pid, current.id, player.index)
-                player.started = True
-            return self._state(pid, player)
+            reply, works = self.prepare(action, body)
+            if works:
+                self.store.write(works)
+        return reply
+
+    def join(self, participant: Any = None, **body: Any) -> dict[str, Any]:
+        return self.call("join", {"participant": participant, **body})["state"]
+
+    def state(self, participant: Any, **body: Any) -> dict[str, Any]:
+        return self.call("state", {"participant": participant, **body})["state"]
+
+    def consent(self, participant: Any, agree: Any, **body: Any) -> dict[str, Any]:
+        return self.call("consent", {"participant": participant, "agree": agree, **body})["state"]
+
+    def answer(self, participant: Any, answers: Any, **body: Any) -> dict[str, Any]:
+        return self.call("answer", {"participant": participant, "answers": answers,
+                                    **body})["state"]
+
+    def start(self, participant: Any, maze_id: Any, **body: Any) -> dict[str, Any]:
+        return self.call("start", {"participant": participant, "maze": maze_id, **body})["state"]
 
     def move(self, participant: Any, maze_id: Any, seq: Any, direction: Any,
-             client_ms: Any = None) -> tuple[str, dict[str, Any]]:
-        """Validate and store one move; returns (ACCEPTED or DUPLICATE, state)."""
-        if isinstance(seq, bool) or not isinstance(seq, int) or seq < 1:
-            raise BadRequest(f"seq: {seq!r} (an integer >= 1)")
-        if client_ms is not None and (isinstance(client_ms, bool)
-                                      or not isinstance(client_ms, (int, float))):
-            raise BadRequest(f"t: {client_ms!r} (a number of milliseconds)")
+             client_ms: Any = None, **body: Any) -> tuple[str, dict[str, Any]]:
+        reply = self.call("move", {"participant": participant, "maze": maze_id, "seq": seq,
+                                   "direction": direction, "t": client_ms, **body})
+        return reply["status"], reply["state"]
+
+    def bump(self, participant: Any, maze_id: Any, seq: Any, bump: Any, direction: Any,
+             client_ms: Any = None, **body: Any) -> tuple[str, dict[str, Any]]:
+        reply = self.call("bump", {"participant": participant, "maze": maze_id, "seq": seq,
+                                   "bump": bump, "direction": direction, "t": client_ms, **body})
+        return reply["status"], reply["state"]
+
+    def info(self) -> dict[str, Any]:
+        """What the page needs before anyone joins: the session's name and how one enters."""
+        return {"session": self.session.name, "entry": self.session.participants.entry}
+
+    def dashboard(self, key: Any) -> dict[str, Any]:
+        """Every participant: phase, current maze, its moves and bumps, mazes finished."""
+        if not tokens_match(key, self.dashboard_key):
+            raise Forbidden("dashboard key: wrong or missing")
         with self._lock:
-            pid, player = self._player(participant, create=False)
-            if isinstance(maze_id, str):
-                stored = self.store.move(pid, maze_id, seq)
-                if stored is not None:
-                    if stored.direction != direction:
-                        raise Conflict(f"move {seq} of {maze_id} was already {stored.direction}")
-                    return DUPLICATE, self._state(pid, player)
-            current = self._current(pid, player, maze_id)
-            if not player.started:
-                raise Conflict(f"maze {current.id} has not been started")
-            if seq != player.next_seq:
-                raise Conflict(f"move {seq} out of order (expected {player.next_seq})")
-            self._append(pid, player, current, seq, direction, client_ms)
-            return ACCEPTED, self._state(pid, player)
+            rows = []
+            for p in self._players.values():
+                phase = p.phase(self.session)
+                current = p.order[p.index] if phase in (READY, PLAYING) else None
+                log = p.logs.get(current) if current else None
+                rows.append({"participant": p.id, "pilot": p.pilot, "phase": phase,
+                             "maze": current, "position": p.index + 1 if current else None,
+                             "total": len(p.order), "moves": len(log.moves) if log else 0,
+                             "bumps": len(log.bumps) if log else 0,
+                             "finished": sum(log.finished for log in p.logs.values()),
+                             "active_ms": p.active_ms})
+        return {"session": self.session.name, "participants": rows, "failure": self.store.failure}
 
-    def _append(self, pid: str, player: _Player, current: PlayMaze, seq: int, direction: Any,
-                client_ms: float | None) -> None:
-        if direction not in DIRECTIONS:
-            raise IllegalMove(f"direction: {direction!r} (allowed: {', '.join(DIRECTIONS)})")
-        d = DIRECTIONS.index(direction)
-        r, c = player.positions[-1]
-        target = (r + int(DELTAS[d, 0]), c + int(DELTAS[d, 1]))
-        if not current.maze.is_passage(target):
-            raise IllegalMove(f"move {seq}: {direction} runs into a wall")
-        when = now_ms()
-        row = MoveRow(seq, (r, c), target, direction, when, client_ms)
-        reached = target == current.maze.goal
-        with self.store.transaction() as db:
-            self.store.insert_move(db, pid, current.id, row)
-            if reached:
-                self.store.finish_maze(db, pid, current.id, when)
-                if self.trial_writer is not None and not current.practice:
-                    moves = self.store.moves(pid, current.id)  # this transaction's view
-                    self.trial_writer(db, pid, current, player.positions + [target], moves)
-        player.positions.append(target)
-        if reached:
-            player.last = {"id": current.id, "moves": seq, "practice": current.practice}
-            self._enter(pid, player, player.index + 1)
-
-    def _player(self, participant: Any, create: bool = True) -> tuple[str, _Player]:
+    # -- handlers: (reply, rows to write), under the lock -----------------------------------
+    def _on_join(self, body: dict) -> tuple[dict, list[Work]]:
+        entry = self.session.participants.entry
+        fields: dict[str, str] = {}
         try:
-            pid = check_participant(participant)
-        except MazesimError as err:
+            if self.tokens and body.get("participant") is not None and "prolific" not in body:
+                pid = self._known(body, check_tab=False).id   # a reload: id and token suffice
+            elif entry == LINK_ENTRY:
+                pid = self._token_ids.get(body.get("token"))  # type: ignore[arg-type]
+                if pid is None:
+                    raise Forbidden("token: this link is not valid (was the whole address "
+                                    "copied?)")
+            elif entry == PROLIFIC_ENTRY:
+                pid, fields = prolific_query(body.get("prolific"))
+            else:
+                pid = check_participant(body.get("participant"))
+        except ConfigError as err:
+            raise BadRequest(str(err)) from None
+        except TypeError:                  # an unhashable token
+            raise Forbidden("token: this link is not valid") from None
+        if not self.session.participants.allowed(pid):
+            raise Forbidden(f"participant id {pid} is not on the list of this study")
+        player = self._players.get(pid)
+        if player is None:
+            player, works = self._create(pid, fields)
+        else:
+            player.tab += 1
+            works = [partial(PlayStore.set_tab, participant=pid, tab=player.tab)]
+        player.active_ms = now_ms()
+        reply = {"state": self._state(player)}
+        if self.tokens:
+            reply["token"] = player.token
+        return reply, works
+
+    def _on_state(self, body: dict) -> tuple[dict, list[Work]]:
+        return {"state": self._state(self._known(body))}, []
+
+    def _on_consent(self, body: dict) -> tuple[dict, list[Work]]:
+        player = self._known(body)
+        agree = body.get("agree")
+        if not isinstance(agree, bool):
+            raise BadRequest(f"agree: {short(agree, 40)} (allowed: true, false)")
+        if self.session.pages.consent is None:
+            raise Conflict("this session asks for no consent")
+        if player.consent is not None:
+            if player.consent == agree:
+                return {"state": self._state(player)}, []
+            raise Conflict(f"consent was already {'given' if player.consent else 'declined'}")
+        player.consent = agree
+        when = player.active_ms = now_ms()
+        return ({"state": self._state(player)},
+                [partial(PlayStore.set_consent, participant=player.id, agree=agree, when=when)])
+
+    def _on_answer(self, body: dict) -> tuple[dict, list[Work]]:
+        player = self._known(body)
+        answers = body.get("answers")
+        if player.phase(self.session) != QUESTIONS:
+            if isinstance(answers, dict) and answers and all(
+                    k in player.answers and player.answers[k] == v for k, v in answers.items()):
+                return {"state": self._state(player)}, []       # a resend
+            raise Conflict("no questions are asked now")
+        when = START if player.pending_questions(self.session, START) else END
+        stored = check_answers(player.pending_questions(self.session, when), answers)
+        player.answers.update(stored)
+        moment = player.active_ms = now_ms()
+        return ({"state": self._state(player)},
+                [partial(PlayStore.insert_answers, participant=player.id, answers=stored,
+                         when=moment)])
+
+    def _on_start(self, body: dict) -> tuple[dict, list[Work]]:
+        player = self._known(body)
+        client_ms = _client_ms(body)
+        current = self._current(player, body.get("maze"))
+        log = player.log(current.id)
+        works: list[Work] = []
+        if not log.started:
+            log.started = True
+            player.active_ms = now_ms()
+            row = ProgressRow(player.id, current.id, player.index, player.active_ms, client_ms,
+                              None)
+            works.append(partial(PlayStore.start_maze, row=row))
+        return {"state": self._state(player)}, works
+
+    def _on_move(self, body: dict) -> tuple[dict, list[Work]]:
+        player = self._known(body)
+        seq = _count(body, "seq", MAX_MOVES_PER_MAZE)
+        client_ms = _client_ms(body)
+        maze_id, direction = body.get("maze"), body.get("direction")
+        done = player.logs.get(maze_id) if isinstance(maze_id, str) else None
+        if done is not None and seq <= len(done.moves):
+            if done.moves[seq - 1] != direction:
+                raise Conflict(f"move {seq} of {maze_id} was already {done.moves[seq - 1]}")
+            return {"status": DUPLICATE, "state": self._state(player)}, []
+        current, log = self._playing(player, maze_id)
+        if seq != len(log.moves) + 1:
+            raise Conflict(f"move {seq} out of order (expected {len(log.moves) + 1})")
+        source = player.positions[-1]
+        target = step(source, _direction(direction))
+        if not current.maze.is_passage(target):
+            raise Unprocessable(f"move {seq}: {direction} runs into a wall")
+        when = player.active_ms = now_ms()
+        row = MoveRow(seq, source, target, direction, when, client_ms)
+        works: list[Work] = [partial(PlayStore.insert_move, participant=player.id,
+                                     maze_id=current.id, row=row)]
+        log.moves.append(direction)
+        player.walk_to(current, target)
+        if target == current.maze.goal:
+            log.finished = True
+            works.append(partial(PlayStore.finish_maze, participant=player.id,
+                                 maze_id=current.id, when=when))
+            if self.trial_writer is not None and not current.practice:
+                works.append(partial(self.trial_writer, player=player, maze=current,
+                                     positions=list(player.positions)))
+            player.last = {"id": current.id, "moves": seq, "practice": current.practice}
+            player.enter(self.session, player.index + 1)
+        return {"status": ACCEPTED, "state": self._state(player)}, works
+
+    def _on_bump(self, body: dict) -> tuple[dict, list[Work]]:
+        player = self._known(body)
+        number = _count(body, "bump", MAX_BUMPS_PER_MAZE)
+        seq = _count(body, "seq", MAX_MOVES_PER_MAZE)
+        client_ms = _client_ms(body)
+        maze_id, direction = body.get("maze"), body.get("direction")
+        done = player.logs.get(maze_id) if isinstance(maze_id, str) else None
+        if done is not None and number <= len(done.bumps):
+            if done.bumps[number - 1] != (seq, direction):
+                was_seq, was = done.bumps[number - 1]
+                raise Conflict(f"bump {number} of {maze_id} was already {was} before move "
+                               f"{was_seq}")
+            return {"status": DUPLICATE, "state": self._state(player)}, []
+        current, log = self._playing(player, maze_id)
+        if number != len(log.bumps) + 1:
+            raise Conflict(f"bump {number} out of order (expected {len(log.bumps) + 1})")
+        if seq != len(log.moves) + 1:
+            raise Conflict(f"bump {number} before move {seq}: the next move is "
+                           f"{len(log.moves) + 1}")
+        cell = player.positions[-1]
+        if current.maze.is_passage(step(cell, _direction(direction))):
+            raise Unprocessable(f"bump {number}: {direction} is open (send a move)")
+        when = player.active_ms = now_ms()
+        log.bumps.append((seq, direction))
+        row = BumpRow(number, seq, cell, direction, when, client_ms)
+        return ({"status": ACCEPTED, "state": self._state(player)},
+                [partial(PlayStore.insert_bump, participant=player.id, maze_id=current.id,
+                         row=row)])
+
+    # -- helpers ------------------------------------------------------------------------------
+    def _known(self, body: dict, check_tab: bool = True) -> Player:
+        """The participant a request names, checked: a valid id that has joined, its token when
+        the entry needs one, and the current tab when the request names one."""
+        try:
+            pid = check_participant(body.get("participant"))
+        except ConfigError as err:
             raise BadRequest(str(err)) from None
         player = self._players.get(pid)
-        if player is not None:
-            return pid, player
-        order = self.store.participant_order(pid)
-        if order is None:
-            if not create:
-                raise Conflict(f"participant {pid} has not joined")
-            order = maze_order(self.session, pid)
-            self.store.add_participant(pid, order)
-        for maze_id in order:
-            self.session.maze(maze_id)  # the config must still hold every maze of the order
-        player = _Player(order)
-        progress = self.store.progress(pid)
-        index = next((i for i, m in enumerate(order) if progress.get(m, (0, None))[1] is None),
-                     len(order))
-        self._enter(pid, player, index)
-        if index > 0:
-            previous = self.session.maze(order[index - 1])
-            player.last = {"id": previous.id, "moves": len(self.store.moves(pid, previous.id)),
-                           "practice": previous.practice}
-        self._players[pid] = player
-        return pid, player
+        if self.tokens:
+            expected = player.token if player else participant_token(self.session.seed, pid)
+            if not tokens_match(body.get("token"), expected):
+                raise Forbidden(f"token: wrong or missing for participant {pid}")
+        if player is None:
+            raise Conflict(f"participant {pid} has not joined")
+        tab = body.get("tab")
+        if check_tab and tab is not None:
+            if isinstance(tab, bool) or not isinstance(tab, int) or not 1 <= tab <= MAX_TAB:
+                raise BadRequest(f"tab: {short(tab, 40)} (allowed: the tab number of the last "
+                                 "join)")
+            if tab != player.tab:
+                raise StaleTab("this session is open in another tab or window (reload this one "
+                               "to continue here)")
+        return player
 
-    def _enter(self, pid: str, player: _Player, index: int) -> None:
-        """Make maze `index` of the order current, rebuilding its walk from the stored moves."""
-        player.index = index
-        player.started = False
-        player.positions = []
-        if index >= len(player.order):
-            return
-        maze_id = player.order[index]
-        player.started = maze_id in self.store.progress(pid)
-        player.positions = [self.session.maze(maze_id).maze.start]
-        player.positions += [m.target for m in self.store.moves(pid, maze_id)]
-
-    def _current(self, pid: str, player: _Player, maze_id: Any) -> PlayMaze:
-        if player.index >= len(player.order):
-            raise Conflict(f"participant {pid} has finished the session")
+    def _current(self, player: Player, maze_id: Any) -> PlayMaze:
+        phase = player.phase(self.session)
+        if phase == DONE:
+            raise Conflict(f"participant {player.id} has finished the session")
+        if phase not in (READY, PLAYING):
+            raise Conflict(f"participant {player.id} is at {phase}, not at a maze")
         current = player.order[player.index]
         if maze_id != current:
-            raise Conflict(f"maze: {maze_id!r} is not the current maze ({current})")
+            raise Conflict(f"maze: {short(maze_id, 64)} is not the current maze ({current})")
         return self.session.maze(current)
 
-    def _state(self, pid: str, player: _Player) -> dict[str, Any]:
-        total = len(player.order)
-        state: dict[str, Any] = {"participant": pid, "index": player.index, "total": total,
+    def _playing(self, player: Player, maze_id: Any) -> tuple[PlayMaze, MazeLog]:
+        current = self._current(player, maze_id)
+        log = player.log(current.id)
+        if not log.started:
+            raise Conflict(f"maze {current.id} has not been started")
+        return current, log
+
+    def _create(self, pid: str, fields: dict[str, str]) -> tuple[Player, list[Work]]:
+        if len(self._players) >= MAX_PARTICIPANTS:
+            raise Conflict(f"this session is full ({MAX_PARTICIPANTS:,} participants)")
+        pilot = self.session.participants.is_pilot(pid)
+        order = tuple(self.session.order_of(pid, self._ranks[pilot]))
+        self._ranks[pilot] += 1
+        row = ParticipantRow(pid, len(self._players), pilot, order, fields, now_ms(), 1, None)
+        player = self._players[pid] = new_player(self.session, row)
+        player.enter(self.session, 0)
+        return player, [partial(PlayStore.insert_participant, row=row)]
+
+    def _state(self, player: Player) -> dict[str, Any]:
+        phase = player.phase(self.session)
+        state: dict[str, Any] = {"participant": player.id, "phase": phase, "tab": player.tab,
+                                 "index": player.index, "total": len(player.order),
                                  "last": player.last}
-        if player.index >= total:
-            return {**state, "phase": DONE}
-        current = self.session.maze(player.order[player.index])
-        state.update(phase=PLAYING if player.started else READY, seq=player.next_seq,
-                     moves=player.next_seq - 1,
-                     maze={"id": current.id, "practice": current.practice,
-                           "vision": current.vision.to_config()})
-        if player.started:
-            state["view"] = maze_view(current.maze, player.positions[-1], current.k)
+        pages = self.session.pages
+        if phase == CONSENT:
+            state["page"] = pages.consent
+        elif phase == QUESTIONS:
+            when = START if player.pending_questions(self.session, START) else END
+            state["questions"] = [q.to_page() for q in
+                                  player.pending_questions(self.session, when)]
+        elif phase == DONE:
+            state["page"] = pages.debrief
+            state["completion"] = self.session.completion.to_page()
+        elif phase in (READY, PLAYING):
+            current = self.session.maze(player.order[player.index])
+            log = player.log(current.id)
+            group = self.session.practice if current.practice else self.session.mazes
+            state.update(seq=len(log.moves) + 1, moves=len(log.moves), bumps=len(log.bumps),
+                         maze={"id": current.id, "practice": current.practice,
+                               "vision": current.vision.to_config(),
+                               "number": group.index(current) + 1, "of": len(group)})
+            if phase == PLAYING:
+                state["view"] = player.view(current)
+            elif pages.instructions is not None:
+                state["page"] = pages.instructions
         return state
+
+
+def _count(body: dict, key: str, high: int) -> int:
+    value = body.get(key)
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= high:
+        raise BadRequest(f"{key}: {short(value, 40)} (allowed: an integer from 1 to {high:,})")
+    return value
+
+
+def _client_ms(body: dict) -> float | None:
+    """The client's timestamp `t` (epoch milliseconds), or None when not sent."""
+    value = body.get("t")
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (
+            0 <= value <= MAX_CLIENT_MS):                  # NaN and huge integers fail too
+        raise BadRequest(f"t: {short(value, 40)} (allowed: milliseconds from 0 to 2^53)")
+    return float(value)
+
+
+def _direction(direction: Any) -> str:
+    if not isinstance(direction, str) or direction not in DIRECTIONS:
+        raise Unprocessable(f"direction: {short(direction, 40)} (allowed: "
+                            f"{', '.join(DIRECTIONS)})")
+    return direction

@@ -1,18 +1,20 @@
 """A play run directory: the experiment's `results.sqlite` layout plus the raw play tables.
 
-The run directory of a session holds `session.yaml` (the resolved config), and `results.sqlite`
-with the experiment tables (`meta`, `mazes`, `parameters`, `trials`, `choices`, `samples`; written
-by `mazesim.experiment.storage`) so that reports read human runs like simulated ones, and the
-play tables of `store.py` (participants, shown mazes, raw moves, every choice record).
+The run directory of a session holds `session.yaml` (the resolved config), `results.sqlite`
+with the experiment tables (`meta` with `kind: human`, `recorder: play`; `mazes`, `parameters`,
+`trials`, `choices`, `samples`; written by `mazesim.experiment.storage`) so that reports read
+human runs like simulated ones, the play tables of `store.py`, `links.csv` (personal links,
+under `entry: link`) and `writer.lock`, held by the one recorder writing into it (`experiment.rundir`).
 
-A finished maze becomes one `trials` row (agent `human`, `trial` = the participant's number in
-join order, `seed` = the participant id), its marked choices in `choices`, its positions as a
-sampled trajectory, all its choices in `play_choices`, written in the transaction of its last
-move.
+A finished maze becomes one `trials` row (agent `human`, or `human-pilot` for a pilot id, which
+no report counts; `trial` = the participant's number in join order, `seed` = the participant
+id), all its junction choices in `choices` and its positions as a sampled trajectory, written in
+the transaction of its last move.
 """
 
 from __future__ import annotations
 
+import csv
 import json
 import sqlite3
 from pathlib import Path
@@ -23,64 +25,113 @@ import yaml
 
 from mazesim.errors import ConfigError
 from mazesim.experiment.runner import ENVIRONMENT_FILE, environment
-from mazesim.experiment.storage import (HUMAN, MazeRecord, RunStore, TrialRows, next_trial_id,
-                                        write_samples, write_trials)
+from mazesim.experiment.rundir import RunLock, lock_run
+from mazesim.experiment.storage import (HUMAN, HUMAN_PILOT, MazeRecord, RunStore, TrialRows,
+                                        next_trial_id, write_samples, write_trials)
 from mazesim.maze import format_maze
 from mazesim.records import Trajectory
 from mazesim.walks import check_walk, choice_records, choices_of
+from mazesim.play.entry import ID_ENTRY, LINK_ENTRY, MIN_PUBLIC_SEED, participant_token
+from mazesim.play.pages import check_url
+from mazesim.play.player import Player
 from mazesim.play.recorder import PlayError, Recorder
-from mazesim.play.server import DEFAULT_HOST, DEFAULT_PORT, PlayServer, make_server
+from mazesim.play.server import DEFAULT_HOST, DEFAULT_PORT, PlayServer, is_loopback
 from mazesim.play.session import PlayMaze, Session, load_session
-from mazesim.play.store import MoveRow, PlayStore
+from mazesim.play.store import PlayStore
 
-__all__ = ["RECORDER", "SESSION_FILE", "open_run", "open_server", "report_config", "maze_number",
-           "trajectory"]
+__all__ = ["RECORDER", "PLAY_SCHEMA", "SESSION_FILE", "LINKS_FILE",
+           "open_run", "open_server", "start_info", "report_config", "maze_number", "trajectory",
+           "write_links"]
 
 SESSION_FILE = "session.yaml"
+LINKS_FILE = "links.csv"
 RECORDER = "play"
 """The `recorder` (meta) of a run of people recorded by `mazesim play`."""
+PLAY_SCHEMA = 2
+"""The layout of the play tables (meta `play_schema`); older run directories are refused."""
 
 
 def open_run(session: Session) -> Recorder:
-    """Create or reopen the session's run directory and return its recorder.
-
-    Reopening resumes every participant; a directory holding a different session is refused.
-    """
+    """Create or reopen the session's run directory (locked until `recorder.store.close()`) and
+    return its recorder; reopening resumes every participant. A directory holding a different
+    session, or recorded into by another process, is refused."""
     run_dir = session.output
-    run_dir.mkdir(parents=True, exist_ok=True)
-    config_text = yaml.safe_dump(dict(session.config), sort_keys=False)
-    config_path = run_dir / SESSION_FILE
-    if config_path.exists() and config_path.read_text(encoding="utf-8") != config_text:
-        raise ConfigError(f"{run_dir}: holds a different session ({SESSION_FILE} differs); "
-                          f"choose another output or remove the directory")
-    records = _maze_records(session)
-    with RunStore(run_dir, create=True) as runs:
-        stored = {m.maze_id: m.text for m in runs.mazes()}
-        changed = [r.meta["name"] for r in records if stored.get(r.maze_id, r.text) != r.text]
-        if changed:
-            raise ConfigError(f"{run_dir}: holds a different session (maze {changed[0]} "
-                              f"differs); choose another output or remove the directory")
-        runs.set_meta(name=session.name, kind=HUMAN, recorder=RECORDER,
-                      config=report_config(session),
-                      session=dict(session.config),
-                      **{f"practice:{m.id}": format_maze(m.maze) for m in session.practice})
-        runs.add_mazes(records)
-    config_path.write_text(config_text, encoding="utf-8")
-    environment_path = run_dir / ENVIRONMENT_FILE
-    if not environment_path.exists():
-        environment_path.write_text(json.dumps(environment(), indent=1) + "\n", encoding="utf-8")
-    return Recorder(session, PlayStore(run_dir), _TrialWriter(session))
-
-
-def open_server(config: str | Path, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT
-                ) -> PlayServer:
-    """Load a session file, open its run and bind the server; PlayError when it cannot listen."""
-    recorder = open_run(load_session(config))
     try:
-        return make_server(recorder, host, port)
+        run_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise ConfigError(f"output: {run_dir}: cannot create ({err.strerror})") from None
+    config_path = run_dir / SESSION_FILE
+    if config_path.exists():
+        old = yaml.safe_load(config_path.read_text(encoding="utf-8")) or {}
+        changed = [k for k, v in session.identity.items() if old.get(k) != v]
+        if changed:
+            raise ConfigError(f"{run_dir}: holds a different session ({SESSION_FILE} differs in "
+                              f"{changed[0]}); choose another output or remove the directory")
+    lock = lock_run(run_dir, "mazesim play")     # before anything is written
+    try:
+        _write_run(session, lock)
+        store = PlayStore(run_dir, lock)
+    except BaseException:
+        lock.release()
+        raise
+    try:
+        return Recorder(session, store, _TrialWriter(session))
+    except BaseException:
+        store.close()
+        raise
+
+
+def open_server(config: str | Path, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT,
+                public_url: str | None = None) -> PlayServer:
+    """Load a session file, check it may be served there, open its run and bind the server.
+
+    A non-loopback `host` needs `public_url`; a public URL needs participant tokens (entry
+    `link` or `prolific`) and a seed of at least `MIN_PUBLIC_SEED` (tokens come from it).
+    """
+    session = load_session(config)
+    if public_url is not None:
+        check_url(public_url, "--public-url")
+        if session.participants.entry == ID_ENTRY:
+            raise ConfigError(f"{config}: participants.entry: id (a public study needs tokens: "
+                              "entry link or prolific)")
+        if session.seed < MIN_PUBLIC_SEED:
+            raise ConfigError(f"{config}: seed: {session.seed} is too small to keep the tokens "
+                              f"of a public study secret (allowed: at least 2^62, e.g. python -c "
+                              f"'import secrets; print(2**62 + secrets.randbelow(2**62))')")
+    elif not is_loopback(host):
+        raise ConfigError(f"--host {host}: not a loopback address (a public study needs "
+                          "--public-url URL, the address participants open)")
+    recorder = open_run(session)
+    try:
+        server = PlayServer(recorder, host, port, public_url)
     except OSError as err:
         recorder.store.close()
         raise PlayError(f"--host {host} --port {port}: cannot listen ({err.strerror})") from None
+    if session.participants.entry == LINK_ENTRY:
+        write_links(session, server.url)
+    return server
+
+
+def start_info(server: PlayServer) -> dict[str, Any]:
+    """What the experimenter needs at start: the session, where participants open the page, the
+    dashboard (with its key), the run directory and the links file (or None)."""
+    session = server.recorder.session
+    links = session.output / LINKS_FILE
+    return {"session": session.name, "url": server.url, "dashboard": server.dashboard_url,
+            "output": str(session.output),
+            "links": str(links) if session.participants.entry == LINK_ENTRY else None}
+
+
+def write_links(session: Session, url: str) -> Path:
+    """`links.csv` in the run directory: participant, pilot, personal link."""
+    path = session.output / LINKS_FILE
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["participant", "pilot", "link"])
+        for pid in session.participants.listed:
+            writer.writerow([pid, int(session.participants.is_pilot(pid)),
+                             f"{url}?t={participant_token(session.seed, pid)}"])
+    return path
 
 
 def report_config(session: Session) -> dict[str, Any]:
@@ -90,7 +141,10 @@ def report_config(session: Session) -> dict[str, Any]:
     from mazesim.analysis import PARAMETERS
     from mazesim.experiment.config import CORRELATION_METHODS, DEFAULT_CORRELATION_PARAMETERS
 
-    visions = list(dict.fromkeys(m.vision.to_config() for m in session.mazes))
+    visions: list[Any] = []
+    for item in session.mazes:
+        if item.vision.to_config() not in visions:
+            visions.append(item.vision.to_config())
     marks = list(dict.fromkeys(name for m in session.mazes for name in sorted(m.maze.marks)))
     return {
         "name": session.name,
@@ -123,23 +177,46 @@ def trajectory(maze: PlayMaze, positions: list | np.ndarray) -> Trajectory:
 
 
 class _TrialWriter:
-    """Stores a finished maze as trial and choice rows inside the recorder's transaction."""
+    """Stores a finished maze as trial and choice rows inside the writer's transaction."""
 
     def __init__(self, session: Session) -> None:
         self.session = session
         self.run_dir = session.output
 
-    def __call__(self, db: sqlite3.Connection, participant: str, maze: PlayMaze,
-                 positions: list, moves: list[MoveRow]) -> None:
-        maze_id = maze_number(self.session, maze)
+    def __call__(self, db: sqlite3.Connection, player: Player, maze: PlayMaze,
+                 positions: list) -> None:
         trial_id = next_trial_id(db)
         walk = trajectory(maze, positions)
         write_trials(db, TrialRows(
-            maze_id, HUMAN, str(maze.vision), [trial_id],
-            [PlayStore.participant_number(db, participant)], [participant], [len(moves)],
+            maze_number(self.session, maze), HUMAN_PILOT if player.pilot else HUMAN,
+            str(maze.vision), [trial_id], [player.number], [player.id], [walk.moves],
             [walk.reached], [walk.capped], choice_records(maze.maze, walk.positions),
             tuple(maze.maze.marks)))
         write_samples(db, self.run_dir, {trial_id: walk.positions})
+
+
+def _write_run(session: Session, lock: RunLock) -> None:
+    run_dir = session.output
+    records = _maze_records(session)
+    with RunStore(run_dir, create=True, lock=lock) as runs:
+        recorder, schema = runs.meta("recorder"), runs.meta("play_schema")
+        if recorder is not None and (recorder != RECORDER or schema != PLAY_SCHEMA):
+            raise ConfigError(f"{run_dir}: not a run of this mazesim play (recorder {recorder}, "
+                              f"play schema {schema}); choose another output")
+        stored = {m.maze_id: m.text for m in runs.mazes()}
+        changed = [r.meta["name"] for r in records if stored.get(r.maze_id, r.text) != r.text]
+        if changed:
+            raise ConfigError(f"{run_dir}: holds a different session (maze {changed[0]} "
+                              f"differs); choose another output or remove the directory")
+        runs.set_meta(name=session.name, kind=HUMAN, recorder=RECORDER, play_schema=PLAY_SCHEMA,
+                      config=report_config(session), session=dict(session.config),
+                      **{f"practice:{m.id}": format_maze(m.maze) for m in session.practice})
+        runs.add_mazes(records)
+    (run_dir / SESSION_FILE).write_text(yaml.safe_dump(dict(session.config), sort_keys=False),
+                                        encoding="utf-8")
+    environment_path = run_dir / ENVIRONMENT_FILE
+    if not environment_path.exists():
+        environment_path.write_text(json.dumps(environment(), indent=1) + "\n", encoding="utf-8")
 
 
 def _maze_records(session: Session) -> list[MazeRecord]:
@@ -148,12 +225,12 @@ def _maze_records(session: Session) -> list[MazeRecord]:
     records = []
     for i, item in enumerate(session.mazes):
         source = dict(item.source)
-        generator = source.get("generator")
         h, w = item.maze.shape
         records.append(MazeRecord(
-            i, source.get("file", "generator"), generator, f"{h}x{w}", source.get("seed"),
-            format_maze(item.maze), {"name": item.id, "vision": item.vision.to_config(),
-                                     "start": list(item.maze.start), "goal": list(item.maze.goal),
-                                     "marks": {k: list(v) for k, v in item.maze.marks.items()}},
+            i, source.get("file", "generator"), source.get("generator"), f"{h}x{w}",
+            source.get("seed"), format_maze(item.maze),
+            {"name": item.id, "vision": item.vision.to_config(), "start": list(item.maze.start),
+             "goal": list(item.maze.goal),
+             "marks": {k: list(v) for k, v in item.maze.marks.items()}},
             parameters(item.maze)))
     return records

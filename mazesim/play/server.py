@@ -1,157 +1,338 @@
-"""The local web server of a human trial: the page, its static files and a small JSON API.
+"""The web server of a human trial: an ASGI app (the page, its static files, the JSON API and the
+experimenter's dashboard) served by uvicorn.
 
-Standard library only (`http.server.ThreadingHTTPServer`); the page's assets ship in `static/`
-and nothing is loaded from the internet. API (all POST, JSON in and out)::
-
-    /api/join   {participant}                         -> {state}
-    /api/state  {participant}                         -> {state}
-    /api/start  {participant, maze}                   -> {state}
-    /api/move   {participant, maze, seq, direction, t} -> {status: accepted|duplicate, state}
-
-Refusals answer `{error}` with 400 (malformed), 409 (out of order, wrong maze) or 422 (a wall, a
-jump). Only the recorder's state dicts are ever sent, and their maze part comes from `view.py`.
+Every request is checked before any work: its Host header (only loopback names on a loopback
+server without a public URL, which a web page cannot reach by DNS rebinding; exactly the public
+URL's host with one), its size (`MAX_BODY_BYTES`, checked on the declared length and while
+reading) and its JSON (an object; no NaN or infinite numbers; nesting refused cleanly). API
+requests are POSTs of JSON (a cross-site page cannot send one without a CORS preflight, which is
+never granted) to `/api/<action>`, answered with the recorder's reply once its rows are committed
+(the rows of every request of one event-loop turn share a transaction),
+or `{error}` with 400, 403, 404, 409 (with `code: other-tab` for a replaced tab), 422 or 503.
+The page's assets ship in `static/`; nothing is loaded from the internet.
 """
 
 from __future__ import annotations
 
+import asyncio
+import gc
 import ipaddress
 import json
-from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+import math
+import socket
+import threading
 from importlib import resources
 from typing import Any
 from urllib.parse import urlsplit
 
-from mazesim.play.recorder import BadRequest, PlayError, Recorder
+import uvicorn
 
-__all__ = ["DEFAULT_HOST", "DEFAULT_PORT", "PlayServer", "make_server"]
+from mazesim.play.recorder import ACTIONS, Recorder
+from mazesim.play.refusals import BadRequest, Forbidden, PlayError, Unavailable
+
+__all__ = ["DEFAULT_HOST", "DEFAULT_PORT", "MAX_BODY_BYTES", "BACKLOG", "PlayApp", "PlayServer",
+           "HostRule", "make_server", "is_loopback"]
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
 MAX_BODY_BYTES = 4096
+"""Largest request body: a move is about 150 bytes, a page of answers a few thousand."""
+BACKLOG = 2048
+"""Pending connections the listening socket holds (the standard library's server held 5)."""
+MAX_CONNECTIONS = 4000
+"""Open connections and requests at once; uvicorn answers 503 beyond."""
+KEEP_ALIVE_SECONDS = 30
+MAX_HOST_NAMES = 64
+"""Host headers whose verdict is remembered."""
+SHUTDOWN_SECONDS = 10
+DASHBOARD, INFO = "dashboard", "info"
 _STATIC = {
     "/": ("index.html", "text/html; charset=utf-8"),
     "/index.html": ("index.html", "text/html; charset=utf-8"),
+    "/dashboard": ("dashboard.html", "text/html; charset=utf-8"),
     "/static/play.js": ("play.js", "text/javascript; charset=utf-8"),
     "/static/play.css": ("play.css", "text/css; charset=utf-8"),
+    "/static/dashboard.js": ("dashboard.js", "text/javascript; charset=utf-8"),
 }
 _LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
-_SECURITY_HEADERS = {
-    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; base-uri 'none'",
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
-    "Cache-Control": "no-store",
-}
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+_API_HEADERS = [(b"x-content-type-options", b"nosniff"), (b"cache-control", b"no-store")]
+"""Headers of every reply; pages get `_PAGE_HEADERS` too (a JSON reply needs no policy)."""
+_PAGE_HEADERS = [
+    (b"content-security-policy", b"default-src 'self'; img-src 'self' data:; base-uri 'none'; "
+                                 b"frame-ancestors 'none'; form-action 'self'"),
+    (b"x-frame-options", b"DENY"),
+    (b"referrer-policy", b"no-referrer"),
+]
+_JSON = "application/json"
+_TEXT = "text/plain; charset=utf-8"
 
 
-class PlayServer(ThreadingHTTPServer):
-    """A threading HTTP server bound to one `Recorder`."""
+def is_loopback(host: str) -> bool:
+    """Whether `host` (an address or `localhost`) is this computer only."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
-    daemon_threads = True
-    allow_reuse_address = True
 
-    def __init__(self, address: tuple[str, int], recorder: Recorder) -> None:
-        super().__init__(address, _Handler)
-        self.recorder = recorder
+class HostRule:
+    """Which Host headers are served: loopback names, or exactly the public URL's host."""
 
-    def host_allowed(self, host_header: str | None) -> bool:
-        """On a loopback address only loopback Host headers are served (a web page cannot reach
-        the server by DNS rebinding); on any other address (a lab network) every host is."""
-        if not ipaddress.ip_address(self.server_address[0]).is_loopback:
-            return True
+    def __init__(self, public_url: str | None = None) -> None:
+        self._seen: dict[str | None, bool] = {}
+        self.public: tuple[str, int] | None = None
+        if public_url is not None:
+            parts = urlsplit(public_url)
+            self.public = (parts.hostname or "", parts.port or _DEFAULT_PORTS[parts.scheme])
+
+    def allows(self, header: str | None) -> bool:
+        known = self._seen.get(header)
+        if known is None:
+            known = self._allows(header)
+            if len(self._seen) < MAX_HOST_NAMES:      # a few names: remembered, not re-parsed
+                self._seen[header] = known
+        return known
+
+    def _allows(self, header: str | None) -> bool:
         try:
-            name = urlsplit(f"//{host_header or ''}").hostname
+            parts = urlsplit(f"//{header or ''}")
+            name, port = parts.hostname, parts.port
         except ValueError:
             return False
-        return name in _LOOPBACK_NAMES
+        if self.public is None:
+            return name in _LOOPBACK_NAMES
+        return (name, port or self.public[1]) == self.public
+
+
+class PlayApp:
+    """The ASGI application of one `Recorder`."""
+
+    def __init__(self, recorder: Recorder, hosts: HostRule) -> None:
+        self.recorder = recorder
+        self.hosts = hosts
+        self.batch = _Batch(recorder.store)
+        folder = resources.files("mazesim.play").joinpath("static")
+        self.files = {path: (folder.joinpath(name).read_bytes(), kind)
+                      for path, (name, kind) in _STATIC.items()}
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return
+        method, path = scope["method"], scope["path"]
+        headers = dict(scope["headers"])
+        api = path.startswith("/api/")
+        try:
+            if not self.hosts.allows(headers.get(b"host", b"").decode("latin-1")):
+                raise Forbidden("forbidden host")
+            if api:
+                if method != "POST":
+                    await _send(send, 405, _json({"error": f"{path}: use POST"}), _JSON,
+                                [(b"allow", b"POST")])
+                    return
+                reply = await self._api(path[len("/api/"):], headers, receive)
+                await _send(send, 200, _json(reply), _JSON)
+                return
+            entry = self.files.get(path)
+            if method not in ("GET", "HEAD"):
+                await _send(send, 405, b"method not allowed\n", _TEXT, [(b"allow", b"GET")])
+            elif entry is None:
+                await _send(send, 404, b"not found\n", _TEXT)
+            else:
+                await _send(send, 200, *entry)
+        except PlayError as err:
+            payload = {"error": str(err)}
+            if getattr(err, "code", None):
+                payload["code"] = err.code
+            if api:
+                await _send(send, err.status, _json(payload), _JSON)
+            else:
+                await _send(send, err.status, f"{err}\n".encode(), _TEXT)
+
+    async def _api(self, action: str, headers: dict, receive: Any) -> dict:
+        if action not in (DASHBOARD, INFO, *ACTIONS):
+            raise _NotFound(f"no API /api/{action[:40]}")
+        body = _parse(await _read_body(headers, receive))
+        if action == DASHBOARD:
+            return self.recorder.dashboard(body.get("key"))
+        if action == INFO:
+            return self.recorder.info()
+        reply, works = self.recorder.prepare(action, body)
+        if works:
+            await self.batch.write(works)
+        return reply
+
+
+class _NotFound(PlayError):
+    status = 404
+
+
+class _Batch:
+    """Group commit: the rows of every request prepared in one turn of the event loop are
+    written in one transaction, and each request is answered once it is committed."""
+
+    def __init__(self, store: Any) -> None:
+        self.store = store
+        self.works: list = []
+        self.waiting: list[asyncio.Future] = []
+
+    async def write(self, works: list) -> None:
+        loop = asyncio.get_running_loop()
+        if not self.waiting:
+            loop.call_soon(self._flush)          # after the requests ready in this turn
+        future = loop.create_future()
+        self.works += works
+        self.waiting.append(future)
+        await future
+
+    def _flush(self) -> None:
+        works, waiting, self.works, self.waiting = self.works, self.waiting, [], []
+        try:
+            self.store.write(works)
+        except Unavailable as err:
+            for future in waiting:
+                future.set_exception(Unavailable(str(err)))
+            return
+        for future in waiting:
+            future.set_result(None)
+
+
+class PlayServer:
+    """A uvicorn server of one recorder on a socket bound at creation (port 0: any free one)."""
+
+    def __init__(self, recorder: Recorder, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT,
+                 public_url: str | None = None) -> None:
+        self.recorder = recorder
+        self.public_url = public_url
+        self.socket = _listen(host, port)
+        self.app = PlayApp(recorder, HostRule(public_url))
+        # No access log and no proxy headers: participants' addresses are never read or kept.
+        config = uvicorn.Config(self.app, lifespan="off", access_log=False, log_config=None,
+                                log_level="warning", server_header=False, proxy_headers=False,
+                                backlog=BACKLOG,
+                                limit_concurrency=MAX_CONNECTIONS,
+                                timeout_keep_alive=KEEP_ALIVE_SECONDS,
+                                timeout_graceful_shutdown=SHUTDOWN_SECONDS)
+        self._server = uvicorn.Server(config)
+        self._stopped = threading.Event()
 
     @property
     def url(self) -> str:
-        host, port = self.server_address[:2]
+        """Where participants open the page: the public URL, else the bound address."""
+        if self.public_url is not None:
+            return self.public_url if self.public_url.endswith("/") else self.public_url + "/"
+        host, port = self.socket.getsockname()[:2]
         host = f"[{host}]" if ":" in host else host
         return f"http://{host}:{port}/"
 
+    @property
+    def dashboard_url(self) -> str:
+        """The experimenter's dashboard; its key is in the fragment (never sent in logs)."""
+        return f"{self.url}{DASHBOARD}#key={self.recorder.dashboard_key}"
 
-def make_server(recorder: Recorder, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT
-                ) -> PlayServer:
-    """Bind a server for `recorder` (port 0 picks a free port); call `serve_forever` to run it."""
-    return PlayServer((host, port), recorder)
+    def serve_forever(self) -> None:
+        """Serve until `shutdown` (or Ctrl-C / SIGTERM in the main thread).
 
-
-class _Handler(BaseHTTPRequestHandler):
-    server: PlayServer
-    server_version = "mazesim-play"
-    sys_version = ""
-
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (base class name)
-        """Quiet: moves are logged in the database, not on the terminal."""
-
-    def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
-        if not self.server.host_allowed(self.headers.get("Host")):
-            self._send(HTTPStatus.FORBIDDEN, b"forbidden host\n", "text/plain; charset=utf-8")
-            return
-        entry = _STATIC.get(self.path.split("?", 1)[0])
-        if entry is None:
-            self._send(HTTPStatus.NOT_FOUND, b"not found\n", "text/plain; charset=utf-8")
-            return
-        name, content_type = entry
-        body = resources.files("mazesim.play").joinpath("static", name).read_bytes()
-        self._send(HTTPStatus.OK, body, content_type)
-
-    def do_POST(self) -> None:  # noqa: N802
-        recorder = self.server.recorder
+        Everything alive now (the libraries, the session, every participant) is frozen out of
+        the garbage collector first: a full collection over numba's and scipy's objects took
+        70 ms, a pause every participant would wait through."""
+        gc.freeze()
         try:
-            if not self.server.host_allowed(self.headers.get("Host")):
-                raise BadRequest("forbidden host")
-            data = self._json_body()
-            participant = data.get("participant")
-            path = self.path.split("?", 1)[0]
-            if path == "/api/join":
-                reply = {"state": recorder.join(participant)}
-            elif path == "/api/state":
-                reply = {"state": recorder.state(participant)}
-            elif path == "/api/start":
-                reply = {"state": recorder.start(participant, data.get("maze"))}
-            elif path == "/api/move":
-                status, state = recorder.move(participant, data.get("maze"), data.get("seq"),
-                                              data.get("direction"), data.get("t"))
-                reply = {"status": status, "state": state}
-            else:
-                self._reply(HTTPStatus.NOT_FOUND, {"error": f"no API {path}"})
-                return
-        except PlayError as err:
-            self._reply(HTTPStatus(err.status), {"error": str(err)})
-            return
-        self._reply(HTTPStatus.OK, reply)
+            self._server.run(sockets=[self.socket])
+        finally:
+            self._stopped.set()
 
-    def _json_body(self) -> dict[str, Any]:
-        # A JSON content type makes a cross-site POST need a CORS preflight, which this server
-        # never grants: other web pages cannot send moves in a participant's name.
-        if self.headers.get_content_type() != "application/json":
-            raise BadRequest("Content-Type must be application/json")
-        try:
-            length = int(self.headers.get("Content-Length", "0"))
-        except ValueError:
-            raise BadRequest("Content-Length is not a number") from None
-        if length > MAX_BODY_BYTES:
-            raise BadRequest(f"body of {length} bytes (at most {MAX_BODY_BYTES})")
-        try:
-            data = json.loads(self.rfile.read(length) or b"{}")
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            raise BadRequest("body is not JSON") from None
-        if not isinstance(data, dict):
-            raise BadRequest("body must be a JSON object")
-        return data
+    def shutdown(self) -> None:
+        """Stop serving (from another thread); requests in flight are answered first."""
+        self._server.should_exit = True
+        self._stopped.wait(SHUTDOWN_SECONDS + 5)
 
-    def _reply(self, status: HTTPStatus, payload: dict[str, Any]) -> None:
-        body = json.dumps(payload, separators=(",", ":")).encode("utf-8")
-        self._send(status, body, "application/json")
+    def server_close(self) -> None:
+        self.socket.close()
 
-    def _send(self, status: HTTPStatus, body: bytes, content_type: str) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(body)))
-        for key, value in _SECURITY_HEADERS.items():
-            self.send_header(key, value)
-        self.end_headers()
-        self.wfile.write(body)
+
+def make_server(recorder: Recorder, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT,
+                public_url: str | None = None) -> PlayServer:
+    """Bind a server for `recorder`; call `serve_forever` to run it."""
+    return PlayServer(recorder, host, port, public_url)
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(BACKLOG)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+async def _read_body(headers: dict, receive: Any) -> bytes:
+    content_type = headers.get(b"content-type", b"").split(b";")[0].strip().lower()
+    # A JSON content type makes a cross-site POST need a CORS preflight, which this server
+    # never grants: other web pages cannot send moves in a participant's name.
+    if content_type != _JSON.encode():
+        raise BadRequest("Content-Type must be application/json")
+    declared = headers.get(b"content-length")
+    if declared is not None:
+        if not declared.isdigit():
+            raise BadRequest("Content-Length is not a number of bytes")
+        if int(declared) > MAX_BODY_BYTES:
+            raise BadRequest(f"body of {int(declared):,} bytes (at most {MAX_BODY_BYTES:,})")
+    chunks, size = [], 0
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            raise BadRequest("the client went away")
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > MAX_BODY_BYTES:
+            raise BadRequest(f"body of more than {MAX_BODY_BYTES:,} bytes")
+        chunks.append(chunk)
+        if not message.get("more_body"):
+            return b"".join(chunks)
+
+
+def _parse(raw: bytes) -> dict[str, Any]:
+    """The JSON object of a body; one-line BadRequest for anything else."""
+    try:
+        data = json.loads(raw or b"{}", parse_constant=_constant, parse_float=_float)
+    except PlayError:
+        raise
+    except RecursionError:
+        raise BadRequest("body is nested too deeply") from None
+    except ValueError:                     # not JSON, not UTF-8
+        raise BadRequest("body is not JSON") from None
+    if not isinstance(data, dict):
+        raise BadRequest("body must be a JSON object")
+    return data
+
+
+def _constant(name: str) -> Any:
+    raise BadRequest(f"{name} is not a number (JSON has no NaN or Infinity)")
+
+
+def _float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise BadRequest(f"{text[:40]} is out of range (numbers must be finite)")
+    return value
+
+
+def _json(payload: dict) -> bytes:
+    return json.dumps(payload, separators=(",", ":"), allow_nan=False).encode("utf-8")
+
+
+async def _send(send: Any, status: int, body: bytes, content_type: str,
+                extra: list[tuple[bytes, bytes]] = ()) -> None:
+    headers = [(b"content-type", content_type.encode()),
+               (b"content-length", str(len(body)).encode()), *_API_HEADERS, *extra]
+    if content_type != _JSON:
+        headers += _PAGE_HEADERS
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})

@@ -1,67 +1,113 @@
-"""What the participant's browser is sent of a maze: everything under full vision, the window only.
+"""What the participant's browser is sent of a maze: only what the participant may see.
 
-Under vision k the view holds the (2k+1) x (2k+1) cells centred on the participant and nothing
-else: no grid size, no absolute position, the start and goal only when inside the window (as
-offsets from the participant). This is the only place that turns a maze into page data, so the
-rule "nothing outside the window reaches the browser" is kept here (DESIGN.md sections 5 and 9).
+This is the only place that turns a maze into page data, so the rule "nothing the participant
+may not see reaches the browser" (DESIGN.md sections 5 and 9) is kept here. Three kinds:
+
+- `full`: the whole maze, start, goal and position.
+- `window` (a window k or an isovist r, map unknown): the (2k+1)-square centred on the
+  participant, rows of `#` wall, `.` passage, `~` beyond the grid and `?` out of sight (an
+  isovist, or a window with occlusion); no grid size, no absolute position; start and goal as
+  offsets from the participant, only while in sight.
+- `known` (`map: known`): the layout (walls and passages) and the position, `seen` rows (`1`
+  for a cell seen so far, `0` not yet) and the goal only once its cell has been seen.
+
+Every view names the open neighbour directions (`open`): they are sensed even with k = 0.
 """
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
+import numpy as np
+
+from mazesim.agents import Vision
+from mazesim.agents.vision import isovist, seen_cells
 from mazesim.maze import DELTAS, DIRECTIONS, WALL, Cell, Maze
 
-__all__ = ["WALL_CHAR", "PASSAGE_CHAR", "full_view", "window_view", "maze_view"]
+__all__ = ["WALL_CHAR", "PASSAGE_CHAR", "OUTSIDE_CHAR", "UNSEEN_CHAR", "FULL_VIEW",
+           "WINDOW_VIEW", "KNOWN_VIEW", "full_view", "window_view", "known_view", "in_sight",
+           "maze_view"]
 
-WALL_CHAR, PASSAGE_CHAR = "#", "."
+WALL_CHAR, PASSAGE_CHAR, OUTSIDE_CHAR, UNSEEN_CHAR = "#", ".", "~", "?"
+FULL_VIEW, WINDOW_VIEW, KNOWN_VIEW = "full", "window", "known"
+_LAYOUT_CACHE = 1024
 
 
 def full_view(maze: Maze, position: Cell) -> dict[str, Any]:
     """The whole maze: rows of `#`/`.`, the participant's cell, start and goal."""
-    rows = ["".join(WALL_CHAR if v == WALL else PASSAGE_CHAR for v in row) for row in maze.grid]
-    return {
-        "kind": "full",
-        "rows": rows,
-        "position": list(position),
-        "start": list(maze.start),
-        "goal": list(maze.goal),
-        "open": _open(maze, position),
-    }
+    return {"kind": FULL_VIEW, "rows": _layout(maze), "position": list(position),
+            "start": list(maze.start), "goal": list(maze.goal), "open": _open(maze, position)}
 
 
-def window_view(maze: Maze, position: Cell, k: int) -> dict[str, Any]:
-    """The (2k+1)-square around `position`; cells beyond the grid read as walls.
-
-    `start` and `goal` are `[dr, dc]` offsets from the centre when inside the window, else None;
-    `open` names the open neighbour directions (sensed even with k = 0, DESIGN.md section 5).
-    """
+def window_view(maze: Maze, position: Cell, k: int, sight: np.ndarray | None = None
+                ) -> dict[str, Any]:
+    """The (2k+1)-square around `position`; `sight` (bool, the grid's shape) marks the cells in
+    sight, None for all of the square. Start and goal are `[dr, dc]` offsets while in sight."""
     r0, c0 = position
+    h, w = maze.shape
     rows = []
-    for dr in range(-k, k + 1):
+    for r in range(r0 - k, r0 + k + 1):
         row = []
-        for dc in range(-k, k + 1):
-            cell = (r0 + dr, c0 + dc)
-            row.append(PASSAGE_CHAR if maze.is_passage(cell) else WALL_CHAR)
+        for c in range(c0 - k, c0 + k + 1):
+            if not (0 <= r < h and 0 <= c < w):
+                row.append(OUTSIDE_CHAR)
+            elif sight is not None and not sight[r, c]:
+                row.append(UNSEEN_CHAR)
+            else:
+                row.append(WALL_CHAR if maze.grid[r, c] == WALL else PASSAGE_CHAR)
         rows.append("".join(row))
-    return {
-        "kind": "window",
-        "k": k,
-        "rows": rows,
-        "start": _offset(maze.start, position, k),
-        "goal": _offset(maze.goal, position, k),
-        "open": _open(maze, position),
-    }
+    return {"kind": WINDOW_VIEW, "k": k, "rows": rows,
+            "start": _offset(maze.start, position, k, sight),
+            "goal": _offset(maze.goal, position, k, sight), "open": _open(maze, position)}
 
 
-def maze_view(maze: Maze, position: Cell, k: int | None) -> dict[str, Any]:
-    """`full_view` when k is None, else `window_view`."""
-    return full_view(maze, position) if k is None else window_view(maze, position, k)
+def known_view(maze: Maze, position: Cell, seen: np.ndarray) -> dict[str, Any]:
+    """The layout, the cells seen so far (`seen`, bool of the grid's shape) and the goal once
+    seen (`map: known`, the Maze Search Task's display)."""
+    goal = list(maze.goal) if seen[maze.goal] else None
+    return {"kind": KNOWN_VIEW, "rows": _layout(maze), "position": list(position),
+            "start": list(maze.start), "goal": goal,
+            "seen": ["".join("1" if v else "0" for v in row) for row in seen.tolist()],
+            "open": _open(maze, position)}
 
 
-def _offset(cell: Cell, centre: Cell, k: int) -> list[int] | None:
+def in_sight(maze: Maze, position: Cell, vision: Vision) -> np.ndarray | None:
+    """Bool (H, W): the cells in sight from `position` now; None under full vision and for a
+    plain window (the whole square, cheaper to cut than to mark)."""
+    if vision.full:
+        return None
+    if vision.isovist is not None:
+        return isovist(maze.grid, position, vision.isovist)
+    if vision.occlusion or vision.known_map:
+        return seen_cells(maze, [position], vision)
+    return None
+
+
+def maze_view(maze: Maze, position: Cell, vision: Vision, seen: np.ndarray | None = None
+              ) -> dict[str, Any]:
+    """The view of `vision` at `position`; `seen` is required under `map: known`."""
+    if vision.full:
+        return full_view(maze, position)
+    if vision.known_map:
+        if seen is None:
+            raise ValueError("a known-map view needs the cells seen so far")
+        return known_view(maze, position, seen)
+    return window_view(maze, position, vision.radius, in_sight(maze, position, vision))
+
+
+@lru_cache(maxsize=_LAYOUT_CACHE)
+def _layout(maze: Maze) -> tuple[str, ...]:
+    """The rows of a maze's layout, made once per maze (sent with every full-vision move)."""
+    return tuple("".join(WALL_CHAR if v == WALL else PASSAGE_CHAR for v in row)
+                 for row in maze.grid.tolist())
+
+
+def _offset(cell: Cell, centre: Cell, k: int, sight: np.ndarray | None) -> list[int] | None:
     dr, dc = cell[0] - centre[0], cell[1] - centre[1]
-    return [dr, dc] if max(abs(dr), abs(dc)) <= k else None
+    if max(abs(dr), abs(dc)) > k or (sight is not None and not sight[cell]):
+        return None
+    return [dr, dc]
 
 
 def _open(maze: Maze, position: Cell) -> list[str]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -19,8 +20,8 @@ CORRIDOR = "######\n#S..G#\n######\n"
 
 def _config(tmp_path: Path, **extra) -> Path:
     (tmp_path / "c.txt").write_text(CORRIDOR, encoding="utf-8")
-    lines = ["name: cli", f"output: {tmp_path / 'run'}", "mazes:", "  - {file: c.txt, vision: 1}"]
-    lines += [f"{k}: {v}" for k, v in extra.items()]
+    top = {"name": "cli", "output": "run", "mazes": "[{file: c.txt, vision: 1}]", **extra}
+    lines = [f"{k}: {v}" for k, v in top.items()]
     path = tmp_path / "play.yaml"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
@@ -31,7 +32,7 @@ def test_bad_config_is_one_error_line(tmp_path):
     result = CliRunner().invoke(main, ["play", str(config)])
     assert result.exit_code == 2
     assert result.output.strip().splitlines() == [
-        f"Error: {config}: order: 'sometimes' is not an order (allowed: fixed, shuffled)"]
+        f"Error: {config}: order: 'sometimes' is not an order (allowed: fixed, shuffled, latin)"]
 
 
 def test_missing_config_and_bad_port_are_usage_errors(tmp_path):
@@ -53,15 +54,26 @@ def test_busy_port_is_one_error_line(tmp_path):
                         result.output)
 
 
+def _serve(config: Path, *args: str) -> tuple[subprocess.Popen, str]:
+    """A `mazesim play` process and its first line."""
+    process = subprocess.Popen([sys.executable, "-m", "mazesim", "play", str(config),
+                                "--port", "0", *args], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, cwd=config.parent)
+    line = process.stdout.readline()
+    if not line:
+        raise AssertionError(process.stderr.read())
+    return process, line
+
+
 def test_play_serves_on_loopback_and_prints_the_address(tmp_path):
     config = _config(tmp_path)
-    process = subprocess.Popen([sys.executable, "-m", "mazesim", "play", str(config),
-                                "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True, cwd=tmp_path)
+    process, line = _serve(config)
     try:
-        line = process.stdout.readline()
-        url = re.search(r"open (http://127\.0\.0\.1:\d+/) in a browser", line)
-        assert url, (line, process.stderr.read() if process.poll() is not None else "")
+        url = re.fullmatch(r"Session cli: open (http://127\.0\.0\.1:\d+/) in a browser\n", line)
+        assert url, line
+        assert process.stdout.readline() == f"  results: {tmp_path / 'run'}\n"
+        assert re.fullmatch(rf"  dashboard: {url.group(1)}dashboard#key=[0-9a-f]{{32}}\n",
+                            process.stdout.readline())
         with urllib.request.urlopen(url.group(1), timeout=10) as response:
             assert response.status == 200 and b"Maze study" in response.read()
         request = urllib.request.Request(url.group(1) + "api/join",
@@ -69,13 +81,54 @@ def test_play_serves_on_loopback_and_prints_the_address(tmp_path):
                                          {"Content-Type": "application/json"})
         with urllib.request.urlopen(request, timeout=10) as response:
             state = json.loads(response.read())["state"]
-        assert state["phase"] == "ready" and state["maze"] == {"id": "maze-1", "practice": False,
-                                                               "vision": 1}
+        assert state["phase"] == "ready" and state["maze"] == {
+            "id": "maze-1", "practice": False, "vision": 1, "number": 1, "of": 1}
     finally:
-        process.terminate()
-        process.wait(timeout=10)
+        process.send_signal(signal.SIGINT)            # Ctrl-C: requests in flight finish first
+        assert process.wait(timeout=20) == 0
+    assert process.stderr.read().strip().splitlines()[-1] == "stopped"
     assert (tmp_path / "run" / "results.sqlite").is_file()
     assert (tmp_path / "run" / "session.yaml").is_file()
+
+
+def test_json_start_and_a_second_server_on_one_output(tmp_path):
+    config = _config(tmp_path)
+    process, line = _serve(config, "--json")
+    try:
+        info = json.loads(line)
+        assert set(info) == {"session", "url", "dashboard", "output", "links"}
+        assert info["output"] == str(tmp_path / "run") and info["links"] is None
+        assert info["dashboard"].startswith(info["url"] + "dashboard#key=")
+        result = CliRunner().invoke(main, ["play", str(config), "--port", "0"])
+        assert result.exit_code == 2
+        assert re.fullmatch(rf"Error: {tmp_path / 'run'}: pid {process.pid} \(mazesim play\) is "
+                            r"writing this run; wait for it to finish or stop it \(a run has one "
+                            r"writer at a time\)\n", result.output)
+    finally:
+        process.terminate()
+        process.wait(timeout=20)
+
+
+def test_input_errors_are_one_line(tmp_path):
+    runner = CliRunner()
+    (tmp_path / "cut.txt").write_text("#######\n#S.#.G#\n#######\n", encoding="utf-8")
+    for extra, message in [
+        ({"output": "/etc/passwd"}, "output: '/etc/passwd': /etc/passwd is a file, not a "
+                                    "directory"),
+        ({"mazes": "[{file: cut.txt, name: cut}]"}, "mazes[0]: maze cut: G (1, 5) cannot be "
+                                                     "reached from S (1, 1)"),
+    ]:
+        config = _config(tmp_path, **extra)
+        result = runner.invoke(main, ["play", str(config)])
+        assert (result.exit_code, result.output) == (2, f"Error: {config}: {message}\n")
+    result = runner.invoke(main, ["play", str(_config(tmp_path)), "--host", "0.0.0.0"])
+    assert result.exit_code == 2 and result.output == (
+        "Error: --host 0.0.0.0: not a loopback address (a public study needs --public-url URL, "
+        "the address participants open)\n")
+    result = runner.invoke(main, ["play", str(_config(tmp_path)), "--public-url",
+                                  "https://x.org"])
+    assert result.exit_code == 2 and "participants.entry: id (a public study needs tokens" in \
+        result.output
 
 
 def test_compare_errors_are_one_line(tmp_path):

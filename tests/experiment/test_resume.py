@@ -1,6 +1,7 @@
 """Interrupted runs: SIGKILL mid-sweep then --resume, and Ctrl-C, give the uninterrupted tables."""
 
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -148,8 +149,8 @@ def test_two_resumes_at_once_have_one_writer_and_lose_nothing(tmp_path):
     (loser,) = [err for _, err, code in ended if code == 2]
     assert "Traceback" not in loser
     (line,) = loser.strip().splitlines()
-    assert line.startswith(f"Error: {run_dir}: another process (pid ") and line.endswith(
-        "is writing this run; wait for it to finish (a run has one writer at a time)")
+    assert re.fullmatch(rf"Error: {run_dir}: pid \d+ \(mazesim run\) is writing this run; wait "
+                        r"for it to finish or stop it \(a run has one writer at a time\)", line)
     fresh = run_small(config, tmp_path / "fresh")
     assert tables(run_dir) == tables(fresh.run_dir)
     from mazesim.experiment.storage import RunStore

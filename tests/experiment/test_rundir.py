@@ -124,7 +124,7 @@ def test_one_writer_at_a_time_and_no_stale_lock(run):
                               text=True)
     try:
         assert holder.stdout.readline().strip() == "locked"
-        with pytest.raises(RunError, match=rf"run: another process \(pid {holder.pid}\) is "
+        with pytest.raises(RunError, match=rf"run: pid {holder.pid} \(mazesim run\) is "
                                            r"writing this run; wait for it to finish"):
             RunStore(run, create=True)
         with RunStore(run) as reader:                      # readers are not locked out

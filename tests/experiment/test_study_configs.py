@@ -21,7 +21,7 @@ TRIALS = 4000
     ("quickstart.yaml", 15, 120),
     ("study-first-experiment.yaml", 300, 4200),
     ("study-branch-point.yaml", 1, 2),
-    ("play-demo-agents.yaml", 2, 16),
+    ("play-demo-agents.yaml", 3, 36),
 ])
 def test_study_configs_validate(name, mazes, units):
     config = load_config(ROOT / "configs" / name)

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import socket
 import threading
 import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -79,10 +81,33 @@ class Client:
     def start(self, participant: str, maze: str) -> dict:
         return self.post("/api/start", {"participant": participant, "maze": maze})[1]["state"]
 
-    def move(self, participant: str, maze: str, seq: int, direction: str) -> tuple[int, dict]:
+    def move(self, participant: str, maze: str, seq: int, direction: str, **extra
+             ) -> tuple[int, dict]:
         status, body, _ = self.post("/api/move", {"participant": participant, "maze": maze,
-                                                   "seq": seq, "direction": direction})
+                                                   "seq": seq, "direction": direction, **extra})
         return status, body
+
+    def bump(self, participant: str, maze: str, seq: int, bump: int, direction: str, **extra
+             ) -> tuple[int, dict]:
+        status, body, _ = self.post("/api/bump", {"participant": participant, "maze": maze,
+                                                   "seq": seq, "bump": bump,
+                                                   "direction": direction, **extra})
+        return status, body
+
+    def raw(self, request: bytes) -> bytes:
+        """Send raw bytes on a new connection; everything the server answers until it closes
+        (or stops talking for a second)."""
+        host, port = urlsplit(self.url).hostname, urlsplit(self.url).port
+        with socket.create_connection((host, port), timeout=10) as sock:
+            sock.sendall(request)
+            sock.settimeout(1.0)
+            chunks = []
+            try:
+                while chunk := sock.recv(65536):
+                    chunks.append(chunk)
+            except socket.timeout:
+                pass
+        return b"".join(chunks)
 
 
 @pytest.fixture
@@ -96,34 +121,53 @@ def write_maze_file(tmp_path: Path):
 
 @pytest.fixture
 def session_factory(tmp_path: Path, write_maze_file):
-    """session_factory(mazes=[(text, vision), ...], practice=[...], order=...) -> Session."""
-    def make(mazes, practice=(), order="fixed", output="run", seed=0):
+    """session_factory(mazes=[(text, vision), ...], practice=[...], order=..., **top) -> Session;
+    `top` adds session keys (participants, pages, questions, completion)."""
+    def make(mazes, practice=(), order="fixed", output="run", seed=0, **top):
         def entries(items, prefix):
             return [{"file": write_maze_file(f"{prefix}{i}.txt", text), "vision": vision,
                      "name": f"{prefix}{i}"} for i, (text, vision) in enumerate(items)]
         data = {"name": "test", "seed": seed, "order": order,
                 "output": str(tmp_path / output),
-                "mazes": entries(mazes, "m"), "practice": entries(practice, "p")}
+                "mazes": entries(mazes, "m"), "practice": entries(practice, "p"), **top}
         return parse_session(data, source="test.yaml", base_dir=tmp_path)
     return make
 
 
 @pytest.fixture
 def serve():
-    """serve(session) -> (Client, Recorder): a live server on an ephemeral loopback port."""
-    started = []
+    """serve(session or recorder, public_url=None, port=0) -> (Client, Recorder): a live server
+    on a loopback port (0: any free one); `serve.stop(client)` ends one early (its recorder
+    stays open, its port free for a restart)."""
+    started = {}
 
-    def start(session):
-        recorder = open_run(session)
-        server = make_server(recorder, "127.0.0.1", 0)
+    def start(what, public_url=None, port=0):
+        recorder = open_run(what) if hasattr(what, "mazes") else what
+        server = make_server(recorder, "127.0.0.1", port, public_url)
         thread = threading.Thread(target=server.serve_forever, daemon=True)
         thread.start()
-        started.append((server, thread, recorder))
-        return Client(server.url), recorder
+        client = Client(_bound_url(server))
+        if client.url in started:           # a restart on the same port
+            started[client.url + "#" + str(len(started))] = started.pop(client.url)
+        started[client.url] = (server, thread, recorder)
+        return client, recorder
 
-    yield start
-    for server, thread, recorder in started:
+    def stop(client):
+        server, thread, _ = started[client.url]
         server.shutdown()
         server.server_close()
-        thread.join(timeout=5)
+        thread.join(timeout=10)
+
+    start.stop = stop
+    yield start
+    for server, thread, recorder in started.values():
+        if thread.is_alive():
+            server.shutdown()
+            thread.join(timeout=10)
+        server.server_close()
         recorder.store.close()
+
+
+def _bound_url(server) -> str:
+    host, port = server.socket.getsockname()[:2]
+    return f"http://{host}:{port}/"

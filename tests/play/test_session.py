@@ -7,8 +7,7 @@ from pathlib import Path
 import pytest
 
 from mazesim.errors import ConfigError
-from mazesim.play.session import (PARTICIPANT_MAX_LENGTH, check_participant, load_session,
-                                  maze_order, parse_session)
+from mazesim.play.session import load_session, parse_session
 
 from tests.play.conftest import CORRIDOR
 
@@ -19,10 +18,13 @@ def test_demo_session():
     session = load_session(ROOT / "configs" / "play-demo.yaml")
     assert [m.id for m in session.practice] == ["practice"]
     assert [(m.id, str(m.vision), m.maze.shape) for m in session.mazes] == [
-        ("full-21", "full", (21, 21)), ("window-branch", "2", (15, 15))]
+        ("full-31", "full", (31, 31)), ("window-branch", "2", (15, 15)),
+        ("isovist-known", "isovist 10, map known", (21, 21))]
     assert session.maze("window-branch").maze.marks == {"A": (7, 1)}
-    assert session.maze("full-21").k is None and session.maze("window-branch").k == 2
-    assert session.order == "shuffled" and session.output == Path("results/play-demo")
+    assert session.order == "latin" and session.output == ROOT / "results" / "play-demo"
+    assert session.pages.consent.startswith("<h1>") and session.pages.debrief
+    assert [q.id for q in session.questions] == ["age", "strategy"]
+    assert session.participants.pilot == ("pilot",)
 
 
 @pytest.fixture
@@ -37,7 +39,7 @@ def _session(mazes, **top):
 @pytest.mark.parametrize("top, message", [
     ({"ordr": "fixed"}, r"play.yaml: ordr: unknown key; did you mean 'order'"),
     ({"order": "random"}, r"play.yaml: order: 'random' is not an order \(allowed: fixed, "
-                          r"shuffled\)"),
+                          r"shuffled, latin\)"),
     ({"seed": -1}, r"play.yaml: seed: -1 \(allowed: an integer from 0 to 2\^63 - 1\)"),
     ({"name": "a/b"}, r"play.yaml: name: 'a/b'"),
     ({"output": 3}, r"play.yaml: output: 3"),
@@ -52,11 +54,11 @@ def test_top_level_errors_name_the_key(corridor, top, message):
 @pytest.mark.parametrize("entry, message", [
     ({"vision": -2}, r"play.yaml: mazes\[0\].vision: -2 \(allowed: full or an integer from 0 "
                      r"to 10,000\)"),
-    ({"vision": {"isovist": 3}}, r"mazes\[0\].vision: isovist 3 \(allowed here: full or a "
-                                 r"window k\)"),
+    ({"vision": {"isovist": 0}}, r"mazes\[0\].vision.isovist: 0 \(allowed: an integer from 1"),
     ({"vision": "half"}, r"mazes\[0\].vision: 'half'"),
     ({"generator": "digging"}, r"mazes\[0\].generator: unknown key \(allowed: file, sha256, "
                                r"vision, name\)"),
+    ({"vision": {"window": 2, "map": "secret"}}, r"mazes\[0\].vision.map: 'secret'"),
     ({"seed": 3}, r"mazes\[0\].seed: unknown key \(allowed: file, sha256, vision, name\)"),
     ({"name": "../x"}, r"mazes\[0\].name: '../x'"),
 ])
@@ -101,30 +103,56 @@ def test_generator_blocks_are_deterministic_and_relative_files_resolve(tmp_path)
     assert one.config["mazes"][1]["seed"] == 4
 
 
-def test_orders_fixed_and_shuffled_per_participant(tmp_path, corridor):
-    mazes = [{"file": corridor, "name": f"m{i}"} for i in range(6)]
+def test_orders_per_participant(tmp_path, corridor):
+    mazes = [{"file": corridor, "name": f"m{i}"} for i in range(3)]
     practice = [{"file": corridor, "name": "warm-up"}]
-    fixed = _session(mazes, practice=practice)
-    assert maze_order(fixed, "p1") == ["warm-up"] + [f"m{i}" for i in range(6)]
-    shuffled = _session(mazes, practice=practice, order="shuffled", seed=9)
-    orders = {p: maze_order(shuffled, p) for p in ("p1", "p2", "p3", "p4")}
-    assert all(o[0] == "warm-up" and sorted(o[1:]) == [f"m{i}" for i in range(6)]
-               for o in orders.values())
-    assert len({tuple(o) for o in orders.values()}) > 1
-    assert maze_order(shuffled, "p1") == orders["p1"]
-    other_seed = _session(mazes, practice=practice, order="shuffled", seed=10)
-    assert [maze_order(other_seed, p) for p in orders] != list(orders.values())
+    latin = _session(mazes, practice=practice, order="latin")
+    assert [latin.order_of("p", n) for n in range(3)] == [
+        ["warm-up", "m0", "m1", "m2"], ["warm-up", "m1", "m2", "m0"],
+        ["warm-up", "m2", "m0", "m1"]]
+    assert latin.order_of("q", 3) == ["warm-up", "m2", "m1", "m0"]      # odd: reversed rows
+    with pytest.raises(ConfigError, match="participant id: 'a b'"):
+        latin.order_of("a b", 0)
 
 
-@pytest.mark.parametrize("good", ["a", "P-01_x", "9" * PARTICIPANT_MAX_LENGTH])
-def test_good_participant_ids(good):
-    assert check_participant(good) == good
+def test_every_vision_is_accepted(corridor):
+    visions = [0, 2, {"window": 1, "occlusion": True}, {"isovist": 4},
+               {"isovist": 10, "map": "known"}, {"window": 2, "map": "known", "memory": False}]
+    session = _session([{"file": corridor, "vision": v} for v in visions])
+    assert [m.vision.to_config() for m in session.mazes] == visions
 
 
-@pytest.mark.parametrize("bad, message", [
-    ("", "required"), (None, "required"), ("a/b", "allowed: letters"), ("x\n", "allowed"),
-    ("x" * (PARTICIPANT_MAX_LENGTH + 1), "65 characters"), ("naïve", "allowed"),
-])
-def test_bad_participant_ids(bad, message):
-    with pytest.raises(ConfigError, match=f"participant id: .*{message}"):
-        check_participant(bad)
+def test_output_is_relative_to_the_session_file(tmp_path, corridor):
+    (tmp_path / "sub").mkdir()
+    config = tmp_path / "sub" / "s.yaml"
+    config.write_text(f"name: s\noutput: ../out\nmazes: [{{file: {corridor}}}]\n",
+                      encoding="utf-8")
+    assert load_session(config).output == tmp_path / "out"
+    config.write_text(f"name: s\nmazes: [{{file: {corridor}}}]\n", encoding="utf-8")
+    assert load_session(config).output == tmp_path / "sub" / "results" / "s"
+    with pytest.raises(ConfigError, match=r"play.yaml: output: '/etc/passwd': /etc/passwd is a "
+                                          r"file, not a directory"):
+        _session([{"file": corridor}], output="/etc/passwd")
+
+
+def test_unreachable_goals_and_huge_mazes_are_refused(write_maze_file):
+    walled = write_maze_file("walled.txt", "#######\n#S.#.G#\n#######\n")
+    with pytest.raises(ConfigError, match=r"play.yaml: mazes\[1\]: maze cut: G \(1, 5\) cannot "
+                                          r"be reached from S \(1, 1\)"):
+        _session([{"file": write_maze_file("ok.txt", CORRIDOR)}, {"file": walled, "name": "cut"}])
+    with pytest.raises(ConfigError, match=r"mazes\[0\]: maze maze-1: 203x203 \(allowed on a "
+                                          r"screen: at most 201x201\)"):
+        _session([{"generator": "digging", "size": 203, "seed": 1}])
+
+
+def test_sections_of_a_study(tmp_path, corridor):
+    (tmp_path / "consent.md").write_text("# Consent\n", encoding="utf-8")
+    session = parse_session({
+        "name": "s", "mazes": [{"file": corridor}],
+        "participants": {"entry": "prolific", "pilot": ["me"]},
+        "pages": {"consent": "consent.md"},
+        "questions": [{"id": "age", "kind": "number", "text": "Age"}],
+        "completion": {"code": "ABC"}}, source="play.yaml", base_dir=tmp_path)
+    assert session.participants.entry == "prolific" and session.pages.consent == "<h1>Consent</h1>"
+    assert session.config["completion"] == {"code": "ABC", "redirect": None}
+    assert set(session.identity) == {"name", "seed", "order", "practice", "mazes", "questions"}

@@ -1,0 +1,148 @@
+"""One participant as the recorder keeps them in memory: a cache of their stored rows, rebuilt
+from the database at open (`rebuild`).
+
+Where a participant is (`phase`): consent -> questions asked at the start -> each maze of their
+order (`ready` until shown, then `playing`) -> questions asked at the end -> `done`; or
+`declined` when they did not consent. The walk on the current maze (`positions`) and, under
+`map: known`, the cells seen so far (`seen`) are rebuilt from the stored moves on entering it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from mazesim.maze import DELTAS, DIRECTIONS, Cell
+from mazesim.play.entry import participant_token
+from mazesim.play.questions import END, START, Question
+from mazesim.play.session import PlayMaze, Session
+from mazesim.play.store import ParticipantRow, Stored
+from mazesim.play.view import in_sight, maze_view
+
+__all__ = ["CONSENT", "DECLINED", "QUESTIONS", "READY", "PLAYING", "DONE", "MazeLog", "Player",
+           "new_player", "rebuild", "step"]
+
+CONSENT, DECLINED, QUESTIONS = "consent", "declined", "questions"
+READY, PLAYING, DONE = "ready", "playing", "done"
+
+
+@dataclass
+class MazeLog:
+    """What is stored of one maze of one participant: directions of moves 1..n, (seq,
+    direction) of bumps 1..m."""
+
+    moves: list[str] = field(default_factory=list)
+    bumps: list[tuple[int, str]] = field(default_factory=list)
+    started: bool = False
+    finished: bool = False
+
+
+@dataclass
+class Player:
+    """A participant; `number` counts every participant before them (join order), `rank` those
+    of their kind (pilot or not), which picks their Latin-square row."""
+
+    id: str
+    number: int
+    pilot: bool
+    order: tuple[str, ...]
+    token: str
+    tab: int = 1
+    consent: bool | None = None
+    answers: dict[str, Any] = field(default_factory=dict)
+    logs: dict[str, MazeLog] = field(default_factory=dict)
+    index: int = 0
+    positions: list[Cell] = field(default_factory=list)
+    seen: np.ndarray | None = None
+    last: dict[str, Any] | None = None
+    active_ms: int = 0
+
+    def log(self, maze_id: str) -> MazeLog:
+        return self.logs.setdefault(maze_id, MazeLog())
+
+    def pending_questions(self, session: Session, when: str) -> tuple[Question, ...]:
+        """The questions asked at `when` (start or end) not answered yet."""
+        return tuple(q for q in session.questions if q.when == when and q.id not in self.answers)
+
+    def phase(self, session: Session) -> str:
+        """Where the participant is in the session (see the module docstring)."""
+        if session.pages.consent is not None and self.consent is None:
+            return CONSENT
+        if self.consent is False:
+            return DECLINED
+        if self.pending_questions(session, START):
+            return QUESTIONS
+        if self.index < len(self.order):
+            return PLAYING if self.log(self.order[self.index]).started else READY
+        return QUESTIONS if self.pending_questions(session, END) else DONE
+
+    def enter(self, session: Session, index: int) -> None:
+        """Make maze `index` of the order current: its walk and seen cells from its moves."""
+        self.index = index
+        self.positions, self.seen = [], None
+        if index >= len(self.order):
+            return
+        current = session.maze(self.order[index])
+        self.positions = [current.maze.start]
+        for direction in self.log(current.id).moves:
+            self.positions.append(step(self.positions[-1], direction))
+        if current.vision.known_map:
+            self.seen = np.zeros(current.maze.shape, bool)
+            for cell in self.positions if current.vision.memory else self.positions[-1:]:
+                self.seen |= in_sight(current.maze, cell, current.vision)
+
+    def walk_to(self, current: PlayMaze, target: Cell) -> None:
+        """Append one move to the walk (and what it brings into sight)."""
+        self.positions.append(target)
+        if self.seen is not None:
+            sight = in_sight(current.maze, target, current.vision)
+            self.seen = self.seen | sight if current.vision.memory else sight
+
+    def view(self, current: PlayMaze) -> dict[str, Any]:
+        """What the page may show of the current maze now (`mazesim.play.view`)."""
+        return maze_view(current.maze, self.positions[-1], current.vision, self.seen)
+
+
+def new_player(session: Session, row: ParticipantRow) -> Player:
+    """The participant of a stored or new row (token from the seed), before their first maze;
+    ConfigError when the session no longer holds a maze of their order."""
+    for maze_id in row.order:
+        session.maze(maze_id)
+    return Player(row.participant, row.number, row.pilot, row.order,
+                  participant_token(session.seed, row.participant), row.tab, row.consent,
+                  active_ms=row.joined_ms)
+
+
+def rebuild(session: Session, stored: Stored) -> list[Player]:
+    """Every participant of the database, each at the first maze of their order not finished:
+    a restarted server resumes them all."""
+    players = {row.participant: new_player(session, row) for row in stored.participants}
+    for pid, answers in stored.answers.items():
+        players[pid].answers = dict(answers)
+    for row in stored.progress:
+        player = players[row.participant]
+        log = player.log(row.maze_id)
+        log.started, log.finished = True, row.finished_ms is not None
+        moves = stored.moves.get((row.participant, row.maze_id), [])
+        log.moves = [m.direction for m in moves]
+        log.bumps = [(b.seq, b.direction) for b in stored.bumps.get((row.participant,
+                                                                       row.maze_id), [])]
+        times = [row.started_ms, row.finished_ms or 0] + [m.server_ms for m in moves[-1:]]
+        player.active_ms = max(player.active_ms, *times)
+    for player in players.values():
+        index = next((i for i, m in enumerate(player.order) if not player.log(m).finished),
+                     len(player.order))
+        player.enter(session, index)
+        if index > 0:
+            previous = session.maze(player.order[index - 1])
+            player.last = {"id": previous.id, "moves": len(player.log(previous.id).moves),
+                           "practice": previous.practice}
+    return list(players.values())
+
+
+def step(cell: Cell, direction: str) -> Cell:
+    """The cell one step from `cell` in `direction` (a name of DIRECTIONS)."""
+    d = DIRECTIONS.index(direction)
+    return cell[0] + int(DELTAS[d, 0]), cell[1] + int(DELTAS[d, 1])
