@@ -1,10 +1,12 @@
-"""Benchmark of the experiment runner on configs/study-first-experiment.yaml.
+"""Benchmark of the experiment runner on configs/study-first-experiment.yaml, and the first run.
 
 Runs the config end to end (generation, analysis, all trials, storage, report) with `--workers`,
 then reports wall time, trials/s, moves/s and the split of the time: agent kernels
 (`simulate_many`, summed over workers), the runner's overhead in the workers (seeding, agent set-up,
 sample trajectories, packing results), storage in the main process (sqlite, npz) and the report.
-The runner's overhead is compared with the kernel time (target: <= 20%).
+The runner's overhead is compared with the kernel time (target: <= 20%). Then the first run:
+`mazesim run configs/quickstart.yaml` with an empty numba cache beside the same run warm, side by
+side in fresh processes (target: cold at most 4 times warm).
 
     python benchmarks/bench_experiment.py [--workers 2] [--count N] [--repeat 1] [--quick]
 
@@ -15,7 +17,10 @@ kernel/overhead ratio does not depend on it, the end-to-end time scales with it.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from dataclasses import replace
@@ -26,6 +31,22 @@ from mazesim.experiment.runner import run_experiment
 from mazesim.experiment.storage import RunStore
 
 CONFIG = Path(__file__).resolve().parents[1] / "configs" / "study-first-experiment.yaml"
+QUICKSTART = CONFIG.parent / "quickstart.yaml"
+TINY = "name: tiny\nseed: 1\nmazes: [{generator: digging, size: 11, count: 2}]\n" \
+       "agents: [{type: random-walk, trials: 2}]\nvision: [2]\n"
+
+
+def first_run(config: Path, warm_runs: int) -> tuple[float, list[float]]:
+    """Wall seconds of `mazesim run CONFIG` on an empty numba cache, then of `warm_runs` more."""
+    with tempfile.TemporaryDirectory() as cache, tempfile.TemporaryDirectory() as out:
+        env = {**os.environ, "NUMBA_CACHE_DIR": cache}
+        times = []
+        for _ in range(1 + warm_runs):
+            began = time.perf_counter()
+            subprocess.run([sys.executable, "-m", "mazesim", "run", str(config), "--output", out],
+                           env=env, check=True, capture_output=True)
+            times.append(time.perf_counter() - began)
+    return times[0], times[1:]
 
 
 def once(workers: int, count: int | None) -> dict[str, float]:
@@ -85,6 +106,16 @@ def main() -> None:
     for agent, vision, seconds, moves, n in runs[-1]["per_agent"]:
         print(f"    {agent:>16} {vision:>5} {seconds:8.2f} s {1000 * seconds / n:7.2f} "
               f"{moves / n:9,.0f} {moves / seconds:12,.0f}")
+    with tempfile.TemporaryDirectory() as folder:
+        config = QUICKSTART
+        if args.quick:
+            config = Path(folder) / "tiny.yaml"
+            config.write_text(TINY, encoding="utf-8")
+        cold, warm = first_run(config, 1 if args.quick else 3)
+    warm_median = statistics.median(warm)
+    print(f"first run of {config.name}, fresh processes: empty numba cache {cold:.1f} s, warm "
+          f"{warm_median:.1f} s (median of {len(warm)}): {cold / warm_median:.1f} x "
+          "(target <= 4)")
 
 
 if __name__ == "__main__":

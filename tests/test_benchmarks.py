@@ -13,9 +13,11 @@ SECTIONS = {
     "bench_agents.py": ["1. the walking loop", "2. moves per second", "3. 100 trials",
                         "4. against mazelib"],
     "bench_analysis.py": ["distance_map", "parameters (31x31)"],
-    "bench_experiment.py": ["end to end", "agent kernels by condition", "random-walk"],
+    "bench_experiment.py": ["end to end", "agent kernels by condition", "random-walk",
+                            "first run of"],
     "bench_fit.py": ["import of", "fit of"],
     "bench_generators.py": ["digging", "Peers", "Dead-end share"],
+    "bench_play.py": ["participants,", "round trip: median", "lost 0, doubled 0"],
     "bench_search.py": ["terrain_route"],
     "bench_sokoban.py": ["solved 3/3"],
 }
