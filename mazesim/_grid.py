@@ -54,7 +54,8 @@ def bfs(cells, step, sources, stamp, run, dist, parent, queue, stop):
     """Breadth-first search over the cells equal to PASSAGE of the flat padded array `cells`.
 
     Starts from every index in `sources` (distance 0) and expands neighbours in the canonical
-    order. A reached cell gets `stamp[i] = run` (cells already stamped `run` count as reached),
+    order. A reached cell gets `stamp[i] = run` (cells already stamped `run` count as reached;
+    with `stamp` empty, cells whose `dist` is not -1 do, for a single search over a fresh `dist`),
     its distance in `dist` and, unless `parent` is empty, the direction of the move that first
     reached it (-1 at a source). `queue[:reached]` lists the reached cells in BFS order. With a
     non-empty `stop`, the search ends when it takes from the queue a cell whose `stop` is set.
@@ -63,10 +64,12 @@ def bfs(cells, step, sources, stamp, run, dist, parent, queue, stop):
     """
     record = parent.shape[0] > 0
     early = stop.shape[0] > 0
+    stamped = stamp.shape[0] > 0
     tail = 0
     for s in sources:
-        if stamp[s] != run:
-            stamp[s] = run
+        if stamp[s] != run if stamped else dist[s] < 0:
+            if stamped:
+                stamp[s] = run
             dist[s] = 0
             if record:
                 parent[s] = -1
@@ -81,8 +84,9 @@ def bfs(cells, step, sources, stamp, run, dist, parent, queue, stop):
         nd = dist[i] + 1
         for d in range(4):
             j = i + step[d]
-            if cells[j] == PASSAGE and stamp[j] != run:
-                stamp[j] = run
+            if cells[j] == PASSAGE and (stamp[j] != run if stamped else dist[j] < 0):
+                if stamped:
+                    stamp[j] = run
                 dist[j] = nd
                 if record:
                     parent[j] = d
@@ -97,16 +101,32 @@ def distances(grid, sr, sc):
     parent int8, the direction of the move that first reached each cell, -1 at the source and
     unreached cells), both (H, W)."""
     h, w = grid.shape
-    cells = pad(grid).ravel()
+    walled = _walled(grid)                      # most mazes: searched in place, no padding
+    cells = np.ascontiguousarray(grid).ravel() if walled else pad(grid).ravel()
+    width, at = (w, 0) if walled else (w + 2, 1)
     n = cells.shape[0]
-    stamp = np.zeros(n, np.int64)
     dist = np.full(n, -1, np.int32)
     parent = np.full(n, -1, np.int8)
-    queue = np.empty(n, np.int64)
-    source = np.full(1, (sr + 1) * (w + 2) + sc + 1, np.int64)
-    bfs(cells, steps(w + 2), source, stamp, np.int64(1), dist, parent, queue,
+    queue = np.empty(n, np.int32)               # int32: half the memory traffic of int64
+    source = np.full(1, (sr + at) * width + sc + at, np.int64)
+    bfs(cells, steps(width), source, np.zeros(0, np.int32), np.int64(1), dist, parent, queue,
         np.zeros(0, np.uint8))
+    if walled:
+        return dist.reshape(h, w), parent.reshape(h, w)
     return unpad(dist, h, w), unpad(parent, h, w)
+
+
+@njit(cache=True)
+def _walled(grid):
+    """Whether every border cell of `grid` is a wall (then no step from a passage leaves it)."""
+    h, w = grid.shape
+    for c in range(w):
+        if grid[0, c] != WALL or grid[h - 1, c] != WALL:
+            return False
+    for r in range(h):
+        if grid[r, 0] != WALL or grid[r, w - 1] != WALL:
+            return False
+    return True
 
 
 @njit(cache=True)

@@ -45,8 +45,8 @@ def _detour_depth(cells, width, path, forest):
         off[on_path[i]] = WALL
     no_stop = np.zeros(0, np.uint8)
     no_parent = np.zeros(0, np.int8)
-    queue = np.empty(n, np.int64)
-    stamp = np.full(n, -1, np.int64)  # components first (run = component id), BFS runs after
+    queue = np.empty(n, np.int32)              # int32 scratch: half the memory traffic
+    stamp = np.full(n, -1, np.int32)  # components first (run = component id), BFS runs after
     dist = np.zeros(n, np.int32)
     if forest:
         reached, _ = bfs(off, step, on_path, stamp, np.int64(0), dist, no_parent, queue,
@@ -148,10 +148,10 @@ def measure(grid, sr, sc, gr, gc):
     n = cells.shape[0]
     step = steps(width)
     out = np.full(N_VALUES, np.nan)
-    stamp = np.zeros(n, np.int64)
+    stamp = np.zeros(n, np.int32)
     dist = np.full(n, -1, np.int32)
     parent = np.full(n, -1, np.int8)
-    queue = np.empty(n, np.int64)
+    queue = np.empty(n, np.int32)              # int32 scratch: half the memory traffic
     no_stop = np.zeros(0, np.uint8)
     source = np.full(1, (sr + 1) * width + sc + 1, np.int64)
     reached, _ = bfs(cells, step, source, stamp, np.int64(1), dist, parent, queue, no_stop)

@@ -48,7 +48,8 @@ def knight(board, source, target, as_json):
 @click.option("--from", "start", type=CELL, required=True, help="Start cell R,C (0-based).")
 @click.option("--to", "goal", type=CELL, required=True, help="Goal cell R,C (0-based).")
 @click.option("--convention", type=click.Choice(CONVENTIONS), default="enter",
-              show_default=True, help="Pay for the cells a route enters, or leaves (source 002).")
+              show_default=True, help="Which cells a route pays for: each cell it enters (the goal, not the start), "
+                   "or each it leaves (the start, not the goal).")
 @click.option("--table", "with_table", is_flag=True, help="Also print the cost-to-goal table.")
 @click.option("--json", "as_json", is_flag=True,
               help='Print {"cost": C, "route": [[r, c], ...]} (+ "table" with --table).')
@@ -83,7 +84,8 @@ def terrain(costs_file, start, goal, convention, with_table, as_json):
               help='Print {"steps": T, "player": [r, c], "chasers": [{"name", "cell", '
                    '"distance", "caught"}, ...]} (null: no route / never caught).')
 def chase(maze_file, chasers, steps, seed, wander, output, as_json):
-    """Chasers descending one distance map from the player at S (source 000)."""
+    """Chasers that each step one cell down a distance map from the player at S, until they
+    catch the player or STEPS run out."""
     maze = read_maze(maze_file)
     rng = np.random.default_rng(seed)
     cells = place_chasers(maze, chasers, rng, avoid=maze.start)

@@ -138,8 +138,10 @@ def _walk_figures(folder: Path, results: Results) -> list[Figure]:
     its stored trials, on the first maze(s)."""
     s, t = results.settings, results.trials
     stored = t[t.trial_id.isin(results.sampled)]
+    shown = results.mazes.head(_TRAJECTORY_MAZES)
+    positions = results.trajectories(stored.trial_id[stored.maze_id.isin(shown.maze_id)])
     out = []
-    for _, maze_row in results.mazes.head(_TRAJECTORY_MAZES).iterrows():
+    for _, maze_row in shown.iterrows():
         maze, m = parse_maze(maze_row.text), int(maze_row.maze_id)
         where = f"maze {m} ({maze_row.stratum})"
         for v in s.visions:
@@ -147,7 +149,7 @@ def _walk_figures(folder: Path, results: Results) -> list[Figure]:
                 mine = stored[(stored.maze_id == m) & (stored.agent == a) & (stored.vision == v)]
                 if mine.empty:
                     continue
-                walks = [results.trajectory(i) for i in mine.trial_id]
+                walks = [positions[i] for i in mine.trial_id]
                 first = mine.iloc[0]
                 name = f"maze{m}-{_slug(a)}-vision-{_slug(v)}.png"
                 title = (f"{where}, {a}, vision {v}, trial {first.trial_id}: "

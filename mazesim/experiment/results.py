@@ -13,10 +13,10 @@ The tables are read from the run's `results.sqlite` (the source of truth); `corr
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, field, fields
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
 import numpy as np
 import pandas as pd
@@ -27,7 +27,8 @@ from mazesim.experiment import tables
 from mazesim.experiment.config import CAPPED, CORRELATION_METHODS, DEFAULT_CORRELATION_PARAMETERS
 from mazesim.experiment.regression import RegressionTerm
 from mazesim.experiment.statistics import Correlation
-from mazesim.experiment.storage import CHOICE_COLUMNS, HUMAN, HUMAN_PILOT, RunStore
+from mazesim.experiment.storage import (CHOICE_COLUMNS, HUMAN, HUMAN_PILOT, RunStore,
+                                        read_samples)
 from mazesim.records import CHOICE_FIELDS
 
 __all__ = ["FILE_STRATUM", "SIMULATED", "Settings", "Results", "load_run", "records_frame"]
@@ -84,6 +85,7 @@ class Results:
     trials: pd.DataFrame
     choices: pd.DataFrame
     sampled: np.ndarray
+    sample_files: Mapping[int, str] = field(default_factory=dict, repr=False)
 
     @cached_property
     def maze_means(self) -> pd.DataFrame:
@@ -100,11 +102,19 @@ class Results:
 
     def trajectory(self, trial_id: int) -> np.ndarray:
         """Positions (T+1, 2) of a trial whose trajectory was stored (ConfigError otherwise)."""
-        if int(trial_id) not in set(self.sampled.tolist()):
-            raise ConfigError(f"{self.run_dir}: trial {trial_id} has no stored trajectory "
+        return self.trajectories([trial_id])[int(trial_id)]
+
+    def trajectories(self, trial_ids: Iterable[int]) -> dict[int, np.ndarray]:
+        """Positions of several stored trials by trial id, the run opened once."""
+        ids = [int(t) for t in trial_ids]
+        missing = set(ids) - set(self.sampled.tolist())
+        if missing:
+            raise ConfigError(f"{self.run_dir}: trial {min(missing)} has no stored trajectory "
                               f"({len(self.sampled):,} trials have one: see `sampled`)")
-        with RunStore(self.run_dir) as store:
-            return store.sample(int(trial_id))
+        files: dict[str, list[int]] = {}
+        for t in dict.fromkeys(ids):
+            files.setdefault(self.sample_files[t], []).append(t)
+        return read_samples(self.run_dir, files)        # the files were checked by load_run
 
 
 def load_run(path: str | Path, *, pilots: bool = False) -> Results:
@@ -121,18 +131,18 @@ def load_run(path: str | Path, *, pilots: bool = False) -> Results:
                                    "ORDER BY trial_id", store.conn)
         choices = pd.read_sql_query(f"SELECT {', '.join(CHOICE_COLUMNS)} FROM choices {where}"
                                     "ORDER BY trial_id, step", store.conn)
-        sampled = np.array([t for (t,) in store.query("SELECT trial_id FROM samples ORDER BY "
-                                                      "trial_id")], dtype=np.int64)
+        sample_files = dict(store.query("SELECT trial_id, file FROM samples ORDER BY trial_id"))
+    sampled = np.array(list(sample_files), dtype=np.int64)
     for flag in _FLAGS:
         trials[flag] = trials[flag].astype(bool)
-    for field in CHOICE_FIELDS:
-        if field.kind == "flag":
-            choices[field.stored] = choices[field.stored].astype(bool)
+    for choice_field in CHOICE_FIELDS:
+        if choice_field.kind == "flag":
+            choices[choice_field.stored] = choices[choice_field.stored].astype(bool)
     joined = trials.merge(mazes.drop(columns=["source", "size", "seed", "text"]), on="maze_id",
                           how="left", validate="many_to_one")
     kind = HUMAN if meta.get("kind") == HUMAN else SIMULATED
     return Results(run_dir, kind, meta, _settings(meta.get("config") or {}, trials, mazes),
-                   mazes, joined, choices, sampled)
+                   mazes, joined, choices, sampled, sample_files)
 
 
 def _mazes(store: RunStore) -> pd.DataFrame:

@@ -39,7 +39,8 @@ from mazesim.maze import DELTAS
 from mazesim.records import CHOICE_FIELDS
 
 __all__ = ["DATABASE", "TRAJECTORIES", "HUMAN", "HUMAN_PILOT", "CHOICE_COLUMNS", "MazeRecord", "RunStore",
-           "TrialRows", "next_trial_id", "transaction", "write_samples", "write_trials"]
+           "TrialRows", "next_trial_id", "read_samples", "transaction", "write_samples",
+           "write_trials"]
 
 DATABASE = "results.sqlite"
 TRAJECTORIES = "trajectories"
@@ -263,18 +264,7 @@ class RunStore:
                                         (int(trial_id),)).fetchone()
                 if row is not None:
                     files.setdefault(row[0], []).append(int(trial_id))
-        out = {}
-        for file, ids in files.items():
-            try:
-                with np.load(self.run_dir / file) as data:
-                    for trial_id in ids:
-                        out[trial_id] = _unpacked(data[f"t{trial_id}_start"],
-                                                  data[f"t{trial_id}"])
-            except (OSError, ValueError, KeyError, EOFError, IndexError,
-                    zipfile.BadZipFile) as err:
-                raise RunError(f"{self.run_dir}: damaged: trajectory file {file} cannot be "
-                               f"read ({type(err).__name__}: {str(err)[:80]})") from None
-        return out
+        return read_samples(self.run_dir, files)
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
         with self._sqlite():
@@ -325,6 +315,21 @@ class transaction:
 
     def __exit__(self, kind: Any, *rest: Any) -> None:
         self.conn.execute("COMMIT" if kind is None else "ROLLBACK")
+
+
+def read_samples(run_dir: Path, files: Mapping[str, Sequence[int]]) -> dict[int, np.ndarray]:
+    """Positions (T+1, 2) by trial id of the trials listed under each trajectory file."""
+    out = {}
+    for file, ids in files.items():
+        try:
+            with np.load(run_dir / file) as data:
+                for trial_id in ids:
+                    out[trial_id] = _unpacked(data[f"t{trial_id}_start"], data[f"t{trial_id}"])
+        except (OSError, ValueError, KeyError, EOFError, IndexError,
+                zipfile.BadZipFile) as err:
+            raise RunError(f"{run_dir}: damaged: trajectory file {file} cannot be read "
+                           f"({type(err).__name__}: {str(err)[:80]})") from None
+    return out
 
 
 def next_trial_id(conn: sqlite3.Connection) -> int:

@@ -95,8 +95,8 @@ def excursion_depths(maze: Maze) -> np.ndarray:
     path = _grid.path_to(parent, dist, *maze.goal)
     cells, width, _, _ = padded_maze(maze)
     depth = np.full(len(cells), -1, np.int32)
-    _grid.bfs(cells, _grid.steps(width), flat_cells(path, width), np.zeros(len(cells), np.int64),
-              1, depth, np.zeros(0, np.int8), np.empty(len(cells), np.int64),
+    _grid.bfs(cells, _grid.steps(width), flat_cells(path, width), np.zeros(len(cells), np.int32),
+              1, depth, np.zeros(0, np.int8), np.empty(len(cells), np.int32),
               np.zeros(0, np.uint8))
     return _grid.unpad(depth, *maze.shape).astype(np.int64)
 
