@@ -13,20 +13,22 @@ __all__ = ["play"]
 
 @main.command()
 @click.argument("config", type=click.Path(exists=True, dir_okay=False))
-@click.option("--host", default="127.0.0.1", show_default=True,
-              help="Address to bind; the default keeps the page on this computer.")
-@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535),
-              help="Port to listen on (0: any free port).")
+@click.option("--host", default=None,
+              help="Address to bind [default: 127.0.0.1, which keeps the page on this computer].")
+@click.option("--port", default=None, type=click.IntRange(0, 65535),
+              help="Port to listen on (0: any free port) [default: 8000].")
 @click.option("--public-url", metavar="URL", default=None,
               help="The address participants open (https behind a reverse proxy): needed for a "
                    "non-loopback --host, allows exactly its host, needs participant tokens.")
 @click.option("--json", "as_json", is_flag=True,
               help="Print the start as one JSON object: session, url, dashboard, output, links.")
-def play(config: str, host: str, port: int, public_url: str | None, as_json: bool) -> None:
+def play(config: str, host: str | None, port: int | None, public_url: str | None,
+         as_json: bool) -> None:
     """Serve the human-trial page of session CONFIG; every key press goes to its run database."""
     from mazesim.play.run import open_server, start_info
 
-    server = open_server(config, host, port, public_url)
+    given = {key: value for key, value in (("host", host), ("port", port)) if value is not None}
+    server = open_server(config, public_url=public_url, **given)   # defaults: play.server
     info = start_info(server)
     if as_json:
         click.echo(json.dumps(info))

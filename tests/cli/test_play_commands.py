@@ -148,3 +148,11 @@ def test_compare_errors_are_one_line(tmp_path):
     assert result.exit_code == 2 and "a run of people, not a simulated run" in result.output
     result = runner.invoke(main, ["compare", str(tmp_path / "run"), str(tmp_path / "none")])
     assert result.exit_code == 2 and "does not exist" in result.output
+
+
+def test_play_help_states_the_server_defaults():
+    """The CLI leaves the defaults to `play.server` and says what they are."""
+    from mazesim.play.server import DEFAULT_HOST, DEFAULT_PORT
+
+    text = " ".join(CliRunner().invoke(main, ["play", "--help"]).output.split())
+    assert f"[default: {DEFAULT_HOST}," in text and f"[default: {DEFAULT_PORT}]" in text
