@@ -19,6 +19,8 @@ __all__ = [
     "Size",
     "WALL",
     "PASSAGE",
+    "WALL_CHAR",
+    "PASSAGE_CHAR",
     "UP",
     "RIGHT",
     "DOWN",
@@ -49,8 +51,9 @@ DELTAS = np.array([[-1, 0], [0, 1], [1, 0], [0, -1]], dtype=np.int64)
 DELTAS.flags.writeable = False
 
 FORMAT_VERSION = 1
-_WALL_CHAR, _PASSAGE_CHAR = "#", "."
-_PASSAGE_CHARS = (".", " ")
+WALL_CHAR, PASSAGE_CHAR = "#", "."
+"""The characters of a wall and a passage in the text format (a passage also reads from ' ')."""
+_PASSAGE_READ = (".", " ")
 _SIZE_HELP = "use 31, '31x31' or [31, 31]"
 _DIMENSION = re.compile(r"[0-9]{1,18}")       # ASCII digits only ('²'.isdigit() is True)
 _MAX_JSON_NUMBER = 64
@@ -193,9 +196,9 @@ def parse_maze(text: str, source: str = "<text>") -> Maze:
     even = next((i for i, row in enumerate(rows) if len(row) != width), len(rows))
     check_cells((even, width), source)
     chars = _characters(rows[:even], width)
-    wall = chars == ord(_WALL_CHAR)
+    wall = chars == ord(WALL_CHAR)
     letter = (chars >= ord("A")) & (chars <= ord("Z"))
-    unknown = ~(wall | letter | np.isin(chars, [ord(c) for c in _PASSAGE_CHARS]))
+    unknown = ~(wall | letter | np.isin(chars, [ord(c) for c in _PASSAGE_READ]))
     fault = _first_fault(chars, unknown, letter, first + 1)
     if fault is not None:
         raise MazeFormatError(f"{source}:{fault}")
@@ -253,7 +256,7 @@ def format_maze(maze: Maze, overlay: Mapping[Cell, str] | None = None) -> str:
     `overlay` maps cells to characters drawn over passages (e.g. the tutorial's `*` path); S, G and
     marks stay on top.
     """
-    chars = np.where(maze.grid == WALL, _WALL_CHAR, _PASSAGE_CHAR).astype("<U1")
+    chars = np.where(maze.grid == WALL, WALL_CHAR, PASSAGE_CHAR).astype("<U1")
     for cell, ch in (overlay or {}).items():
         chars[cell] = ch
     for name, cell in maze.marks.items():

@@ -23,13 +23,13 @@ import numpy as np
 
 from mazesim.agents import Vision
 from mazesim.agents.vision import isovist, seen_cells
-from mazesim.maze import DELTAS, DIRECTIONS, WALL, Cell, Maze
+from mazesim.maze import DELTAS, DIRECTIONS, PASSAGE_CHAR, WALL, WALL_CHAR, Cell, Maze
 
-__all__ = ["WALL_CHAR", "PASSAGE_CHAR", "OUTSIDE_CHAR", "UNSEEN_CHAR", "FULL_VIEW",
+__all__ = ["OUTSIDE_CHAR", "UNSEEN_CHAR", "FULL_VIEW",
            "WINDOW_VIEW", "KNOWN_VIEW", "full_view", "window_view", "known_view", "in_sight",
            "maze_view"]
 
-WALL_CHAR, PASSAGE_CHAR, OUTSIDE_CHAR, UNSEEN_CHAR = "#", ".", "~", "?"
+OUTSIDE_CHAR, UNSEEN_CHAR = "~", "?"
 FULL_VIEW, WINDOW_VIEW, KNOWN_VIEW = "full", "window", "known"
 _LAYOUT_CACHE = 1024
 

@@ -17,7 +17,7 @@ import numpy as np
 
 from mazesim import _grid
 from mazesim.errors import SearchError
-from mazesim.maze import DELTAS, PASSAGE, Cell, Maze, readonly
+from mazesim.maze import DELTAS, PASSAGE, PASSAGE_CHAR, WALL_CHAR, Cell, Maze, readonly
 
 __all__ = ["PLAYER_CHAR", "CHASER_NAMES", "MAX_CHASE_RECORD", "Chase", "chase", "place_chasers",
            "chase_text", "chase_scene"]
@@ -31,7 +31,6 @@ every chaser's (about 24 bytes each) and costs 10 to 30 microseconds (a wanderin
 costs a BFS of the maze per step)."""
 
 _UNREACHED = -1
-_PASSAGE_CHAR, _WALL_CHAR = ".", "#"
 
 
 @dataclass(frozen=True, eq=False)
@@ -150,7 +149,7 @@ def chase_text(maze: Maze, player: Cell, chasers: Sequence[Cell]) -> str:
     if len(chasers) > len(CHASER_NAMES):
         raise SearchError(f"chasers: {len(chasers)} cannot be drawn as text "
                           f"(at most {len(CHASER_NAMES)})")
-    chars = np.where(maze.grid == PASSAGE, _PASSAGE_CHAR, _WALL_CHAR).astype("<U1")
+    chars = np.where(maze.grid == PASSAGE, PASSAGE_CHAR, WALL_CHAR).astype("<U1")
     for name, cell in reversed(list(zip(CHASER_NAMES, chasers))):
         chars[tuple(cell)] = name
     chars[tuple(player)] = PLAYER_CHAR
