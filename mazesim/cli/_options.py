@@ -12,24 +12,13 @@ from typing import Any
 
 import click
 
-from mazesim.errors import MazesimError, short
+from mazesim.errors import short
 from mazesim.limits import INT64_MAX, MAX_TRIALS, MAX_VISION_RADIUS
-from mazesim.maze import parse_size
 from mazesim.schema import parse_yaml
 
-__all__ = ["SIZE", "CELL", "VISION", "SEED", "TRIALS", "parse_params"]
+__all__ = ["CELL", "VISION", "SEED", "TRIALS", "parse_params"]
 
 _INTEGER = re.compile(r"-?[0-9]{1,19}")
-
-
-class _Size(click.ParamType):
-    name = "HxW"
-
-    def convert(self, value: Any, param, ctx):
-        try:
-            return parse_size(value, param.name if param else "size")
-        except MazesimError as err:
-            self.fail(str(err), param, ctx)
 
 
 class _Cell(click.ParamType):
@@ -57,7 +46,6 @@ class _Vision(click.ParamType):
                   f"{MAX_VISION_RADIUS:,})", param, ctx)
 
 
-SIZE = _Size()
 CELL = _Cell()
 VISION = _Vision()
 SEED = click.IntRange(0, INT64_MAX)
