@@ -284,8 +284,12 @@ def _fit_logit(model: LogitModel, rows: np.ndarray, n_open: np.ndarray,
         g_lapse = -np.sum((1.0 / n_open - pc) / p)
         return -float(np.sum(np.log(p))), np.r_[g_w, g_lapse]
 
-    concave = optimize.minimize(lambda w: objective(np.r_[w, 0.0]), np.zeros(k), jac=True,
-                                method=_METHOD, bounds=bounds)
+    def without_lapse(w: np.ndarray) -> tuple[float, np.ndarray]:
+        value, grad = objective(np.r_[w, 0.0])
+        return value, grad[:k]                      # the weights' gradient only
+
+    concave = optimize.minimize(without_lapse, np.zeros(k), jac=True, method=_METHOD,
+                                bounds=bounds)
     best = None
     for s in range(starts):
         x0 = (np.r_[concave.x[:k], _FIRST_LAPSE] if s == 0
