@@ -60,10 +60,15 @@ def import_csv(trajectories: str, mazes: str, vision: str, output: str, skip_inv
 def _report(summary, as_json: bool) -> None:
     from mazesim.humans.importer import format_summary
 
+    _print(summary, as_json, format_summary)
+
+
+def _print(result, as_json: bool, text) -> None:
+    """`result` as one JSON object (its `to_json()`), or as the text `text(result)`."""
     if as_json:
-        click.echo(json.dumps(summary.to_json()))
+        click.echo(json.dumps(result.to_json()))
     else:
-        click.echo(format_summary(summary), nl=False)
+        click.echo(text(result), nl=False)
 
 
 @main.command()
@@ -92,10 +97,7 @@ def fit(run_dir: str, models: tuple[str, ...], by: str, folds: int, seed: int, s
                         starts=starts)
     if output:
         write_fit(report, output)
-    if as_json:
-        click.echo(json.dumps(report.to_json()))
-    else:
-        click.echo(format_fit(report), nl=False)
+    _print(report, as_json, format_fit)
 
 
 @main.command()

@@ -11,11 +11,12 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
 from mazesim.agents import AGENTS, AgentBase, Vision, agent_keys, make_agent, parse_vision
 from mazesim.analysis import PARAMETERS
 from mazesim.errors import MazesimError
+from mazesim.experiment.storage import HUMAN
 from mazesim.generators import GENERATORS, generate
 from mazesim.limits import INT64_MAX, MAX_STEPS, MAX_TRIALS
 from mazesim.maze import DIRECTIONS, Maze, Size, parse_size, read_maze
@@ -36,6 +37,7 @@ __all__ = [
     "load_config",
     "config_from_dict",
     "resolved_config",
+    "human_run_config",
     "maze_block",
     "plain",
 ]
@@ -154,6 +156,30 @@ def load_config(path: str | Path) -> Config:
 def config_from_dict(data: Any, *, source: str = "<config>", base: Path | None = None) -> Config:
     """Validate a config mapping; relative maze files are relative to `base` (default: cwd)."""
     return _config(Reader(source, base), data)
+
+
+def human_run_config(name: str, description: str, seed: int, mazes: list[dict[str, Any]],
+                     visions: list[Any], marks: Iterable[str], output: str | Path
+                     ) -> dict[str, Any]:
+    """A run of people (agent `human`, recorded or imported) in the shape of `resolved_config`,
+    so that `mazesim report` reads it like a simulated run: Table 1 with people as the movement
+    source, choices at every mark of the mazes."""
+    return {
+        "name": name,
+        "description": description,
+        "seed": seed,
+        "mazes": mazes,
+        "agents": [{"type": HUMAN, "label": HUMAN, "trials": 0}],
+        "vision": visions,
+        "parameters": list(PARAMETERS),
+        "analysis": {
+            "correlations": {"methods": list(CORRELATION_METHODS),
+                             "parameters": list(DEFAULT_CORRELATION_PARAMETERS)},
+            "branch_choices": [{"mark": mark, "human": {}} for mark in marks],
+        },
+        "output": str(output),
+        "trajectories": 0,
+    }
 
 
 def resolved_config(config: Config) -> dict[str, Any]:

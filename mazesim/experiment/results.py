@@ -72,7 +72,8 @@ class Results:
     - `trials`: one row per trial (`trial_id, maze_id, agent, vision, trial, seed, moves,
       reached, capped`, the flags as booleans) with the maze's stratum and parameters joined.
     - `choices`: the stored junction departures (`storage.CHOICE_COLUMNS`, `first` boolean).
-    - `sampled`: the ids of the trials whose positions are stored (`trajectory`).
+    - `sample_files`: the trajectory file of each trial whose positions are stored, and
+      `sampled` their ids (`trajectory`, `trajectories`).
     - `maze_means`, `correlations`, `regression`: mean moves per maze and condition, the
       report's Table 1 and regression (computed on first use).
     """
@@ -84,8 +85,7 @@ class Results:
     mazes: pd.DataFrame
     trials: pd.DataFrame
     choices: pd.DataFrame
-    sampled: np.ndarray
-    sample_files: Mapping[int, str] = field(default_factory=dict, repr=False)
+    sample_files: Mapping[int, str] = field(repr=False)
 
     @cached_property
     def maze_means(self) -> pd.DataFrame:
@@ -99,6 +99,10 @@ class Results:
     def regression(self) -> pd.DataFrame:
         return records_frame([t for fit in tables.regression_table(self) for t in fit.terms],
                              RegressionTerm)
+
+    @cached_property
+    def sampled(self) -> np.ndarray:
+        return np.array(list(self.sample_files), dtype=np.int64)
 
     def trajectory(self, trial_id: int) -> np.ndarray:
         """Positions (T+1, 2) of a trial whose trajectory was stored (ConfigError otherwise)."""
@@ -132,7 +136,6 @@ def load_run(path: str | Path, *, pilots: bool = False) -> Results:
         choices = pd.read_sql_query(f"SELECT {', '.join(CHOICE_COLUMNS)} FROM choices {where}"
                                     "ORDER BY trial_id, step", store.conn)
         sample_files = dict(store.query("SELECT trial_id, file FROM samples ORDER BY trial_id"))
-    sampled = np.array(list(sample_files), dtype=np.int64)
     for flag in _FLAGS:
         trials[flag] = trials[flag].astype(bool)
     for choice_field in CHOICE_FIELDS:
@@ -142,7 +145,7 @@ def load_run(path: str | Path, *, pilots: bool = False) -> Results:
                           how="left", validate="many_to_one")
     kind = HUMAN if meta.get("kind") == HUMAN else SIMULATED
     return Results(run_dir, kind, meta, _settings(meta.get("config") or {}, trials, mazes),
-                   mazes, joined, choices, sampled, sample_files)
+                   mazes, joined, choices, sample_files)
 
 
 def _mazes(store: RunStore) -> pd.DataFrame:

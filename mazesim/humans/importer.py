@@ -28,6 +28,7 @@ import numpy as np
 
 from mazesim.agents.vision import Vision
 from mazesim.errors import DataError
+from mazesim.experiment.config import human_run_config
 from mazesim.experiment.storage import (HUMAN, MazeRecord, RunStore, TrialRows, transaction,
                                         write_samples, write_trials)
 from mazesim.humans.sources import Problem, Recording, Source, read_csv, read_mst
@@ -224,25 +225,8 @@ def _report_config(run_dir: Path, source: Source, names: list[str], valid: list[
                    ) -> dict[str, Any]:
     """The run in the experiment's resolved-config shape (agent `human`), so that `mazesim
     report` reads it like a simulated run."""
-    from mazesim.analysis import PARAMETERS
-    from mazesim.experiment.config import CORRELATION_METHODS, DEFAULT_CORRELATION_PARAMETERS
-
     visions = list({str(v): v.to_config() for v in (_vision(r, source) for r in valid)}.values())
     marks = sorted({m for name in names for m in source.mazes[name].marks})
-    return {
-        "name": run_dir.name,
-        "description": f"Human trials imported by `mazesim import {source.format}` from "
-                       f"{source.path}.",
-        "seed": 0,
-        "mazes": [{"file": name} for name in names],
-        "agents": [{"type": HUMAN, "label": HUMAN, "trials": 0}],
-        "vision": visions,
-        "parameters": list(PARAMETERS),
-        "analysis": {
-            "correlations": {"methods": list(CORRELATION_METHODS),
-                             "parameters": list(DEFAULT_CORRELATION_PARAMETERS)},
-            "branch_choices": [{"mark": mark, "human": {}} for mark in marks],
-        },
-        "output": str(run_dir),
-        "trajectories": 0,
-    }
+    return human_run_config(run_dir.name, f"Human trials imported by `mazesim import "
+                            f"{source.format}` from {source.path}.", 0,
+                            [{"file": name} for name in names], visions, marks, run_dir)

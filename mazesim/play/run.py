@@ -25,6 +25,7 @@ import yaml
 
 from mazesim.errors import ConfigError
 from mazesim.experiment.runner import ENVIRONMENT_FILE, environment
+from mazesim.experiment.config import human_run_config
 from mazesim.experiment.rundir import RunLock, lock_run
 from mazesim.experiment.storage import (HUMAN, HUMAN_PILOT, MazeRecord, RunStore, TrialRows,
                                         next_trial_id, write_samples, write_trials)
@@ -138,30 +139,15 @@ def report_config(session: Session) -> dict[str, Any]:
     """The session in the experiment's resolved-config shape (agent `human`), so that
     `mazesim.experiment.report` reads a play run like a simulated one: Table 1 with humans as the
     movement source, choices at every mark of the mazes."""
-    from mazesim.analysis import PARAMETERS
-    from mazesim.experiment.config import CORRELATION_METHODS, DEFAULT_CORRELATION_PARAMETERS
-
     visions: list[Any] = []
     for item in session.mazes:
         if item.vision.to_config() not in visions:
             visions.append(item.vision.to_config())
     marks = list(dict.fromkeys(name for m in session.mazes for name in sorted(m.maze.marks)))
-    return {
-        "name": session.name,
-        "description": f"Human trials recorded by `mazesim play` (session {session.name}).",
-        "seed": session.seed,
-        "mazes": [dict(m.source) for m in session.mazes],
-        "agents": [{"type": HUMAN, "label": HUMAN, "trials": 0}],
-        "vision": visions,
-        "parameters": list(PARAMETERS),
-        "analysis": {
-            "correlations": {"methods": list(CORRELATION_METHODS),
-                             "parameters": list(DEFAULT_CORRELATION_PARAMETERS)},
-            "branch_choices": [{"mark": mark, "human": {}} for mark in marks],
-        },
-        "output": str(session.output),
-        "trajectories": 0,
-    }
+    return human_run_config(session.name, f"Human trials recorded by `mazesim play` (session "
+                            f"{session.name}).", session.seed,
+                            [dict(m.source) for m in session.mazes], visions, marks,
+                            session.output)
 
 
 def maze_number(session: Session, maze: PlayMaze) -> int:

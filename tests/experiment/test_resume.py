@@ -75,12 +75,7 @@ def _wait_for_units(proc: subprocess.Popen, output: Path, at_least: int) -> Path
 
 
 def test_sigkill_mid_sweep_then_resume_gives_the_uninterrupted_tables(tmp_path):
-    config = write_config(tmp_path / "cfg", CONFIG)
-    output = tmp_path / "out"
-    proc = _start(_API, config, output)
-    run_dir = _wait_for_units(proc, output, 4)
-    proc.kill()
-    proc.communicate()
+    config, output, run_dir = _interrupted(tmp_path)
     _, done = _units(output)
     assert 4 <= done < UNITS
     resumed = run_small(config, output, resume=True)
