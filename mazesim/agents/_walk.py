@@ -240,6 +240,30 @@ def _grow_pairs(pairs, needed):
 
 
 @njit(cache=True)
+def _keep_cells(kept, k, pos, t, width):
+    """Append the trial's cells `pos[:t + 1]` (flat) to `kept[:k]` as (row, col) pairs: the grown
+    buffer and its new length."""
+    if k + t + 1 > kept.shape[0]:
+        kept = _grow_pairs(kept, k + t + 1)
+    _flat_to_cells(pos, t + 1, width, kept, k)
+    return kept, k + t + 1
+
+
+@njit(cache=True)
+def _repeat_rows(rows, owner, first, m, trial):
+    """Copy the choice rows `first..m` (the last trial's) as the rows of `trial`: the grown
+    buffers, the copy's first row and the new count."""
+    count = m - first
+    if m + count > rows.shape[0]:
+        rows, owner = _grow_rows(rows, m + count), _grow_cells(owner, m + count)
+    for r in range(count):
+        for c in range(N_COLUMNS):
+            rows[m + r, c] = rows[first + r, c]
+        owner[m + r] = trial
+    return rows, owner, m, m + count
+
+
+@njit(cache=True)
 def _flat_to_cells(flat, count, width, out, at):
     """Write the first `count` flat padded cells as (row, col) pairs into `out` from row `at`."""
     for s in range(count):
@@ -324,7 +348,8 @@ def _walk(p, cells, width, start, goal, view, goal_seeking, lapse, streams, max_
     departures are recorded. Returns (moves, reached, choice rows (m, N_COLUMNS), the trial of
     each row, the cells (row, col) of every trial stacked when `keep`, and when reading the
     probability of each direction before each move (moves, 4) and, for an observer, its state
-    `rs` before each move (moves, RULE_STATE)).
+    `rs` before each move (moves, RULE_STATE)). A walk that drew no random number (a
+    deterministic rule) is walked once: the trials after it would walk the same and copy it.
     """
     kind, radius, occlusion, memory, known_map = view[:5]
     seen = view[5]
@@ -343,7 +368,15 @@ def _walk(p, cells, width, start, goal, view, goal_seeking, lapse, streams, max_
                                                               n_max, trials)
     traces = np.zeros((n_max if reading and OBSERVER else 0, RULE_STATE))
     m, k = np.int64(0), np.int64(0)     # (constants would compile helper variants)
+    first, drew, i, t = np.int64(0), True, start, np.int64(0)
     for trial in range(trials):
+        if not drew:            # the last walk drew no random number: this one is the same
+            rows, owner, first, m = _repeat_rows(rows, owner, first, m, trial)
+            moves[trial], reached[trial] = t, i == goal
+            if keep:
+                kept, k = _keep_cells(kept, k, pos, t, width)
+            continue
+        first, drew = m, False
         s0, s1, s2, s3 = (streams[trial, 0], streams[trial, 1], streams[trial, 2],
                           streams[trial, 3])
         _begin(ws, limited)
@@ -421,6 +454,7 @@ def _walk(p, cells, width, start, goal, view, goal_seeking, lapse, streams, max_
                         total += probs[e]
                     if n_open > 1:  # the first direction whose cumulative sum passes x
                         s0, s1, s2, s3, u = xoshiro_double(s0, s1, s2, s3)
+                        drew = True
                         x = u * total
                         acc, d = 0.0, 0
                         for e in range(3):
@@ -470,13 +504,9 @@ def _walk(p, cells, width, start, goal, view, goal_seeking, lapse, streams, max_
                 rows, owner = _grow_rows(rows, m + 1), _grow_cells(owner, m + 1)
             if t == cells_free:
                 pos = _grow_cells(pos, t + 2)
-        moves[trial] = t
-        reached[trial] = i == goal
+        moves[trial], reached[trial] = t, i == goal
         if keep:
-            if k + t + 1 > kept.shape[0]:
-                kept = _grow_pairs(kept, k + t + 1)
-            _flat_to_cells(pos, t + 1, width, kept, k)
-            k += t + 1
+            kept, k = _keep_cells(kept, k, pos, t, width)
     return moves, reached, rows[:m], owner[:m], kept[:k], scores, traces
 
 

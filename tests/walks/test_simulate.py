@@ -95,8 +95,9 @@ def test_same_seed_same_walk_and_seed_sequences():
 
 
 @pytest.mark.parametrize("seed", [7, np.random.SeedSequence(5, spawn_key=(3, 1, 2))])
-@pytest.mark.parametrize("name", ["weighted-walker", "dfs", "tremaux", "shortest", "bfs"])
+@pytest.mark.parametrize("name", ["weighted-walker", "dfs", "tremaux", "shortest", "bfs", "right-hand"])
 def test_batch_trial_i_is_simulate_with_trial_seed(seed, name):
+    """(bfs and right-hand draw nothing: their later trials copy the first.)"""
     maze = generate("wilson", 15, seed=2, braid=0.3)
     agent = make_agent(name)
     batch = simulate_many(maze, agent, 2, 6, seed, keep_positions=True)
