@@ -26,7 +26,7 @@ import zipfile
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping, Sequence
+from typing import Any, BinaryIO, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -372,7 +372,7 @@ def write_samples(conn: sqlite3.Connection, run_dir: str | Path,
         fd, part = tempfile.mkstemp(prefix=".trials-", suffix=".part", dir=folder)
         try:
             with os.fdopen(fd, "wb") as handle:
-                np.savez_compressed(handle, **arrays)
+                _savez(handle, arrays)
             os.replace(part, folder.parent / name)
         except BaseException:
             os.unlink(part)
@@ -382,6 +382,15 @@ def write_samples(conn: sqlite3.Connection, run_dir: str | Path,
     conn.executemany("INSERT OR REPLACE INTO samples VALUES (?, ?)",
                      [(int(trial_id), name) for trial_id in samples])
     return name
+
+
+def _savez(handle: BinaryIO, arrays: Mapping[str, np.ndarray]) -> None:
+    """`np.savez_compressed` at zlib level 1 (numpy's is 6): four times faster, and direction
+    codes come out about as small (np.load reads either)."""
+    with zipfile.ZipFile(handle, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as archive:
+        for key, value in arrays.items():
+            with archive.open(f"{key}.npy", "w", force_zip64=True) as member:
+                np.lib.format.write_array(member, value, allow_pickle=False)
 
 
 def _free_name(conn: sqlite3.Connection, first: int) -> str:

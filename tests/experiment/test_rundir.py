@@ -159,7 +159,7 @@ def test_a_failed_trajectory_write_leaves_nothing(run, monkeypatch):
     def full(*args, **kwargs):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(np, "savez_compressed", full)
+    monkeypatch.setattr(np.lib.format, "write_array", full)
     files = sorted((run / "trajectories").iterdir())
     with RunStore(run, create=True) as store:
         with pytest.raises(RunError, match=r"trajectories: cannot write a trajectory file "
