@@ -15,7 +15,6 @@ import math
 import time
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
 from mazesim.search.sokoban import _kernels as _k
 from mazesim.search import generic
@@ -39,6 +38,9 @@ def push_astar(board: Board, prune: str, deadline: float = math.inf):
     >>> pushes.tolist(), states, timed_out
     ([[2, 1], [3, 1]], 3, False)
     """
+    # imported here: scipy.optimize takes 0.25 s to import, which every command would pay
+    from scipy.optimize import linear_sum_assignment
+
     nbr, n = board.nbr, board.size
     dist = push_distances(board)
     dead = dead_mask(board, prune).astype(np.uint8)
