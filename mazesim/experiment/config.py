@@ -17,7 +17,7 @@ from mazesim.agents import AGENTS, AgentBase, Vision, agent_keys, make_agent, pa
 from mazesim.analysis import PARAMETERS
 from mazesim.errors import MazesimError
 from mazesim.experiment.storage import HUMAN
-from mazesim.generators import GENERATORS, generate
+from mazesim.generators import GENERATORS, check, generate
 from mazesim.limits import INT64_MAX, MAX_STEPS, MAX_TRIALS
 from mazesim.maze import DIRECTIONS, Maze, Size, parse_size, read_maze
 from mazesim.schema import Reader, read_yaml, short
@@ -82,6 +82,12 @@ class GeneratedMazes:
     def maze(self, seed: int) -> Maze:
         return generate(self.generator, self.size, seed=seed, braid=self.braid,
                         placement=self.placement, **dict(self.options))
+
+    def check(self) -> None:
+        """Raise what generating the block's mazes would (`generators.check`: no kernel runs or
+        compiles, so a config is checked at once on a fresh install)."""
+        check(self.generator, self.size, seed=0 if self.seed is None else self.seed,
+              braid=self.braid, placement=self.placement, **dict(self.options))
 
 
 @dataclass(frozen=True, eq=False)
@@ -229,8 +235,9 @@ def plain(value: Any) -> Any:
 def maze_block(reader: Reader, data: Any, path: str, *, extra: tuple[str, ...] = (),
                count: bool = True) -> tuple[GeneratedMazes | MazeFile, dict[str, Any]]:
     """A generator block (`generator`, `size`, `seed`, `placement`, `braid`, `options`, and
-    `count` when `count`) or a file block (`file`, `sha256`) of a config, checked by generating
-    (or reading) its first maze; with the caller's `extra` keys, returned apart."""
+    `count` when `count`) or a file block (`file`, `sha256`) of a config, checked as its
+    mazes would be generated (or its maze read); with the caller's `extra` keys, returned
+    apart."""
     is_file = isinstance(data, dict) and "file" in data
     keys = _FILE_KEYS if is_file else tuple(k for k in _GENERATOR_KEYS if count or k != "count")
     data = reader.mapping(data, path, keys + extra, required=("file",) if is_file
@@ -254,7 +261,7 @@ def maze_block(reader: Reader, data: Any, path: str, *, extra: tuple[str, ...] =
         reader.mapping(data.get("options", {}), f"{path}.options",
                        GENERATORS[generator].options))
     try:
-        block.maze(0 if block.seed is None else block.seed)
+        block.check()
     except (MazesimError, TypeError) as err:
         raise reader.fail(path, str(err)) from None
     if not isinstance(block.placement, str):

@@ -18,7 +18,7 @@ from mazesim.generators._registry import MIN_GRID, GeneratorSpec, check_fraction
 from mazesim.generators._registry import REGISTRY as _REGISTRY
 from mazesim.generators.braid import braid
 from mazesim.generators.braid import braid as _braid_grid  # `generate` has a `braid` argument
-from mazesim.generators.placement import PLACEMENTS, check_placement, place
+from mazesim.generators.placement import PLACEMENTS, check_inside, check_placement, place
 from mazesim.maze import FORMAT_VERSION, Maze
 
 # The families: importing them fills the registry (in the order `mazesim generators` lists).
@@ -32,6 +32,7 @@ __all__ = [
     "GeneratorSpec",
     "PLACEMENTS",
     "generate",
+    "check",
     "braid",
     "check_size",
     "place",
@@ -77,16 +78,8 @@ def generate(
         With `meta` = generator, size [H, W], seed, braid, placement, options (defaults filled in)
         and the format version.
     """
-    spec = lookup(name)
-    h, w = check_size(size)
-    if h == w == MIN_GRID:
-        raise GeneratorError(f"size {h}x{w}: a single room, and S and G need two different "
-                             "ones (allowed: odd sides >= 3 with at least two rooms, e.g. 3x5)")
-    resolved = spec.resolve_options(options)
-    fraction = check_fraction(braid, "braid")
-    placement = check_placement(placement)
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise GeneratorError(f"seed: {seed!r} (allowed: an integer >= 0)")
+    spec, (h, w), resolved, fraction, placement = _checked(name, size, seed, braid, placement,
+                                                           options)
     rng = np.random.default_rng(seed)
     grid = spec.function((h, w), rng, **resolved)
     if fraction > 0:
@@ -102,3 +95,28 @@ def generate(
         "version": FORMAT_VERSION,
     }
     return Maze(grid, start, goal, meta=meta)
+
+
+def check(name: str, size: Any, *, seed: int, braid: float = 0.0, placement: Any = "corners",
+          **options: Any) -> None:
+    """Raise the GeneratorError that `generate` would raise for these arguments, without
+    generating (a config is checked so, before any kernel is compiled): every one, except that
+    an explicit start or goal inside the grid may be a wall of the maze generated."""
+    _checked(name, size, seed, braid, placement, options)
+
+
+def _checked(name: str, size: Any, seed: int, braid: float, placement: Any,
+             options: Mapping[str, Any]) -> tuple:
+    """(spec, (h, w), options resolved, braid fraction, placement) of valid arguments."""
+    spec = lookup(name)
+    h, w = check_size(size)
+    if h == w == MIN_GRID:
+        raise GeneratorError(f"size {h}x{w}: a single room, and S and G need two different "
+                             "ones (allowed: odd sides >= 3 with at least two rooms, e.g. 3x5)")
+    resolved = spec.resolve_options(options)
+    fraction = check_fraction(braid, "braid")
+    placement = check_placement(placement)
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise GeneratorError(f"seed: {seed!r} (allowed: an integer >= 0)")
+    check_inside(placement, h, w)
+    return spec, (h, w), resolved, fraction, placement

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import inspect
 import numbers
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Callable, Mapping
 
@@ -29,16 +29,20 @@ class GeneratorSpec:
     """A registered generator: its name, one-line description, family function and options.
 
     `options` maps each option name to its default; the family function takes them as keyword-only
-    arguments after `rng`.
+    arguments after `rng`. `checks` maps an option to the function that validates its value
+    (`check_fraction`, ...): options are checked before any work, and without generating.
     """
 
     name: str
     description: str
     function: Callable[..., np.ndarray]
     options: Mapping[str, Any]
+    checks: Mapping[str, Callable[[Any, str], Any]] = field(
+        default_factory=lambda: MappingProxyType({}))
 
     def resolve_options(self, given: Mapping[str, Any]) -> dict[str, Any]:
-        """The defaults updated by `given`; an unknown option raises GeneratorError listing ours."""
+        """The defaults updated by `given`, each checked; an unknown option or a bad value
+        raises GeneratorError (listing ours, or naming the option)."""
         if not given:
             return dict(self.options)
         unknown = sorted(set(given) - set(self.options))
@@ -47,14 +51,19 @@ class GeneratorSpec:
             raise GeneratorError(
                 f"generator {self.name!r}: unknown option {unknown[0]!r} (options: {allowed})"
             )
-        return {**self.options, **given}
+        resolved = {**self.options, **given}
+        for option, check in self.checks.items():
+            check(resolved[option], f"{self.name}: {option}")
+        return resolved
 
 
-def register(name: str) -> Callable[[Callable[..., np.ndarray]], Callable[..., np.ndarray]]:
+def register(name: str, checks: Mapping[str, Callable[[Any, str], Any]] | None = None
+             ) -> Callable[[Callable[..., np.ndarray]], Callable[..., np.ndarray]]:
     """Decorator: register a family function `(size, rng, *, options...) -> grid` under `name`.
 
     The description is the first line of the function's docstring; the options are its
-    keyword-only parameters with their defaults.
+    keyword-only parameters with their defaults; `checks` validate option values (see
+    `GeneratorSpec`).
     """
 
     def decorate(function: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
@@ -64,7 +73,8 @@ def register(name: str) -> Callable[[Callable[..., np.ndarray]], Callable[..., n
         options = {p.name: p.default for p in params if p.kind is inspect.Parameter.KEYWORD_ONLY}
         summary = (function.__doc__ or "").strip().splitlines()
         REGISTRY[name] = GeneratorSpec(
-            name, summary[0] if summary else "", function, MappingProxyType(options)
+            name, summary[0] if summary else "", function, MappingProxyType(options),
+            MappingProxyType(dict(checks or {}))
         )
         return function
 

@@ -9,7 +9,7 @@ from mazesim.maze import Size
 __all__ = ["eller"]
 
 
-@register("eller")
+@register("eller", checks={"join": check_fraction})
 def eller(size: Size, rng: np.random.Generator, *, join: float = 0.5) -> np.ndarray:
     """Eller: row by row with sets; `join` = chance to join neighbours of different sets.
 
@@ -21,4 +21,4 @@ def eller(size: Size, rng: np.random.Generator, *, join: float = 0.5) -> np.ndar
         none goes down from one uniformly random room of it; the last row joins all sets.
     """
     h, w = check_size(size)
-    return _row_kernels.eller(h, w, check_fraction(join, "eller: join"), rng)
+    return _row_kernels.eller(h, w, float(join), rng)

@@ -60,13 +60,22 @@ def place(grid: np.ndarray, placement: Any, rng: np.random.Generator) -> tuple[C
     if placement == "farthest":
         start = _farthest_room(grid, (1, 1))
         return start, _farthest_room(grid, start)
+    check_inside(placement, h, w)
+    for cell, what in zip(placement, ("start", "goal")):
+        if grid[cell] != PASSAGE:
+            raise GeneratorError(f"placement: {what} {cell} is a wall")
+    return placement  # type: ignore[return-value]
+
+
+def check_inside(placement: str | tuple[Cell, Cell], h: int, w: int) -> None:
+    """GeneratorError if an explicit start or goal (a checked placement) is outside an h x w
+    grid."""
+    if isinstance(placement, str):
+        return
     for cell, what in zip(placement, ("start", "goal")):
         r, c = cell
         if not (0 <= r < h and 0 <= c < w):
             raise GeneratorError(f"placement: {what} {cell} is outside the {h}x{w} grid")
-        if grid[r, c] != PASSAGE:
-            raise GeneratorError(f"placement: {what} {cell} is a wall")
-    return placement  # type: ignore[return-value]
 
 
 def _room(index: int, rooms_w: int) -> Cell:

@@ -1,12 +1,14 @@
 """`generate`: the shared work (lookup, rng, braid, placement, metadata) and its input errors."""
 
 import json
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
 from mazesim.errors import GeneratorError
-from mazesim.generators import GENERATORS, generate
+from mazesim.generators import GENERATORS, check, generate
+from mazesim.generators._registry import REGISTRY
 from mazesim.maze import FORMAT_VERSION, Maze, maze_to_json
 
 
@@ -133,3 +135,21 @@ def test_a_size_above_the_cell_ceiling_is_refused_before_any_work(monkeypatch):
     with pytest.raises(GeneratorError, match=r"size: 99,999x99,999 is 9,999,800,001 cells "
                                              r"\(allowed: at most 25,010,001, e.g. 5,001x5,001\)"):
         generate("digging", "99999x99999", seed=1)
+
+
+@pytest.mark.parametrize("name, kwargs", [
+    ("zzz", {}), ("eller", {"jion": 0.5}), ("eller", {"join": 2}), ("digging", {"braid": 1.5}),
+    ("digging", {"seed": -1}), ("digging", {"size": 4}), ("digging", {"size": 3}),
+    ("digging", {"placement": ((1, 1), (31, 3))}), ("digging", {"placement": "middle"}),
+    ("digging", {"seed": -1, "placement": ((1, 1), (31, 3))}),
+])
+def test_check_raises_what_generate_raises_without_generating(name, kwargs, monkeypatch):
+    arguments = {"size": 31, "seed": 0, **kwargs}
+    with pytest.raises(GeneratorError) as by_generate:
+        generate(name, **arguments)
+    for key, spec in GENERATORS.items():        # `check` must not reach a family function
+        monkeypatch.setitem(REGISTRY, key, replace(spec, function=None))
+    with pytest.raises(GeneratorError) as by_check:
+        check(name, **arguments)
+    assert str(by_check.value) == str(by_generate.value)
+    assert check("eller", 31, seed=0, join=1, placement=((1, 1), (29, 29))) is None
