@@ -18,8 +18,8 @@ from typing import Any, Callable
 from mazesim.agents import KernelAgent, Vision
 from mazesim.analysis import parameters
 from mazesim.analysis._kernels import measure
-from mazesim.experiment.config import Config, GeneratedMazes, MazeFile
-from mazesim.maze import Maze
+from mazesim.experiment.config import Config, GeneratedMazes
+from mazesim.maze import parse_maze
 from mazesim.walks import simulate_many
 
 __all__ = ["warm_up", "cold_kernels"]
@@ -61,8 +61,9 @@ def _cached(kernel: Any) -> bool:
 def _tasks(config: Config) -> list[Task]:
     """One walk per agent family and mapped/blind loop, each generator block once, the
     parameters: the first walk (it compiles the kernels every walk shares) beside the mazes and
-    the parameters, then the other walks, which find the shared kernels in the cache."""
-    maze = _first_maze(config)
+    the parameters, then the other walks, which find the shared kernels in the cache. Walks and
+    parameters run on a small literal maze: kernels compile for the types of their arguments, and
+    generating a maze here would compile its generator before the pool starts."""
     walks, seen = [], set()
     for spec in config.agents:
         for vision in config.vision:
@@ -70,17 +71,13 @@ def _tasks(config: Config) -> list[Task]:
             key = agent.kernel() if isinstance(agent, KernelAgent) else type(agent)
             if key not in seen:
                 seen.add(key)
-                walks.append(("walk", maze, agent, vision))
+                walks.append(("walk", _MAZE, agent, vision))
     blocks = list({(b.generator, b.braid > 0, str(b.placement)): ("maze", b)
                    for b in config.mazes if isinstance(b, GeneratedMazes)}.values())
-    return walks[:1] + blocks + [("measure", maze)] + walks[1:]
+    return walks[:1] + blocks + [("measure", _MAZE)] + walks[1:]
 
 
-def _first_maze(config: Config) -> Maze:
-    block = config.mazes[0]
-    if isinstance(block, MazeFile):
-        return block.maze
-    return block.maze(0 if block.seed is None else block.seed)
+_MAZE = parse_maze("#######\n#S....#\n#.###.#\n#....G#\n#######")
 
 
 def _exercise(task: Task) -> None:

@@ -1,0 +1,36 @@
+"""`experiment.warmup`: the tasks that compile a cold run's kernels in a pool."""
+
+from pathlib import Path
+
+import pytest
+
+from mazesim.experiment import warmup
+from mazesim.experiment.config import GeneratedMazes, load_config
+
+QUICKSTART = Path(__file__).resolve().parents[2] / "configs" / "quickstart.yaml"
+
+
+def test_one_walk_per_kernel_each_generator_once_and_the_parameters(monkeypatch):
+    def generated(self, seed):
+        raise AssertionError("a maze generated before the pool starts")
+
+    monkeypatch.setattr(GeneratedMazes, "maze", generated)
+    config = load_config(QUICKSTART)
+    tasks = warmup._tasks(config)
+    kinds = [task[0] for task in tasks]
+    walks = [task for task in tasks if task[0] == "walk"]
+    assert kinds[0] == "walk" and kinds.count("measure") == 1
+    assert len(walks) == len({spec.agent.kernel() for spec in config.agents}) == 4
+    assert sorted(task[1].generator for task in tasks if task[0] == "maze") == [
+        "digging", "stick-knocking", "wall-extending"]
+
+
+def test_every_task_runs():
+    for task in warmup._tasks(load_config(QUICKSTART)):
+        warmup._exercise(task)
+
+
+def test_one_core_compiles_as_it_goes(monkeypatch):
+    monkeypatch.setattr(warmup.os, "sched_getaffinity", lambda pid: {0}, raising=False)
+    monkeypatch.setattr(warmup.os, "cpu_count", lambda: 1)
+    assert warmup.warm_up(load_config(QUICKSTART), lambda: pytest.fail("no notice")) is False
