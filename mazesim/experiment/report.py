@@ -113,10 +113,10 @@ def _figures(run_dir: Path, results: Results, report: Report) -> list[Figure]:
                           "generator; titles: pooled Pearson r and r within generators."
                           + (f" Rows of {', '.join(marked)} are no findings (see Table 1)."
                              if marked else "")))
-    t = results.trials
-    groups = [(a, v, t.moves[(t.agent == a) & (t.vision == v)
-                             & (s.include_capped | ~t.capped)].to_numpy())
-              for v in s.visions for a in s.agents]
+    t, rows = results.trials, results.condition_rows
+    moves, counted = t.moves.to_numpy(), (s.include_capped | ~t.capped).to_numpy()
+    groups = [(a, v, moves[rows[a, v]][counted[rows[a, v]]])
+              for v in s.visions for a in s.agents if (a, v) in rows]
     groups = [g for g in groups if g[2].size]
     if groups:
         out.append(Figure(draw.box_figure(folder / "moves-boxplot.png",

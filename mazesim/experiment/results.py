@@ -74,6 +74,8 @@ class Results:
     - `choices`: the stored junction departures (`storage.CHOICE_COLUMNS`, `first` boolean).
     - `sample_files`: the trajectory file of each trial whose positions are stored, and
       `sampled` their ids (`trajectory`, `trajectories`).
+    - `condition_rows`: the positions in `trials` of each (agent, vision)'s trials, ascending
+      (one grouping instead of comparing the strings of every trial per condition).
     - `maze_means`, `correlations`, `regression`: mean moves per maze and condition, the
       report's Table 1 and regression (computed on first use).
     """
@@ -86,6 +88,10 @@ class Results:
     trials: pd.DataFrame
     choices: pd.DataFrame
     sample_files: Mapping[int, str] = field(repr=False)
+
+    @cached_property
+    def condition_rows(self) -> Mapping[tuple[str, str], np.ndarray]:
+        return self.trials.groupby(["agent", "vision"], sort=False).indices
 
     @cached_property
     def maze_means(self) -> pd.DataFrame:
