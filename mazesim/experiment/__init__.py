@@ -31,8 +31,8 @@ __all__ = [
 
 
 def __getattr__(name: str):
-    """`build_report` and `Report` import matplotlib, `load_run` and `Results` pandas: loaded on
-    first use only."""
+    """`build_report` and `Report` import pandas (and matplotlib to draw), `load_run` and
+    `Results` pandas: loaded on first use only."""
     if name in ("build_report", "Report"):
         from mazesim.experiment import report
 

@@ -22,7 +22,7 @@ from mazesim.maze import Maze  # noqa: E402
 from mazesim.render import HEAT_COLOURS  # noqa: E402
 
 __all__ = [
-    "scatter_figure", "box_figure", "choice_figure", "trajectory_figure", "heatmap_figure",
+    "scatter_figure", "box_figure", "choice_figure", "trajectory_figures", "heatmap_figures",
 ]
 
 _PANEL = 2.4  # inches per subplot
@@ -136,46 +136,76 @@ def _bars(ax, pos: np.ndarray, shares: list[tuple[float, float, float]], color: 
     ax.bar(pos, share, 0.4, yerr=err, capsize=3, color=color, label=label)
 
 
-def trajectory_figure(path: Path, title: str, maze: Maze, positions: np.ndarray) -> Path:
-    """One trial in the study's style (`mazesim.walks.pictures.trajectory_image`), titled."""
+def trajectory_figures(maze: Maze, trials: Sequence[tuple[Path, str, np.ndarray]]
+                       ) -> list[Path]:
+    """Each trial (PNG path, title, positions) on `maze` in the study's style
+    (`mazesim.walks.pictures.trajectory_image`), titled."""
     from mazesim.walks.pictures import trajectory_image
 
-    fig, ax = _maze_axes(maze)
-    ax.imshow(np.asarray(trajectory_image(maze, positions)), interpolation="nearest")
-    ax.set_title(title, fontsize=8)
-    return _save(fig, path, tight=False)
+    with _MazeCanvas(maze) as canvas:
+        return [canvas.save(path, title, trajectory_image(maze, positions))
+                for path, title, positions in trials]
 
 
-def heatmap_figure(path: Path, title: str, maze: Maze, walks: Sequence[np.ndarray]) -> Path:
-    """Visits per cell summed over several trials (`mazesim.walks.pictures.heat_map_image`),
-    with a colour bar of the number of visits."""
+def heatmap_figures(maze: Maze, conditions: Sequence[tuple[Path, str, Sequence[np.ndarray]]]
+                    ) -> list[Path]:
+    """Visits per cell summed over each condition's trials (PNG path, title, walks) on `maze`
+    (`mazesim.walks.pictures.heat_map_image`), with a colour bar of the number of visits."""
     from mazesim.walks.metrics import visit_counts
     from mazesim.walks.pictures import heat_map_image
 
-    most = int(sum(visit_counts(maze, w) for w in walks).max()) if walks else 1
-    fig, ax = _maze_axes(maze, colour_bar=True)
-    ax.imshow(np.asarray(heat_map_image(maze, walks)), interpolation="nearest")
     ramp = LinearSegmentedColormap.from_list("visits", [np.array(c) / 255 for c in HEAT_COLOURS])
-    bar = fig.colorbar(plt.cm.ScalarMappable(Normalize(1, max(most, 2)), ramp), ax=ax,
-                       fraction=0.046, pad=0.04)
-    bar.set_label(f"visits ({len(walks)} trials)", fontsize=8)
-    ax.set_title(title, fontsize=8)
-    return _save(fig, path, tight=False)
+    visits = plt.cm.ScalarMappable(Normalize(1, 2), ramp)
+    out = []
+    with _MazeCanvas(maze, colour_bar=True) as canvas:
+        bar = canvas.fig.colorbar(visits, ax=canvas.ax, fraction=0.046, pad=0.04)
+        for path, title, walks in conditions:
+            most = int(sum(visit_counts(maze, w) for w in walks).max()) if walks else 1
+            visits.set_norm(Normalize(1, max(most, 2)))
+            bar.set_label(f"visits ({len(walks)} trials)", fontsize=8)
+            out.append(canvas.save(path, title, heat_map_image(maze, walks)))
+    return out
 
 
-def _maze_axes(maze: Maze, colour_bar: bool = False):
-    h, w = maze.shape
-    width = _MAZE_INCHES * (1.25 if colour_bar else 1.0)
-    fig, ax = plt.subplots(figsize=(width, _MAZE_INCHES * h / w + 0.5))
-    fig.subplots_adjust(left=0.02, right=0.98, bottom=0.02, top=0.9)  # no tight_layout: slow
-    ax.set_axis_off()
-    return fig, ax
+class _MazeCanvas:
+    """One figure for the pictures of a maze, redrawn for each (a new figure apiece took half as
+    long again). The title is placed at the top of the axes, which are off: placing it the
+    automatic way laid out their unseen ticks first."""
+
+    def __init__(self, maze: Maze, colour_bar: bool = False) -> None:
+        h, w = maze.shape
+        width = _MAZE_INCHES * (1.25 if colour_bar else 1.0)
+        self.fig, self.ax = plt.subplots(figsize=(width, _MAZE_INCHES * h / w + 0.5))
+        self.fig.subplots_adjust(left=0.02, right=0.98, bottom=0.02, top=0.9)  # tight: slow
+        self.ax.set_axis_off()
+        self._title = self.ax.set_title("", fontsize=8, y=1.0)
+        self._image = None
+
+    def __enter__(self) -> _MazeCanvas:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        plt.close(self.fig)
+
+    def save(self, path: Path, title: str, picture) -> Path:
+        """Draw `picture` (an image) titled `title` and write it to `path`."""
+        if self._image is None:
+            self._image = self.ax.imshow(np.asarray(picture), interpolation="nearest")
+        else:
+            self._image.set_data(np.asarray(picture))
+        self._title.set_text(title)
+        return _write(self.fig, path)
 
 
 def _save(fig: plt.Figure, path: Path, tight: bool = True) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
     if tight:
         fig.tight_layout()
-    fig.savefig(path, dpi=_DPI, metadata=_METADATA)
+    _write(fig, path)
     plt.close(fig)
+    return path
+
+
+def _write(fig: plt.Figure, path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=_DPI, metadata=_METADATA)
     return path

@@ -60,7 +60,7 @@ def regression(agent: str, vision: str, parameters: Mapping[str, np.ndarray],
     """OLS of `mean_moves` (one value per maze) on the z-scored `parameters` and, with two or
     more `strata` labels, a dummy per label but the first; mazes with a missing value are left
     out, constant parameters dropped (named in `note`)."""
-    import statsmodels.api as sm
+    from statsmodels.regression.linear_model import OLS   # not statsmodels.api: 0.2 s less
 
     y = np.asarray(mean_moves, float)
     x = {k: np.asarray(v, float) for k, v in parameters.items()}
@@ -79,7 +79,7 @@ def regression(agent: str, vision: str, parameters: Mapping[str, np.ndarray],
     if np.linalg.matrix_rank(design) < design.shape[1]:
         return Regression(agent, vision, n, float("nan"), (), _join(
             note, "the terms are collinear (a parameter is fixed by the others)"))
-    fit = sm.OLS(y[ok], design).fit()
+    fit = OLS(y[ok], design).fit()
     low, high = np.asarray(fit.conf_int(1 - CONFIDENCE)).T
     vif = np.concatenate([[np.nan], _vif(design[:, 1:])])
     r2 = float(fit.rsquared)

@@ -12,15 +12,15 @@ import json
 import math
 from dataclasses import astuple, dataclass, fields, replace
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 import numpy as np
 
-from mazesim.experiment import figures as draw
+from mazesim.experiment.background import Background
 from mazesim.experiment.choices import ChoiceTest
 from mazesim.experiment.regression import Regression, RegressionTerm
-from mazesim.experiment.results import Results, load_run
-from mazesim.experiment.statistics import Correlation, Summary
+from mazesim.experiment.results import Results, Settings, read_run
+from mazesim.experiment.statistics import Correlation, Summary, correlations
 from mazesim.experiment.storage import RunStore
 from mazesim.experiment.tables import (Omitted, choice_tests, correlation_table,
                                        omitted_conditions, regression_table, summary_table)
@@ -62,61 +62,78 @@ class Report:
 
 def build_report(run_dir: str | Path) -> Report:
     """Write `mazes.csv`, `trials.csv`, `choices.csv`, `correlations.csv`, `regression.csv`,
-    `summary.csv`, `branch_choices.csv`, `figures/` and `report.md` of a run."""
+    `summary.csv`, `branch_choices.csv`, `figures/` and `report.md` of a run.
+
+    The figures are drawn in a forked process (`background.Background`) while this one
+    computes and writes the tables."""
     from mazesim.experiment.report_text import markdown
 
     run_dir = Path(run_dir)
-    results = load_run(run_dir)                          # checks the run before writing to it
-    with RunStore(run_dir) as store:
-        store.export_csv(run_dir)
-    summaries = summary_table(results)
-    report = Report(run_dir / REPORT, tuple(correlation_table(results)),
-                    tuple(regression_table(results)), tuple(choice_tests(results)),
-                    tuple(summaries), tuple(omitted_conditions(results)), ())
-    _write(run_dir / CORRELATIONS_CSV, [f.name for f in fields(Correlation)],
-           map(astuple, report.correlations))
-    _write(run_dir / REGRESSION_CSV, [f.name for f in fields(RegressionTerm)],
-           (astuple(t) for fit in report.regressions for t in fit.terms))
-    _write(run_dir / SUMMARY_CSV, [f.name for f in fields(Summary)], map(astuple, summaries))
-    _write(run_dir / CHOICES_CSV, _CHOICE_HEADER, _choice_rows(report.choices))
-    report = replace(report, figures=tuple(_figures(run_dir, results, report)))
+    with RunStore(run_dir) as store:                     # checks the run before writing to it
+        results = read_run(store)
+        omitted, choices = tuple(omitted_conditions(results)), tuple(choice_tests(results))
+        with Background(_figures, run_dir / FIGURES, results, omitted, choices) as figures:
+            report = replace(_tables(store, results, omitted, choices),
+                             figures=tuple(figures.result()))
     environment = _read_json(run_dir / "environment.json")
     report.path.write_text(markdown(results, report, environment), encoding="utf-8")
     return report
 
 
-def _figures(run_dir: Path, results: Results, report: Report) -> list[Figure]:
-    folder, s = run_dir / FIGURES, results.settings
+def _tables(store: RunStore, results: Results, omitted: tuple[Omitted, ...],
+            choices: tuple[ChoiceTest, ...]) -> Report:
+    """The CSV exports and the tables, written; the report without its figures."""
+    run_dir = store.run_dir
+    store.export_csv(run_dir)
+    report = Report(run_dir / REPORT, tuple(correlation_table(results)),
+                    tuple(regression_table(results)), choices, tuple(summary_table(results)),
+                    omitted, ())
+    _write(run_dir / CORRELATIONS_CSV, [f.name for f in fields(Correlation)],
+           map(astuple, report.correlations))
+    _write(run_dir / REGRESSION_CSV, [f.name for f in fields(RegressionTerm)],
+           (astuple(t) for fit in report.regressions for t in fit.terms))
+    _write(run_dir / SUMMARY_CSV, [f.name for f in fields(Summary)],
+           map(astuple, report.summaries))
+    _write(run_dir / CHOICES_CSV, _CHOICE_HEADER, _choice_rows(report.choices))
+    return report
+
+
+def _figures(folder: Path, results: Results, omitted: tuple[Omitted, ...],
+             choices: tuple[ChoiceTest, ...]) -> list[Figure]:
+    """Every figure with its caption, from the run, the conditions that are no findings and the
+    choice tests (not from the other tables: the figures are drawn while they are computed)."""
+    from mazesim.experiment import figures as draw    # matplotlib: where the figures are drawn
+
+    s = results.settings
     out = []
     means = results.maze_means
     x = {p: results.mazes[p].to_numpy(float) for p in s.parameters}
     strata = results.mazes["stratum"].to_numpy()
-    omitted = {(o.agent, o.vision) for o in report.omitted}
+    no_finding = {(o.agent, o.vision) for o in omitted}
     capped = "included" if s.include_capped else "excluded"
     for v in s.visions:
         agents = [a for a in s.agents if not means[(means.agent == a) & (means.vision == v)]
                   .mean_moves.dropna().empty]
         if len(results.mazes) < 2 or not s.parameters or not agents:
             continue
-        cells = {(c.agent, c.parameter, c.stratum): c for c in report.correlations
-                 if c.vision == v and c.method == "pearson"}
         y = {a: results.mazes["maze_id"].map(means[(means.agent == a) & (means.vision == v)]
                                              .set_index("maze_id").mean_moves).to_numpy(float)
              for a in agents}
-        marked = [a for a in agents if (a, v) in omitted]
+        marked = [a for a in agents if (a, v) in no_finding]
         path = draw.scatter_figure(folder / f"scatter-vision-{_slug(v)}.png",
                                    f"Mean moves per maze against each parameter, vision {v}",
-                                   agents, s.parameters, x, y, strata, cells,
+                                   agents, s.parameters, x, y, strata,
+                                   _pearson_cells(s, v, x, y, strata),
                                    {a: f"{a} (no finding)" for a in marked})
         out.append(Figure(path, f"Vision {v}: mean moves per maze (capped trials {capped}) "
                           "against each parameter, one row per agent, colours and fit lines by "
                           "generator; titles: pooled Pearson r and r within generators."
                           + (f" Rows of {', '.join(marked)} are no findings (see Table 1)."
                              if marked else "")))
-    t = results.trials
-    groups = [(a, v, t.moves[(t.agent == a) & (t.vision == v)
-                             & (s.include_capped | ~t.capped)].to_numpy())
-              for v in s.visions for a in s.agents]
+    t, rows = results.trials, results.condition_rows
+    moves, counted = t.moves.to_numpy(), (s.include_capped | ~t.capped).to_numpy()
+    groups = [(a, v, moves[rows[a, v]][counted[rows[a, v]]])
+              for v in s.visions for a in s.agents if (a, v) in rows]
     groups = [g for g in groups if g[2].size]
     if groups:
         out.append(Figure(draw.box_figure(folder / "moves-boxplot.png",
@@ -124,7 +141,7 @@ def _figures(run_dir: Path, results: Results, report: Report) -> list[Figure]:
                                           "quartiles, whiskers 1.5 IQR)", groups),
                           f"Moves per trial of every condition (capped trials {capped})."))
     for mark in dict.fromkeys(m for m, _ in s.probes):
-        tests = [c for c in report.choices if c.mark == mark and c.n]
+        tests = [c for c in choices if c.mark == mark and c.n]
         if tests:
             path = draw.choice_figure(folder / f"choices-{mark}.png",
                                       f"First departures from mark {mark}", tests)
@@ -133,9 +150,23 @@ def _figures(run_dir: Path, results: Results, report: Report) -> list[Figure]:
     return out + _walk_figures(folder, results)
 
 
+def _pearson_cells(settings: Settings, vision: str, x: Mapping[str, np.ndarray],
+                   y: Mapping[str, np.ndarray], strata: np.ndarray
+                   ) -> dict[tuple[str, str, str], Correlation]:
+    """Table 1's Pearson rows of the agents in `y` by (agent, parameter, stratum), for the
+    scatter titles (`correlations` again: cheap without a bootstrap); none when the run asks
+    for no Pearson."""
+    if "pearson" not in settings.methods:
+        return {}
+    return {(c.agent, c.parameter, c.stratum): c for a in y
+            for c in correlations(a, vision, x, y[a], ("pearson",), strata=strata)}
+
+
 def _walk_figures(folder: Path, results: Results) -> list[Figure]:
     """The first stored trial of every condition in the study's style, and a heat map of all
     its stored trials, on the first maze(s)."""
+    from mazesim.experiment import figures as draw
+
     s, t = results.settings, results.trials
     stored = t[t.trial_id.isin(results.sampled)]
     shown = results.mazes.head(_TRAJECTORY_MAZES)
@@ -144,6 +175,7 @@ def _walk_figures(folder: Path, results: Results) -> list[Figure]:
     for _, maze_row in shown.iterrows():
         maze, m = parse_maze(maze_row.text), int(maze_row.maze_id)
         where = f"maze {m} ({maze_row.stratum})"
+        trials, heat_maps = [], []
         for v in s.visions:
             for a in s.agents:
                 mine = stored[(stored.maze_id == m) & (stored.agent == a) & (stored.vision == v)]
@@ -152,17 +184,19 @@ def _walk_figures(folder: Path, results: Results) -> list[Figure]:
                 walks = [positions[i] for i in mine.trial_id]
                 first = mine.iloc[0]
                 name = f"maze{m}-{_slug(a)}-vision-{_slug(v)}.png"
-                title = (f"{where}, {a}, vision {v}, trial {first.trial_id}: "
-                         f"{first.moves} moves" + ("" if first.reached else " (not reached)"))
-                out.append(Figure(draw.trajectory_figure(folder / f"trajectory-{name}", title,
-                                                         maze, walks[0]),
-                                  f"Trial {first.trial_id} ({a}, vision {v}) on {where}: "
-                                  "visited cells grey, walls black."))
-                out.append(Figure(draw.heatmap_figure(
-                    folder / f"heatmap-{name}", f"{where}, {a}, vision {v}: visits of "
-                    f"{len(walks)} stored trials", maze, walks),
-                    f"Visits per cell over the {len(walks)} stored trials of {a}, vision {v}, "
-                    f"on {where}."))
+                trajectory, heat_map = folder / f"trajectory-{name}", folder / f"heatmap-{name}"
+                trials.append((trajectory, f"{where}, {a}, vision {v}, trial {first.trial_id}: "
+                               f"{first.moves} moves" + ("" if first.reached else " (not reached)"),
+                               walks[0]))
+                heat_maps.append((heat_map, f"{where}, {a}, vision {v}: visits of {len(walks)} "
+                                  "stored trials", walks))
+                out += [Figure(trajectory, f"Trial {first.trial_id} ({a}, vision {v}) on {where}: "
+                               "visited cells grey, walls black."),
+                        Figure(heat_map, f"Visits per cell over the {len(walks)} stored trials of "
+                               f"{a}, vision {v}, on {where}.")]
+        if trials:
+            draw.trajectory_figures(maze, trials)
+            draw.heatmap_figures(maze, heat_maps)
     return out
 
 

@@ -31,7 +31,8 @@ from mazesim.experiment.storage import (CHOICE_COLUMNS, HUMAN, HUMAN_PILOT, RunS
                                         read_samples)
 from mazesim.records import CHOICE_FIELDS
 
-__all__ = ["FILE_STRATUM", "SIMULATED", "Settings", "Results", "load_run", "records_frame"]
+__all__ = ["FILE_STRATUM", "SIMULATED", "Settings", "Results", "load_run", "read_run",
+           "records_frame"]
 
 FILE_STRATUM = "file"
 """The stratum of mazes read from files (generated mazes: their generator)."""
@@ -74,6 +75,8 @@ class Results:
     - `choices`: the stored junction departures (`storage.CHOICE_COLUMNS`, `first` boolean).
     - `sample_files`: the trajectory file of each trial whose positions are stored, and
       `sampled` their ids (`trajectory`, `trajectories`).
+    - `condition_rows`: the positions in `trials` of each (agent, vision)'s trials, ascending
+      (one grouping instead of comparing the strings of every trial per condition).
     - `maze_means`, `correlations`, `regression`: mean moves per maze and condition, the
       report's Table 1 and regression (computed on first use).
     """
@@ -86,6 +89,10 @@ class Results:
     trials: pd.DataFrame
     choices: pd.DataFrame
     sample_files: Mapping[int, str] = field(repr=False)
+
+    @cached_property
+    def condition_rows(self) -> Mapping[tuple[str, str], np.ndarray]:
+        return self.trials.groupby(["agent", "vision"], sort=False).indices
 
     @cached_property
     def maze_means(self) -> pd.DataFrame:
@@ -124,18 +131,22 @@ class Results:
 def load_run(path: str | Path, *, pilots: bool = False) -> Results:
     """Read the run directory `path` (RunError if it holds no `results.sqlite` or is damaged);
     the trials of pilot participants (agent `human-pilot`) only with `pilots`."""
-    run_dir = Path(path)
-    with RunStore(run_dir) as store:
-        meta = {key: store.meta(key) for (key,) in store.query("SELECT key FROM meta")}
-        if meta.get("kind") != HUMAN:
-            meta["config"] = store.meta("config")           # a simulated run needs its config
-        mazes = _mazes(store)
-        where = "" if pilots else f"WHERE agent != '{HUMAN_PILOT}' "
-        trials = pd.read_sql_query(f"SELECT {', '.join(_TRIAL_COLUMNS)} FROM trials {where}"
-                                   "ORDER BY trial_id", store.conn)
-        choices = pd.read_sql_query(f"SELECT {', '.join(CHOICE_COLUMNS)} FROM choices {where}"
-                                    "ORDER BY trial_id, step", store.conn)
-        sample_files = dict(store.query("SELECT trial_id, file FROM samples ORDER BY trial_id"))
+    with RunStore(Path(path)) as store:
+        return read_run(store, pilots=pilots)
+
+
+def read_run(store: RunStore, *, pilots: bool = False) -> Results:
+    """`load_run` from an open store (which checked the run when it was opened)."""
+    meta = {key: store.meta(key) for (key,) in store.query("SELECT key FROM meta")}
+    if meta.get("kind") != HUMAN:
+        meta["config"] = store.meta("config")           # a simulated run needs its config
+    mazes = _mazes(store)
+    where = "" if pilots else f"WHERE agent != '{HUMAN_PILOT}' "
+    trials = pd.read_sql_query(f"SELECT {', '.join(_TRIAL_COLUMNS)} FROM trials {where}"
+                               "ORDER BY trial_id", store.conn)
+    choices = pd.read_sql_query(f"SELECT {', '.join(CHOICE_COLUMNS)} FROM choices {where}"
+                                "ORDER BY trial_id, step", store.conn)
+    sample_files = dict(store.query("SELECT trial_id, file FROM samples ORDER BY trial_id"))
     for flag in _FLAGS:
         trials[flag] = trials[flag].astype(bool)
     for choice_field in CHOICE_FIELDS:
@@ -144,7 +155,7 @@ def load_run(path: str | Path, *, pilots: bool = False) -> Results:
     joined = trials.merge(mazes.drop(columns=["source", "size", "seed", "text"]), on="maze_id",
                           how="left", validate="many_to_one")
     kind = HUMAN if meta.get("kind") == HUMAN else SIMULATED
-    return Results(run_dir, kind, meta, _settings(meta.get("config") or {}, trials, mazes),
+    return Results(store.run_dir, kind, meta, _settings(meta.get("config") or {}, trials, mazes),
                    mazes, joined, choices, sample_files)
 
 

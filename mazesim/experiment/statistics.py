@@ -21,6 +21,7 @@ from typing import Mapping, Sequence
 import numpy as np
 from scipy import stats
 
+from mazesim.experiment import _kernels
 from mazesim.experiment.choices import ChoiceCount, ChoiceTest, choice_test
 
 __all__ = [
@@ -171,16 +172,9 @@ def _ranked(v: np.ndarray) -> np.ndarray:
     return stats.rankdata(v, axis=-1)
 
 
-def _resampled_ranks(v: np.ndarray, index: np.ndarray) -> np.ndarray:
-    """`rankdata(v[index], axis=-1)` (average ranks of ties) by counting, not sorting: each
-    resample's rank of a value is the number of smaller values drawn plus (its count + 1) / 2."""
-    values, code = np.unique(v, return_inverse=True)
-    code = code.reshape(-1)[index]
-    rows = np.arange(len(index))[:, None]
-    counts = np.bincount((rows * len(values) + code).ravel(),
-                         minlength=len(index) * len(values)).reshape(len(index), len(values))
-    ranks = np.cumsum(counts, axis=1) - counts + (counts + 1) / 2
-    return ranks[rows, code]
+def _value_codes(v: np.ndarray) -> np.ndarray:
+    """v as integer codes 0.. in the order of its values (equal values, equal codes)."""
+    return np.unique(v, return_inverse=True)[1].reshape(-1)
 
 
 def _demeaned(v: np.ndarray, codes: np.ndarray) -> np.ndarray:
@@ -192,13 +186,20 @@ def _demeaned(v: np.ndarray, codes: np.ndarray) -> np.ndarray:
     return out
 
 
-def _r(x: np.ndarray, y: np.ndarray, codes: np.ndarray) -> np.ndarray | float:
-    """Pearson r of the group-demeaned x and y along the last axis (NaN where constant)."""
-    x, y = _demeaned(x, codes), _demeaned(y, codes)
-    sxy, sxx, syy = ((a * b).sum(axis=-1) for a, b in ((x, y), (x, x), (y, y)))
+def _r(x: np.ndarray, y: np.ndarray, codes: np.ndarray) -> float:
+    """Pearson r of the group-demeaned x and y (NaN where constant)."""
+    return float(_centred_r(_demeaned(x, codes), _demeaned(y, codes)))
+
+
+def _centred_r(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Pearson r along the last axis of x and y whose (group) means are removed already."""
+    return _pearson(*((a * b).sum(axis=-1) for a, b in ((x, y), (x, x), (y, y))))
+
+
+def _pearson(sxy: np.ndarray, sxx: np.ndarray, syy: np.ndarray) -> np.ndarray:
+    """r from the sums of products of centred x and y (NaN where one is constant)."""
     with np.errstate(invalid="ignore", divide="ignore"):
-        r = np.clip(sxy / np.sqrt(sxx * syy), -1.0, 1.0)
-    return float(r) if np.ndim(r) == 0 else r
+        return np.clip(sxy / np.sqrt(sxx * syy), -1.0, 1.0)
 
 
 def _t_p(r: float, df: int) -> float:
@@ -214,11 +215,16 @@ def _bootstrap(x: np.ndarray, y: np.ndarray, codes: np.ndarray,
     """Percentile interval of Spearman's (partial) rho over `BOOTSTRAP_RESAMPLES` resamples of
     the mazes, drawn within each group so that the group sizes stay as they are."""
     rng = np.random.default_rng(seed)
-    index = np.empty((BOOTSTRAP_RESAMPLES, len(x)), np.int64)
-    for g in range(int(codes.max()) + 1):
-        members = np.flatnonzero(codes == g)
-        index[:, members] = rng.choice(members, size=(BOOTSTRAP_RESAMPLES, len(members)))
-    rho = _r(_resampled_ranks(x, index), _resampled_ranks(y, index), codes)
+    sizes = np.bincount(codes)
+    # the offsets `rng.choice(members, (BOOTSTRAP_RESAMPLES, size))` draws, group by group
+    draws = np.concatenate([rng.integers(0, size, (BOOTSTRAP_RESAMPLES, size))
+                            for size in sizes], axis=1)
+    values = [_value_codes(v) for v in (x, y)]
+    if len(sizes) == 1:                          # the same sums, in one pass
+        rho = _pearson(*_kernels.rank_products(*values, draws))
+    else:
+        order = np.argsort(codes, kind="stable")
+        rho = _centred_r(*(_kernels.resampled_ranks(v, draws, order, codes) for v in values))
     tail = 100 * (1 - CONFIDENCE) / 2
     low, high = np.nanpercentile(rho, [tail, 100 - tail])
     return float(low), float(high)

@@ -87,13 +87,13 @@ def summary_table(results: Results) -> list[Summary]:
     """Moves of every condition with trials."""
     t = results.trials
     lengths = t["maze_id"].map(solution_lengths(results)).to_numpy(float)
+    moves, reached, capped, mazes = (t[c].to_numpy() for c in ("moves", "reached", "capped",
+                                                                "maze_id"))
     out = []
     for a, v in _condition_keys(results):
-        rows = ((t["agent"] == a) & (t["vision"] == v)).to_numpy()
-        out.append(summary(a, v, t["moves"].to_numpy()[rows], t["reached"].to_numpy()[rows],
-                           t["capped"].to_numpy()[rows], lengths[rows],
-                           t["maze_id"].to_numpy()[rows],
-                           include_capped=results.settings.include_capped))
+        rows = results.condition_rows[(a, v)]
+        out.append(summary(a, v, moves[rows], reached[rows], capped[rows], lengths[rows],
+                           mazes[rows], include_capped=results.settings.include_capped))
     return out
 
 
@@ -117,14 +117,15 @@ def omitted_conditions(results: Results) -> list[Omitted]:
     probabilities along a stored walk are the same under every vision of the run)."""
     s, t = results.settings, results.trials
     lengths = t["maze_id"].map(solution_lengths(results))
-    shortest = (t["reached"] & (t["moves"] == lengths)).groupby([t["agent"], t["vision"]]).all()
+    shortest = (t["reached"] & (t["moves"] == lengths)).to_numpy()
     out = [Omitted(a, v, "walks the shortest path in every trial: its moves are the solution "
                    "length, so r = 1 with solution_length by construction")
-           for a, v in _condition_keys(results) if shortest.get((a, v), False)]
+           for a, v in _condition_keys(results) if shortest[results.condition_rows[(a, v)]].all()]
     done = {(o.agent, o.vision) for o in out}
+    stored = t[t["trial_id"].isin(results.sampled)]
     for agent in s.agents:
         visions = [v for a, v in _condition_keys(results) if a == agent and (a, v) not in done]
-        if len(visions) >= 2 and _ignores_vision(results, agent, visions):
+        if len(visions) >= 2 and _ignores_vision(results, stored, agent, visions):
             shown = next((v for v in visions if v != "full"), visions[0])
             out += [Omitted(agent, v, f"ignores vision: the same agent as at vision {shown}, "
                             "shown there") for v in visions if v != shown]
@@ -172,18 +173,20 @@ def _capped_shares(results: Results, means: pd.DataFrame) -> dict[str, float]:
     return {**shares, ALL: share, WITHIN: share}
 
 
-def _ignores_vision(results: Results, agent: str, visions: list[str]) -> bool:
-    """Whether the agent's step probabilities along its first stored walk are the same under
-    every vision (False when it cannot tell: no spec, no walk, no probabilities)."""
+def _ignores_vision(results: Results, stored: pd.DataFrame, agent: str,
+                    visions: list[str]) -> bool:
+    """Whether the agent's step probabilities along its first walk in `stored` (the trials
+    whose positions are stored) are the same under every vision (False when it cannot tell: no
+    spec, no walk, no probabilities)."""
     from mazesim.agents import make_agent, parse_vision
     from mazesim.maze import parse_maze
 
     s = results.settings
     spec = s.specs.get(agent)
-    sampled = _first_sample(results, agent)
-    if spec is None or sampled is None:
+    mine = stored[stored["agent"] == agent]
+    if spec is None or mine.empty:
         return False
-    trial_id, maze_id = sampled
+    trial_id, maze_id = int(mine["trial_id"].iloc[0]), int(mine["maze_id"].iloc[0])
     text = results.mazes.set_index("maze_id").loc[maze_id, "text"]
     try:
         model = make_agent(spec["type"], **{k: x for k, x in spec.items()
@@ -194,12 +197,6 @@ def _ignores_vision(results: Results, agent: str, visions: list[str]) -> bool:
     except (MazesimError, KeyError):
         return False
     return all(np.array_equal(first, p) for p in others)
-
-
-def _first_sample(results: Results, agent: str) -> tuple[int, int] | None:
-    t = results.trials
-    rows = t[(t["agent"] == agent) & t["trial_id"].isin(results.sampled)]
-    return None if rows.empty else (int(rows["trial_id"].iloc[0]), int(rows["maze_id"].iloc[0]))
 
 
 def _number(value) -> float:

@@ -2,11 +2,13 @@
 
 import csv
 import re
+import shutil
 
 import numpy as np
 import pytest
 
 from mazesim import load_run
+from mazesim.experiment import background
 from mazesim.experiment.report import build_report
 from mazesim.experiment.statistics import holm
 from mazesim.experiment.tables import Omitted, omitted_conditions
@@ -35,6 +37,18 @@ def test_two_reports_of_one_run_are_byte_identical(sim):
     first = _bytes(run_dir, TABLES + tuple(figures))
     build_report(run_dir)
     assert _bytes(run_dir, TABLES + tuple(figures)) == first
+
+
+def test_figures_drawn_in_this_process_give_the_same_bytes(sim, tmp_path, monkeypatch):
+    """The report draws its figures in a forked process where it can; without one (no fork,
+    one core) every file is the same."""
+    run_dir, _ = sim
+    names = TABLES + tuple(p.relative_to(run_dir).as_posix()
+                           for p in sorted((run_dir / "figures").glob("*.png")))
+    here = shutil.copytree(run_dir, tmp_path / run_dir.name)
+    monkeypatch.setattr(background, "_worth_forking", lambda: False)
+    build_report(here)
+    assert _bytes(here, names) == _bytes(run_dir, names)
 
 
 def test_csv_flags_are_0_or_1_in_every_table(sim):
