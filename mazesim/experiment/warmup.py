@@ -15,16 +15,21 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any, Callable
 
+import numpy as np
+
 from mazesim.agents import KernelAgent, Vision
 from mazesim.analysis import parameters
 from mazesim.analysis._kernels import measure
+from mazesim.experiment._kernels import resampled_ranks
 from mazesim.experiment.config import Config, GeneratedMazes
+from mazesim.experiment.statistics import correlate
 from mazesim.maze import parse_maze
 from mazesim.walks import simulate_many
 
 __all__ = ["warm_up", "cold_kernels"]
 
-Task = tuple  # ("maze", GeneratedMazes) or ("walk", maze, agent, vision) or ("measure", maze)
+Task = tuple  # ("maze", GeneratedMazes), ("walk", maze, agent, vision), ("measure", maze) or
+              # ("statistics",)
 
 
 def warm_up(config: Config, notice: Callable[[], None] | None = None) -> bool:
@@ -46,8 +51,8 @@ def warm_up(config: Config, notice: Callable[[], None] | None = None) -> bool:
 
 def cold_kernels(config: Config) -> bool:
     """Whether a kernel of the config's agents, or the parameters' kernel, has no cache index."""
-    kernels = [measure] + [spec.agent.kernel() for spec in config.agents
-                           if isinstance(spec.agent, KernelAgent)]
+    kernels = [measure, resampled_ranks] + [spec.agent.kernel() for spec in config.agents
+                                            if isinstance(spec.agent, KernelAgent)]
     return any(not _cached(kernel) for kernel in kernels)
 
 
@@ -74,7 +79,8 @@ def _tasks(config: Config) -> list[Task]:
                 walks.append(("walk", _MAZE, agent, vision))
     blocks = list({(b.generator, b.braid > 0, str(b.placement)): ("maze", b)
                    for b in config.mazes if isinstance(b, GeneratedMazes)}.values())
-    return walks[:1] + blocks + [("measure", _MAZE)] + walks[1:]
+    statistics = [("statistics",)] if "spearman" in config.methods else []
+    return walks[:1] + blocks + [("measure", _MAZE)] + statistics + walks[1:]
 
 
 _MAZE = parse_maze("#######\n#S....#\n#.###.#\n#....G#\n#######")
@@ -89,5 +95,9 @@ def _exercise(task: Task) -> None:
                       choices="marks")
     elif kind == "maze":
         task[1].maze(0)
+    elif kind == "statistics":               # the bootstrap's kernels, one group and three
+        x = np.arange(12.0)
+        for groups in (None, np.repeat(["a", "b", "c"], 4)):
+            correlate(x, x[::-1], "spearman", groups=groups)
     else:
         parameters(task[1])
