@@ -217,8 +217,8 @@ def _bootstrap(x: np.ndarray, y: np.ndarray, codes: np.ndarray,
     rng = np.random.default_rng(seed)
     sizes = np.bincount(codes)
     # the offsets `rng.choice(members, (BOOTSTRAP_RESAMPLES, size))` draws, group by group
-    draws = np.concatenate([rng.integers(0, size, (BOOTSTRAP_RESAMPLES, size))
-                            for size in sizes], axis=1)
+    blocks = [rng.integers(0, size, (BOOTSTRAP_RESAMPLES, size)) for size in sizes]
+    draws = blocks[0] if len(blocks) == 1 else np.concatenate(blocks, axis=1)  # no copy of one
     values = [_value_codes(v) for v in (x, y)]
     if len(sizes) == 1:                          # the same sums, in one pass
         rho = _pearson(*_kernels.rank_products(*values, draws))
