@@ -39,8 +39,8 @@ from mazesim.maze import DELTAS
 from mazesim.records import CHOICE_FIELDS
 
 __all__ = ["DATABASE", "TRAJECTORIES", "HUMAN", "HUMAN_PILOT", "CHOICE_COLUMNS", "MazeRecord", "RunStore",
-           "TrialRows", "next_trial_id", "read_samples", "transaction", "write_samples",
-           "write_trials"]
+           "TrialRows", "next_trial_id", "peek_meta", "read_samples", "transaction",
+           "write_samples", "write_trials"]
 
 DATABASE = "results.sqlite"
 TRAJECTORIES = "trajectories"
@@ -189,10 +189,7 @@ class RunStore:
             if key == "config":
                 raise RunError(f"{self.path}: damaged: meta 'config' is missing")
             return default
-        try:
-            value = json.loads(row[0])
-        except (TypeError, ValueError, RecursionError):
-            raise RunError(f"{self.path}: damaged: meta {key!r} is not JSON") from None
+        value = _meta_value(row[0], self.path, key)
         return check_config(value, self.path) if key == "config" else value
 
     # -- mazes --------------------------------------------------------------------------------
@@ -354,6 +351,27 @@ def write_trials(conn: sqlite3.Connection, rows: TrialRows) -> None:
           *(f.to_stored(value) for f, value in zip(CHOICE_FIELDS, values)))
          for t, mark, *values in zip(_column(records["trial"]), _column(records["mark"]),
                                      *(_column(records[f.name]) for f in CHOICE_FIELDS))])
+
+
+def peek_meta(run_dir: str | Path, key: str) -> Any:
+    """The meta value `key` of the run database in `run_dir` (None when absent), read without
+    the checks a `RunStore` makes on opening (its tables, every trajectory file)."""
+    path = Path(run_dir) / DATABASE
+    conn = open_database(path, writable=False)
+    try:
+        row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    except sqlite3.Error as err:
+        raise database_error(path, err) from None
+    finally:
+        conn.close()
+    return None if row is None else _meta_value(row[0], path, key)
+
+
+def _meta_value(text: Any, path: Path, key: str) -> Any:
+    try:
+        return json.loads(text)
+    except (TypeError, ValueError, RecursionError):
+        raise RunError(f"{path}: damaged: meta {key!r} is not JSON") from None
 
 
 def write_samples(conn: sqlite3.Connection, run_dir: str | Path,

@@ -21,16 +21,13 @@ from __future__ import annotations
 
 import csv
 import json
-import sqlite3
-from contextlib import closing
 from dataclasses import astuple, dataclass, fields
 from pathlib import Path
 from typing import Any
 
 from mazesim.errors import ConfigError, RunError
 from mazesim.experiment.report import REPORT, Report, build_report
-from mazesim.experiment.rundir import open_database
-from mazesim.experiment.storage import DATABASE, RunStore
+from mazesim.experiment.storage import DATABASE, RunStore, peek_meta
 from mazesim.maze import parse_maze
 from mazesim.play.run import RECORDER
 
@@ -80,15 +77,12 @@ def build_run_report(run_dir: str | Path) -> Report:
 def is_play_run(run_dir: str | Path) -> bool:
     """True when `run_dir` holds a database written by `mazesim play` (its meta is all that is
     read: opening a `RunStore` checks every trajectory file, which the report does anyway)."""
-    path = Path(run_dir) / DATABASE
-    if not path.is_file():
+    if not (Path(run_dir) / DATABASE).is_file():
         return False
     try:
-        with closing(open_database(path, writable=False)) as conn:
-            row = conn.execute("SELECT value FROM meta WHERE key = 'recorder'").fetchone()
-    except (RunError, sqlite3.DatabaseError):
+        return peek_meta(run_dir, "recorder") == RECORDER
+    except RunError:
         return False                  # not a readable run: the report's own check says why
-    return row is not None and row[0] == json.dumps(RECORDER)
 
 
 def participant_rows(run_dir: str | Path) -> list[ParticipantMaze]:
