@@ -18,14 +18,14 @@ from typing import Any, Callable, ClassVar, Iterable, NamedTuple, Protocol
 import numpy as np
 
 from mazesim._grid import pad
-from mazesim.agents._streams import STATE_WORDS
-from mazesim.agents._walk import walk_kernel
+from mazesim.agents._streams import STATE_WORDS, seed_words, trial_states
+from mazesim.agents._walk import record_choices, walk_kernel
 from mazesim.agents.vision import Vision, seen_at_start
 from mazesim.errors import AgentError
 from mazesim.maze import PASSAGE, Maze
 
 __all__ = ["Agent", "AgentBase", "KernelAgent", "Walks", "MAX_STEPS_PER_PASSAGE", "STATE_WORDS",
-           "default_max_steps", "padded_maze", "flat_cells"]
+           "default_max_steps", "padded_maze", "flat_cells", "trial_streams", "choice_rows"]
 
 MAX_STEPS_PER_PASSAGE = 50      # DESIGN section 6: max_steps defaults to 50 x passage cells
 
@@ -79,6 +79,26 @@ def flat_cells(cells: Any, width: int) -> Any:
     cells = np.asarray(cells, dtype=np.int64)
     flat = (cells[..., 0] + 1) * width + cells[..., 1] + 1
     return int(flat) if flat.ndim == 0 else flat
+
+
+def trial_streams(parent: np.random.SeedSequence, trials: int) -> np.ndarray:
+    """Uint64 (trials, STATE_WORDS): row i is the random stream of trial i, `SeedSequence(
+    parent.entropy, spawn_key=parent.spawn_key + (i,)).generate_state(STATE_WORDS, np.uint64)`
+    (same pool size), derived in one compiled call: numpy's SeedSequence takes about 10 us a
+    trial, more than a short walk."""
+    return trial_states(seed_words(parent.entropy), seed_words(parent.spawn_key), trials,
+                        parent.pool_size)
+
+
+def choice_rows(maze: Maze, positions: Any, record: np.ndarray | None = None) -> np.ndarray:
+    """Junction-choice rows (m, `records.N_COLUMNS`) of a valid walk ((row, col) positions):
+    one per departure from a junction at a cell set in the bool grid `record` (None: every
+    cell), exactly the rows the walking loop writes, for any walk (people's too)."""
+    cells, width, _, _ = padded_maze(maze)
+    flags = (np.ones(len(cells), np.uint8) if record is None
+             else pad(np.asarray(record).astype(np.uint8)).ravel())
+    walk = flat_cells(np.asarray(positions, np.int64).reshape(-1, 2), width)
+    return record_choices(cells, width, walk, flags)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -7,8 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from mazesim import _grid
-from mazesim.agents._walk import record_choices
-from mazesim.agents.base import AgentBase, Walks, flat_cells, padded_maze
+from mazesim.agents.base import AgentBase, Walks, choice_rows
 from mazesim.agents.vision import Vision
 from mazesim.errors import AgentError
 from mazesim.maze import Maze
@@ -37,9 +36,7 @@ class Shortest(AgentBase):
         trials = len(streams)
         rows = np.zeros((0, N_COLUMNS), np.int64)
         if record.any():
-            cells, width, _, _ = padded_maze(maze)
-            rows = record_choices(cells, width, flat_cells(path, width),
-                                  _grid.pad(record.astype(np.uint8)).ravel())
+            rows = choice_rows(maze, path, record)
         moves = np.full(trials, len(path) - 1, np.int64)
         reached = np.full(trials, tuple(path[-1]) == maze.goal, np.bool_)
         return Walks(moves, reached, np.tile(rows, (trials, 1)),

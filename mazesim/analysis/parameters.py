@@ -17,7 +17,12 @@ __all__ = [
     "DESCRIPTIONS",
     "PATH_PARAMETERS",
     "parameters",
+    "KERNEL",
 ]
+
+KERNEL = _kernels.measure
+"""The compiled kernel behind `parameters` (every parameter in one pass), for callers that check
+whether it is compiled (the warm-up)."""
 
 DESCRIPTIONS = MappingProxyType({
     "solution_length": "BFS distance S -> G in moves (正解ルート深さ)",
@@ -71,7 +76,7 @@ def parameters(maze: Maze, names: Iterable[str] | None = None) -> dict[str, int 
     {'solution_length': 2, 'dead_ends': 2}
     """
     wanted = PARAMETERS if names is None else _check_names(names)
-    values = _kernels.measure(maze.grid, *maze.start, *maze.goal)
+    values = KERNEL(maze.grid, *maze.start, *maze.goal)
     return {name: _convert(name, values[i]) for i, name in enumerate(PARAMETERS)
             if name in wanted}
 

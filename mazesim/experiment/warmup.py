@@ -19,7 +19,7 @@ import numpy as np
 
 from mazesim.agents import KernelAgent, Vision
 from mazesim.analysis import parameters
-from mazesim.analysis._kernels import measure
+from mazesim.analysis.parameters import KERNEL as PARAMETERS_KERNEL
 from mazesim.experiment._kernels import resampled_ranks
 from mazesim.experiment.config import Config, GeneratedMazes
 from mazesim.experiment.statistics import correlate
@@ -51,8 +51,8 @@ def warm_up(config: Config, notice: Callable[[], None] | None = None) -> bool:
 
 def cold_kernels(config: Config) -> bool:
     """Whether a kernel of the config's agents, or the parameters' kernel, has no cache index."""
-    kernels = [measure, resampled_ranks] + [spec.agent.kernel() for spec in config.agents
-                                            if isinstance(spec.agent, KernelAgent)]
+    kernels = [PARAMETERS_KERNEL, resampled_ranks] + [
+        spec.agent.kernel() for spec in config.agents if isinstance(spec.agent, KernelAgent)]
     return any(not _cached(kernel) for kernel in kernels)
 
 

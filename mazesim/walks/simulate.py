@@ -3,7 +3,7 @@
 Seeds: `simulate` takes an int or a `numpy.random.SeedSequence`; trial i of `simulate_many(...,
 seed)` is exactly `simulate(..., trial_seed(seed, i))`, so a batch can be split, resumed or run
 in any order with the same results. A trial draws from xoshiro256** seeded with
-`generate_state(4, np.uint64)` of the trial's seed sequence (`mazesim.agents._streams` derives
+`generate_state(4, np.uint64)` of the trial's seed sequence (`agents.base.trial_streams` derives
 a whole batch's words in one compiled call); the agent walks all trials through its `run_trials`
 (the agent protocol, `mazesim.agents.base.Agent`).
 """
@@ -16,9 +16,7 @@ import numpy as np
 
 from mazesim import _grid
 from mazesim.agents import AgentBase, Vision, parse_vision
-from mazesim.agents._streams import seed_words, trial_states
-from mazesim.agents._walk import record_choices
-from mazesim.agents.base import STATE_WORDS, flat_cells, padded_maze
+from mazesim.agents.base import STATE_WORDS, choice_rows, trial_streams
 from mazesim.errors import AgentError
 from mazesim.limits import MAX_KEPT_MOVES, MAX_STEPS, MAX_TRIALS, gigabytes
 from mazesim.maze import Maze, readonly
@@ -80,8 +78,7 @@ def simulate_many(maze: Maze, agent: AgentBase, vision: Vision | str | int, tria
     trials = int(trials)
     vision, max_steps = _check(maze, agent, vision, trials, keep=keep_positions)
     parent = _seed_sequence(seed)
-    streams = trial_states(seed_words(parent.entropy), seed_words(parent.spawn_key), trials,
-                           parent.pool_size)
+    streams = trial_streams(parent, trials)
     walks = agent.run_trials(maze, vision, streams, max_steps, keep=keep_positions,
                              record=_recorded(maze, choices))
     moves, reached = np.asarray(walks.moves, np.int64), np.asarray(walks.reached, np.bool_)
@@ -96,9 +93,7 @@ def simulate_many(maze: Maze, agent: AgentBase, vision: Vision | str | int, tria
 def choice_records(maze: Maze, positions: np.ndarray) -> np.ndarray:
     """The junction-choice records of a walk as a `CHOICE_DTYPE` array (trial 0; marks index
     `tuple(maze.marks)`): the records an agent's own walk gets, for any walk (people's too)."""
-    pos = np.array(positions, dtype=np.int64).reshape(-1, 2)
-    cells, width, _, _ = padded_maze(maze)
-    rows = record_choices(cells, width, flat_cells(pos, width), np.ones(len(cells), np.uint8))
+    rows = choice_rows(maze, positions)
     return choice_array(rows, np.zeros(len(rows), np.int64), mark_grid(maze)[1])
 
 

@@ -7,16 +7,16 @@ from hypothesis import strategies as st
 from mazesim.agents import Vision, make_agent
 from numba import njit
 
-from mazesim.agents._streams import seed_words, trial_states, xoshiro_double
+from mazesim.agents._streams import seed_words, xoshiro_double
+from mazesim.agents.base import trial_streams
 from mazesim.maze import parse_maze
 
 
 @given(entropy=st.integers(0, 2**130), key=st.lists(st.integers(0, 2**40), max_size=3),
        pool_size=st.sampled_from([4, 8]), trials=st.integers(1, 5))
-def test_trial_states_equal_numpy_seed_sequences(entropy, key, pool_size, trials):
+def test_trial_streams_equal_numpy_seed_sequences(entropy, key, pool_size, trials):
     parent = np.random.SeedSequence(entropy, spawn_key=tuple(key), pool_size=pool_size)
-    states = trial_states(seed_words(parent.entropy), seed_words(parent.spawn_key), trials,
-                          pool_size)
+    states = trial_streams(parent, trials)
     expected = [np.random.SeedSequence(entropy, spawn_key=tuple(key) + (i,),
                                        pool_size=pool_size).generate_state(4, np.uint64)
                 for i in range(trials)]
