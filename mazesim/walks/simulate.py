@@ -16,7 +16,7 @@ import numpy as np
 
 from mazesim import _grid
 from mazesim.agents import AgentBase, Vision, parse_vision
-from mazesim.agents.base import STATE_WORDS, choice_rows, trial_streams
+from mazesim.agents.base import STATE_WORDS, choice_rows, padded_maze, trial_streams
 from mazesim.errors import AgentError
 from mazesim.limits import MAX_KEPT_MOVES, MAX_STEPS, MAX_TRIALS, gigabytes
 from mazesim.maze import Maze, readonly
@@ -136,9 +136,18 @@ def mark_grid(maze: Maze) -> tuple[tuple[str, ...], np.ndarray]:
 
 
 def check_reachable(maze: Maze) -> None:
-    """AgentError unless the goal is reachable from the start (no agent could reach it)."""
-    dist, _ = _grid.distances(maze.grid, *maze.start)
-    if dist[maze.goal] < 0:
+    """AgentError unless the goal is reachable from the start (no agent could reach it).
+
+    A search from S that stops at G, with the argument types of the agents' plans (`plan_to`):
+    a run compiles no other BFS for this check."""
+    cells, width, start, goal = padded_maze(maze)
+    stop = np.zeros(len(cells), np.uint8)
+    stop[goal] = 1
+    _, found = _grid.bfs(cells, np.array([-width, 1, width, -1], np.int64),
+                         np.array([start], np.int64), np.zeros(len(cells), np.int64),
+                         np.int64(1), np.zeros(len(cells), np.int32), np.zeros(0, np.int8),
+                         np.empty(len(cells), np.int64), stop)
+    if found != goal:
         raise AgentError(f"the goal {maze.goal} is unreachable from the start {maze.start}")
 
 
