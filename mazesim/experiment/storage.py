@@ -38,8 +38,8 @@ from mazesim.experiment.tasks import UnitResult
 from mazesim.maze import DELTAS
 from mazesim.records import CHOICE_FIELDS
 
-__all__ = ["DATABASE", "TRAJECTORIES", "HUMAN", "HUMAN_PILOT", "CHOICE_COLUMNS", "MazeRecord", "RunStore",
-           "TrialRows", "next_trial_id", "peek_meta", "read_samples", "transaction",
+__all__ = ["DATABASE", "TRAJECTORIES", "HUMAN", "HUMAN_PILOT", "CHOICE_COLUMNS", "MazeRecord",
+           "RunStore", "TrialRows", "next_trial_id", "peek_meta", "read_samples", "transaction",
            "write_samples", "write_trials"]
 
 DATABASE = "results.sqlite"

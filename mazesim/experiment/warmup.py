@@ -28,8 +28,7 @@ from mazesim.walks import simulate_many
 
 __all__ = ["warm_up", "cold_kernels"]
 
-Task = tuple  # ("maze", GeneratedMazes), ("walk", maze, agent, vision), ("measure", maze) or
-              # ("statistics",)
+Task = tuple  # ("maze", GeneratedMazes), ("walk", agent, vision), ("measure",), ("statistics",)
 
 
 def warm_up(config: Config, notice: Callable[[], None] | None = None) -> bool:
@@ -76,11 +75,11 @@ def _tasks(config: Config) -> list[Task]:
             key = agent.kernel() if isinstance(agent, KernelAgent) else type(agent)
             if key not in seen:
                 seen.add(key)
-                walks.append(("walk", _MAZE, agent, vision))
+                walks.append(("walk", agent, vision))
     blocks = list({(b.generator, b.braid > 0, str(b.placement)): ("maze", b)
                    for b in config.mazes if isinstance(b, GeneratedMazes)}.values())
     statistics = [("statistics",)] if "spearman" in config.methods else []
-    return walks[:1] + blocks + [("measure", _MAZE)] + statistics + walks[1:]
+    return walks[:1] + blocks + [("measure",)] + statistics + walks[1:]
 
 
 _MAZE = parse_maze("#######\n#S....#\n#.###.#\n#....G#\n#######")
@@ -90,8 +89,8 @@ def _exercise(task: Task) -> None:
     """Call the kernels of one task once (in a pool process: the cache keeps them)."""
     kind = task[0]
     if kind == "walk":
-        _, maze, agent, vision = task
-        simulate_many(maze, agent, vision if isinstance(vision, Vision) else Vision(), 1, 0,
+        _, agent, vision = task
+        simulate_many(_MAZE, agent, vision if isinstance(vision, Vision) else Vision(), 1, 0,
                       choices="marks")
     elif kind == "maze":
         task[1].maze(0)
@@ -100,4 +99,4 @@ def _exercise(task: Task) -> None:
         for groups in (None, np.repeat(["a", "b", "c"], 4)):
             correlate(x, x[::-1], "spearman", groups=groups)
     else:
-        parameters(task[1])
+        parameters(_MAZE)

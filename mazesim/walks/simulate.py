@@ -141,12 +141,12 @@ def check_reachable(maze: Maze) -> None:
     A search from S that stops at G, with the argument types of the agents' plans (`plan_to`):
     a run compiles no other BFS for this check."""
     cells, width, start, goal = padded_maze(maze)
-    stop = np.zeros(len(cells), np.uint8)
+    n = len(cells)
+    stop = np.zeros(n, np.uint8)
     stop[goal] = 1
-    _, found = _grid.bfs(cells, np.array([-width, 1, width, -1], np.int64),
-                         np.array([start], np.int64), np.zeros(len(cells), np.int64),
-                         np.int64(1), np.zeros(len(cells), np.int32), np.zeros(0, np.int8),
-                         np.empty(len(cells), np.int64), stop)
+    _, found = _grid.bfs(cells, _grid.steps(width), np.array([start], np.int64),
+                         np.zeros(n, np.int64), np.int64(1), np.zeros(n, np.int32),
+                         np.zeros(0, np.int8), np.empty(n, np.int64), stop)
     if found != goal:
         raise AgentError(f"the goal {maze.goal} is unreachable from the start {maze.start}")
 
