@@ -64,9 +64,11 @@ def _cached(kernel: Any) -> bool:
 
 def _tasks(config: Config) -> list[Task]:
     """One walk per agent family and mapped/blind loop, each generator block once, the
-    parameters: the first walk (it compiles the kernels every walk shares) beside the mazes and
-    the parameters, then the other walks, which find the shared kernels in the cache. Walks and
-    parameters run on a small literal maze: kernels compile for the types of their arguments, and
+    parameters, the bootstrap: the first walk (it compiles the kernels every walk shares) beside
+    the mazes and the parameters, then the other walks, which find the shared kernels in the
+    cache, and the short bootstrap last, filling the pool's tail (before the other walks, it
+    left one process idle 2-3 s while the other compiled the last walk). Walks and parameters
+    run on a small literal maze: kernels compile for the types of their arguments, and
     generating a maze here would compile its generator before the pool starts."""
     walks, seen = [], set()
     for spec in config.agents:
@@ -79,7 +81,7 @@ def _tasks(config: Config) -> list[Task]:
     blocks = list({(b.generator, b.braid > 0, str(b.placement)): ("maze", b)
                    for b in config.mazes if isinstance(b, GeneratedMazes)}.values())
     statistics = [("statistics",)] if "spearman" in config.methods else []
-    return walks[:1] + blocks + [("measure",)] + statistics + walks[1:]
+    return walks[:1] + blocks + [("measure",)] + walks[1:] + statistics
 
 
 _MAZE = parse_maze("#######\n#S....#\n#.###.#\n#....G#\n#######")

@@ -19,7 +19,9 @@ def test_one_walk_per_kernel_each_generator_once_and_the_parameters(monkeypatch)
     tasks = warmup._tasks(config)
     kinds = [task[0] for task in tasks]
     walks = [task for task in tasks if task[0] == "walk"]
-    assert kinds[0] == "walk" and kinds.count("measure") == kinds.count("statistics") == 1
+    assert kinds[0] == "walk" and kinds.count("measure") == 1
+    assert kinds[-1] == "statistics" and kinds.count("statistics") == 1  # fills the tail
+    assert kinds.index("measure") < kinds.index("walk", 1)  # beside the first walk
     assert len(walks) == len({spec.agent.kernel() for spec in config.agents}) == 4
     assert sorted(task[1].generator for task in tasks if task[0] == "maze") == [
         "digging", "stick-knocking", "wall-extending"]
