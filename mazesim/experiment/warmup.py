@@ -49,10 +49,17 @@ def warm_up(config: Config, notice: Callable[[], None] | None = None) -> bool:
 
 
 def cold_kernels(config: Config) -> bool:
-    """Whether a kernel of the config's agents, or the parameters' kernel, has no cache index."""
-    kernels = [PARAMETERS_KERNEL, resampled_ranks] + [
+    """Whether a kernel of the config's agents, the parameters' kernel or (when the run has
+    Spearman intervals) the bootstrap's has no cache index."""
+    kernels = [PARAMETERS_KERNEL] + ([resampled_ranks] if _bootstraps(config) else []) + [
         spec.agent.kernel() for spec in config.agents if isinstance(spec.agent, KernelAgent)]
     return any(not _cached(kernel) for kernel in kernels)
+
+
+def _bootstraps(config: Config) -> bool:
+    """Whether the run's report bootstraps (Spearman intervals): only then are its kernels
+    compiled, and only then can their cache be asked for."""
+    return "spearman" in config.methods
 
 
 def _cached(kernel: Any) -> bool:
@@ -80,7 +87,7 @@ def _tasks(config: Config) -> list[Task]:
                 walks.append(("walk", agent, vision))
     blocks = list({(b.generator, b.braid > 0, str(b.placement)): ("maze", b)
                    for b in config.mazes if isinstance(b, GeneratedMazes)}.values())
-    statistics = [("statistics",)] if "spearman" in config.methods else []
+    statistics = [("statistics",)] if _bootstraps(config) else []
     return walks[:1] + blocks + [("measure",)] + walks[1:] + statistics
 
 

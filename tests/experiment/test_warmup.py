@@ -36,3 +36,13 @@ def test_one_core_compiles_as_it_goes(monkeypatch):
     monkeypatch.setattr(warmup.os, "sched_getaffinity", lambda pid: {0}, raising=False)
     monkeypatch.setattr(warmup.os, "cpu_count", lambda: 1)
     assert warmup.warm_up(load_config(QUICKSTART), lambda: pytest.fail("no notice")) is False
+
+
+@pytest.mark.parametrize("methods, cold", [("[pearson, spearman]", True), ("[pearson]", False)])
+def test_the_bootstrap_counts_as_cold_only_in_a_run_that_bootstraps(tmp_path, monkeypatch,
+                                                                     methods, cold):
+    config = tmp_path / "run.yaml"
+    config.write_text(QUICKSTART.read_text(encoding="utf-8").replace(
+        "methods: [pearson, spearman]", f"methods: {methods}"), encoding="utf-8")
+    monkeypatch.setattr(warmup, "_cached", lambda kernel: kernel is not warmup.resampled_ranks)
+    assert warmup.cold_kernels(load_config(config)) is cold
