@@ -11,8 +11,8 @@ import dataclasses
 from types import MappingProxyType
 from typing import Any, Mapping
 
-from mazesim.agents.base import (MAX_STEPS_PER_PASSAGE, Agent, AgentBase, KernelAgent, Walks,
-                                 default_max_steps)
+from mazesim.agents.base import (MAX_STEPS_PER_PASSAGE, Agent, AgentBase, KernelAgent, Param,
+                                 Walks, default_max_steps)
 from mazesim.agents.choice_model import ChoiceModel
 from mazesim.agents.human_models import FiniteMemory, StraightBiased, TurnBias
 from mazesim.agents.random_walk import RandomWalk
@@ -30,6 +30,7 @@ __all__ = [
     "Agent",
     "AgentBase",
     "KernelAgent",
+    "Param",
     "Walks",
     "make_agent",
     "agent_keys",
@@ -55,11 +56,20 @@ __all__ = [
     "ChoiceModel",
 ]
 
-AGENTS: Mapping[str, type] = MappingProxyType({
-    cls.name: cls
-    for cls in (Shortest, BreadthFirst, DepthFirst, RightHand, LeftHand, Tremaux, RandomWalk,
-                WeightedWalker, StraightBiased, TurnBias, FiniteMemory, ChoiceModel)
-})
+def _registered(*classes: type) -> Mapping[str, type]:
+    """The registry; every fitted parameter an agent declares must be one of its keys."""
+    for cls in classes:
+        keys = {f.name for f in dataclasses.fields(cls)}
+        for param in getattr(cls, "fitted", ()):
+            if param.name not in keys:
+                raise TypeError(f"{cls.name}: fitted parameter {param.name!r} is not one of "
+                                f"its keys ({', '.join(sorted(keys))})")
+    return MappingProxyType({cls.name: cls for cls in classes})
+
+
+AGENTS: Mapping[str, type] = _registered(Shortest, BreadthFirst, DepthFirst, RightHand, LeftHand,
+                                         Tremaux, RandomWalk, WeightedWalker, StraightBiased,
+                                         TurnBias, FiniteMemory, ChoiceModel)
 
 
 def agent_keys(name: str) -> dict[str, Any]:

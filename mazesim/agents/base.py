@@ -12,6 +12,7 @@ module per rule: its parameter slots and its `Rule` of compiled functions, `rese
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass
 from typing import Any, Callable, ClassVar, Iterable, NamedTuple, Protocol
 
@@ -24,10 +25,36 @@ from mazesim.agents.vision import Vision, seen_at_start
 from mazesim.errors import AgentError
 from mazesim.maze import PASSAGE, Maze
 
-__all__ = ["Agent", "AgentBase", "KernelAgent", "Walks", "MAX_STEPS_PER_PASSAGE", "STATE_WORDS",
-           "default_max_steps", "padded_maze", "flat_cells", "trial_streams", "choice_rows"]
+__all__ = ["Agent", "AgentBase", "KernelAgent", "Walks", "Param", "MAX_STEPS_PER_PASSAGE",
+           "STATE_WORDS", "LINEAR", "LOG", "INTEGER", "default_max_steps", "padded_maze",
+           "flat_cells", "trial_streams", "choice_rows"]
 
 MAX_STEPS_PER_PASSAGE = 50      # DESIGN section 6: max_steps defaults to 50 x passage cells
+LINEAR, LOG, INTEGER = "linear", "log", "integer"
+
+
+@dataclass(frozen=True)
+class Param:
+    """A parameter a fit may estimate: a config key of the agent, its bounds (natural scale)
+    and how it is searched (`log`: on log10, `integer`: every integer in the bounds).
+    Declared beside each rule (`KernelAgent.fitted`), so a renamed key cannot leave it behind
+    (the registry checks every name against the agent's keys at import)."""
+
+    name: str
+    low: float
+    high: float
+    scale: str = LINEAR
+
+    def bounds(self) -> tuple[float, float]:
+        """The bounds on the search scale."""
+        if self.scale == LOG:
+            return math.log10(self.low), math.log10(self.high)
+        return self.low, self.high
+
+    def value(self, x: float) -> float | int:
+        """The natural value of search coordinate x (an int for an integer parameter)."""
+        x = float(x)
+        return 10.0 ** x if self.scale == LOG else round(x) if self.scale == INTEGER else x
 
 
 class Walks(NamedTuple):
@@ -167,7 +194,8 @@ class AgentBase:
 @dataclass(frozen=True, kw_only=True)
 class KernelAgent(AgentBase):
     """An agent whose rule is compiled: `rule` is its `mazesim.agents._walk.Rule`, `slots` names
-    the attributes packed, in order, into the rule's parameter array.
+    the attributes packed, in order, into the rule's parameter array, `fitted` the parameters
+    a fit to people estimates.
 
     `lapse` mixes a uniform choice among the open directions into every step (0: none), so that
     a model fitted to people gives no observed step probability 0.
@@ -175,6 +203,8 @@ class KernelAgent(AgentBase):
 
     rule: ClassVar[Any] = None
     slots: ClassVar[tuple[str, ...]] = ()
+    fitted: ClassVar[tuple[Param, ...]] = ()
+    """The parameters a fit estimates (besides the lapse, always fitted); none: only the lapse."""
     lapse: float = 0.0
 
     def __post_init__(self) -> None:

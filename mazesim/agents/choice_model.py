@@ -17,11 +17,12 @@ from numba import njit
 from mazesim._grid import bfs
 from mazesim.agents._vision_kernels import unseen_in_view
 from mazesim.agents._walk import Rule
-from mazesim.agents.base import KernelAgent
+from mazesim.agents.base import KernelAgent, Param
 from mazesim.agents.vision import UNKNOWN, Vision
 from mazesim.maze import PASSAGE, WALL
 
-__all__ = ["ChoiceModel", "FEATURES", "N_FEATURES", "CLOSED_DISTANCE", "MAX_WEIGHT"]
+__all__ = ["ChoiceModel", "FEATURES", "N_FEATURES", "CLOSED_DISTANCE", "MAX_WEIGHT",
+           "MAX_FIT_WEIGHT"]
 
 FEATURES = ("reverse", "visited", "straight", "view", "frontier", "closed", "goal", "region")
 """The features of a direction, in the order of its weights (see `ChoiceModel`); feature f of
@@ -33,6 +34,8 @@ CLOSED_DISTANCE = 100.0
 five-feature model of the data README's reference computation is reproduced (`closed` frees it)."""
 MAX_WEIGHT = 1e3
 """Largest absolute weight (exp of weights times features stays finite)."""
+MAX_FIT_WEIGHT = 30.0
+"""Bound of a fitted weight: exp(30) is certainty for any practical purpose."""
 
 
 @njit(cache=True)
@@ -163,6 +166,7 @@ class ChoiceModel(KernelAgent):
     name = "choice-model"
     rule = RULE
     slots = FEATURES
+    fitted = tuple(Param(f, -MAX_FIT_WEIGHT, MAX_FIT_WEIGHT) for f in FEATURES)
     goal_seeking: bool = False
     reverse: float = 0.11          # the defaults: fitted to experiment 1 of the Maze Search
     visited: float = -1.12         # Task (9,927 decisions of 119 people; lapse 0.0024)

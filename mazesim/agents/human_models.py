@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from numba import njit
 
 from mazesim.agents._walk import Rule, spread, uniform
-from mazesim.agents.base import KernelAgent
+from mazesim.agents.base import INTEGER, KernelAgent, Param
 from mazesim.records import BRANCH_DEGREE
 
 __all__ = ["StraightBiased", "TurnBias", "FiniteMemory"]
@@ -25,6 +25,9 @@ NO_TURN, LEFT_TURN, RIGHT_TURN = -1, 0, 1
 LAST_TURN = 0           # slot of the rule state: the last turn made at a branch point
 _EPS = 1e-12
 MAX_HORIZON = 1_000_000_000    # moves; a horizon longer than any walk is a plain avoider
+MAX_FIT_HORIZON = 30
+"""Largest `finite-memory` horizon a fit tries (every integer from 0 is read)."""
+_PROBABILITY = (0.0, 1.0)
 
 
 @njit(cache=True, inline="always")
@@ -169,6 +172,7 @@ class StraightBiased(KernelAgent):
     name = "straight-biased"
     rule = STRAIGHT_RULE
     slots = STRAIGHT_SLOTS
+    fitted = (Param("p_straight", *_PROBABILITY),)
     p_straight: float = 0.5
 
     def _validate(self) -> None:
@@ -202,6 +206,7 @@ class TurnBias(KernelAgent):
     name = "turn-bias"
     rule = TURN_RULE
     slots = TURN_SLOTS
+    fitted = tuple(Param(key, *_PROBABILITY) for key in TURN_SLOTS)
     p_straight: float = 0.5
     p_reverse: float = 0.1
     p_alternate: float = 0.7
@@ -228,6 +233,7 @@ class FiniteMemory(KernelAgent):
     name = "finite-memory"
     rule = MEMORY_RULE
     slots = MEMORY_SLOTS
+    fitted = (Param("horizon", 0, MAX_FIT_HORIZON, INTEGER),)
     horizon: int = 7
 
     def _validate(self) -> None:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from numba import njit
 
 from mazesim.agents._walk import Rule
-from mazesim.agents.base import KernelAgent
+from mazesim.agents.base import LOG, KernelAgent, Param
 
 __all__ = ["WeightedWalker", "BACKTRACKS"]
 
@@ -89,6 +89,7 @@ class WeightedWalker(KernelAgent):
     name = "weighted-walker"
     rule = RULE
     slots = SLOTS
+    fitted = (Param("initial_count", 1e-2, 1e3, LOG),)
     goal_seeking: bool = False
     initial_count: float = 1
     count_backtrack: bool = True

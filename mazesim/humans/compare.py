@@ -34,7 +34,7 @@ from mazesim.experiment.storage import HUMAN, RunStore
 from mazesim.humans.data import HumanRun, bits, load_human_run
 from mazesim.humans.fit import BOOTSTRAP_SAMPLES, CONFIDENCE, fit_run
 from mazesim.agents import AGENTS, KernelAgent
-from mazesim.humans.models import FITTED, ModelSpec
+from mazesim.humans.models import ModelSpec, fitted_params
 
 __all__ = ["ParticipantBits", "AgentBits", "Comparison", "compare_runs", "format_comparison"]
 
@@ -140,11 +140,11 @@ def compare_runs(human_run: str | Path, sim_run: str | Path, *, fit: bool = Fals
 
 def _spec(entry: dict, fit: bool) -> ModelSpec | None:
     """The model of a simulated run's agent entry: its config keys fixed (with `fit`, those of
-    `FITTED` free); None for an agent without step probabilities."""
+    its declared `fitted` parameters free); None for an agent without step probabilities."""
     name = entry["type"]
     if not issubclass(AGENTS[name], KernelAgent):
         return None
-    free = FITTED.get(name, ()) if fit else ()
+    free = fitted_params(name) if fit else ()
     fixed = {k: v for k, v in entry.items()
              if k not in _NOT_PARAMS and k not in {p.name for p in free}}
     return ModelSpec(entry["label"], name, fixed, tuple(free))

@@ -26,8 +26,9 @@ from scipy import optimize, stats
 
 from mazesim.errors import DataError
 from mazesim.humans.data import HumanRun, bits
-from mazesim.humans.models import (INTEGER, LINEAR, LOG, LogitModel, ModelSpec, PlanSteps,
-                                   build_model, parse_model, with_lapse)
+from mazesim.agents.base import INTEGER, LINEAR, LOG
+from mazesim.humans.models import (LogitModel, ModelSpec, PlanSteps, build_model, parse_model,
+                                   with_lapse)
 
 __all__ = ["BY", "Estimate", "ParticipantFit", "ModelFit", "FitReport", "fit_run",
            "DEFAULT_FOLDS", "DEFAULT_STARTS", "MAX_FOLDS", "MAX_STARTS", "MAX_MODELS",
@@ -230,7 +231,7 @@ def _estimate(spec: ModelSpec, model, run: HumanRun, rows: np.ndarray,
         theta, lapse, ll = _fit_integer(spec, model, rows, n_open)
     else:
         theta, lapse, ll = _fit_continuous(spec, model, rows, n_open, rng, starts)
-    params = {p.name: float(p.value(x)) for p, x in zip(spec.free, theta)}
+    params = {p.name: p.value(x) for p, x in zip(spec.free, theta)}
     return Estimate(params, float(lapse), float(ll), len(rows))
 
 

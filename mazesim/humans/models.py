@@ -2,8 +2,8 @@
 probability of every human junction decision is read.
 
 A model is named `AGENT` or `AGENT:key=value,...` (config keys fixed at those values and not
-fitted, e.g. `choice-model:region=0,goal=0`); every other parameter of `FITTED` is fitted, and
-the lapse always. Probabilities come from the agents' own compiled rules, never from a copy:
+fitted, e.g. `choice-model:region=0,goal=0`); every other parameter the agent declares as
+`fitted` (`mazesim.agents.Param`) is fitted, and the lapse always. Probabilities come from the agents' own compiled rules, never from a copy:
 
 - `choice-model`: its features at every decision, read once per trial (`rule_states`), then
   the conditional logit is vectorised over decisions in numpy (`LogitModel`);
@@ -20,7 +20,6 @@ lapse) is mixed in by `with_lapse`, the same formula as the walking loop.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,56 +27,23 @@ import numpy as np
 import yaml
 
 from mazesim.agents import AGENTS, make_agent
-from mazesim.agents.base import KernelAgent
+from mazesim.agents.base import INTEGER, KernelAgent, Param
 from mazesim.agents.choice_model import FEATURES, N_FEATURES
 from mazesim.errors import AgentError, DataError
 from mazesim.humans.data import HumanRun
 
-__all__ = ["Param", "ModelSpec", "FITTED", "MAX_FIT_WEIGHT", "MAX_FIT_MEMORY", "default_models",
-           "parse_model", "with_lapse", "PlanSteps", "FixedModel", "ReadModel", "LogitModel",
-           "build_model"]
+__all__ = ["ModelSpec", "fitted_params", "default_models", "parse_model", "with_lapse",
+           "PlanSteps", "FixedModel", "ReadModel", "LogitModel", "build_model"]
 
-MAX_FIT_WEIGHT = 30.0
-"""Bound of a fitted choice-model weight: exp(30) is certainty for any practical purpose."""
-MAX_FIT_MEMORY = 30
-"""Largest `finite-memory` horizon tried (every integer from 0 is read)."""
-LINEAR, LOG, INTEGER = "linear", "log", "integer"
 _PROBES = (0.2718281828, 0.5772156649, 0.7071067812)   # probe settings, as shares of the range
 _CHECK = 0.4142135624
 _AGREE = 1e-12          # relative agreement of the classes with a full reading (rounding)
 
 
-@dataclass(frozen=True)
-class Param:
-    """A fitted parameter: its bounds (natural scale) and how it is searched (`log`: on log10,
-    `integer`: every integer in the bounds)."""
-
-    name: str
-    low: float
-    high: float
-    scale: str = LINEAR
-
-    def bounds(self) -> tuple[float, float]:
-        """The bounds on the search scale."""
-        if self.scale == LOG:
-            return math.log10(self.low), math.log10(self.high)
-        return self.low, self.high
-
-    def value(self, x: float) -> float:
-        """The natural value of search coordinate x."""
-        return 10.0 ** x if self.scale == LOG else round(x) if self.scale == INTEGER else x
-
-
-_PROBABILITY = (0.0, 1.0)
-FITTED: dict[str, tuple[Param, ...]] = {
-    "weighted-walker": (Param("initial_count", 1e-2, 1e3, LOG),),
-    "straight-biased": (Param("p_straight", *_PROBABILITY),),
-    "turn-bias": tuple(Param(k, *_PROBABILITY) for k in ("p_straight", "p_reverse",
-                                                         "p_alternate")),
-    "finite-memory": (Param("memory", 0, MAX_FIT_MEMORY, INTEGER),),
-    "choice-model": tuple(Param(f, -MAX_FIT_WEIGHT, MAX_FIT_WEIGHT) for f in FEATURES),
-}
-"""The parameters fitted for each agent (the others have none: only the lapse)."""
+def fitted_params(agent: str) -> tuple[Param, ...]:
+    """The parameters a fit estimates for `agent` (declared beside its rule; none: only the
+    lapse)."""
+    return getattr(AGENTS[agent], "fitted", ())
 
 
 @dataclass(frozen=True)
@@ -115,7 +81,7 @@ def parse_model(text: str) -> ModelSpec:
     if not isinstance(agent, KernelAgent):
         raise AgentError(f"--model {text}: {name} gives no step probabilities (it is not a "
                          "model of choices)")
-    free = tuple(p for p in FITTED.get(name, ()) if p.name not in fixed)
+    free = tuple(p for p in fitted_params(name) if p.name not in fixed)
     return ModelSpec(str(text).strip(), name, fixed, free)
 
 

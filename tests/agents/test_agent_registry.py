@@ -79,3 +79,24 @@ def test_dfs_order_from_text_or_list():
     expected = ("down", "right", "up", "left")
     assert make_agent("dfs", order="down,right,up,left").order == expected
     assert make_agent("dfs", order=list(expected)).order == expected
+
+
+@pytest.mark.parametrize("name", sorted(AGENTS))
+def test_fitted_parameters_are_keys_within_their_bounds(name):
+    cls = AGENTS[name]
+    keys = agent_keys(name)
+    for param in getattr(cls, "fitted", ()):
+        assert param.name in keys
+        low, high = param.bounds()
+        for x in (low, high, (low + high) / 2):          # every value a fit may try is valid
+            make_agent(name, **{param.name: param.value(x)})
+
+
+def test_the_registry_refuses_a_fitted_parameter_that_is_not_a_key():
+    from mazesim.agents import Param, _registered
+    from mazesim.agents.human_models import FiniteMemory
+
+    stale = dataclasses.make_dataclass("Stale", [], bases=(FiniteMemory,), frozen=True)
+    stale.fitted = (Param("memory", 0, 30, "integer"),)
+    with pytest.raises(TypeError, match="finite-memory: fitted parameter 'memory' is not one of"):
+        _registered(stale)

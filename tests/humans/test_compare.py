@@ -186,3 +186,18 @@ def test_fit_reads_a_play_run_like_an_imported_one(human_run):
     assert report.participants == 2 and report.decisions == len(load_human_run(human_run)
                                                                 .decisions)
     assert all(math.isfinite(m.cv_bits) for m in report.models)
+
+
+def test_compare_fits_every_model_agent(tmp_path, human_run):
+    """`compare --fit` with every agent that gives step probabilities in the simulated run."""
+    from mazesim.humans import default_models
+
+    (tmp_path / "s0.txt").write_text(TUTORIAL, encoding="utf-8")
+    config = config_from_dict({
+        "name": "every", "seed": 3, "mazes": [{"file": "s0.txt"}], "vision": [0],
+        "agents": [{"type": name, "trials": 2} for name in default_models()],
+    }, source="every.yaml", base=tmp_path)
+    run = run_experiment(config, output=tmp_path / "sims", report=False).run_dir
+    scores = compare_runs(human_run, run, fit=True).scores
+    assert sorted({s.agent for s in scores}) == sorted(default_models())
+    assert all(math.isfinite(s.bits) for s in scores)

@@ -11,11 +11,11 @@ from hypothesis import given, strategies as st
 
 from mazesim.agents import make_agent
 from mazesim.errors import AgentError, DataError
-from mazesim.humans import fit_models, import_mst, load_human_run
+from mazesim.humans import default_models, fit_models, import_mst, load_human_run
 from mazesim.humans.fit import _best_lapse, _folds, _log_likelihood, fit_run
 from mazesim.humans.fit_output import FIGURE, FIT_CSV, PARTICIPANTS_CSV, format_fit, write_fit
-from mazesim.humans.models import (PlanSteps, ReadModel, build_model, parse_model,
-                                   with_lapse)
+from mazesim.humans.models import (PlanSteps, ReadModel, build_model, fitted_params,
+                                   parse_model, with_lapse)
 
 from tests.humans.conftest import GOOD
 
@@ -191,3 +191,14 @@ def test_the_reference_figures_of_experiment_1(experiment):
         pytest.approx((1.55, -2.26, -0.91, 0.58), abs=0.06)
     best = report.models[0]
     assert best.model == "choice-model" and best.cv_bits < 1.18 and best.cv_bits_ci[1] < 1.18
+
+
+def test_every_default_model_fits_a_tiny_run(small):
+    """The headline `mazesim fit RUN` fits `default_models()`: every one must fit (a renamed
+    agent key once broke it after a minute of fitting)."""
+    report = fit_run(small, default_models(), folds=2, seed=0, starts=1)
+    assert sorted(m.model for m in report.models) == sorted(default_models())
+    for m in report.models:
+        assert set(m.estimate.params) == {p.name for p in fitted_params(m.agent)}
+        assert 0.0 <= m.bits and m.cv_bits is not None and math.isfinite(m.cv_bits)
+        make_agent(m.agent, **m.estimate.params)        # the fitted values are valid keys
