@@ -1,5 +1,5 @@
 """The quadrant sweep (the Maze Search Task authors' `observation_made`): the compiled rule
-against a literal transcription, cell for cell on every map of experiment 1 and on random grids;
+against a literal transcription (`authors_port`), cell for cell on every map of experiment 1 and on random grids;
 hand-made grids; the vision's config forms; agents walking under it."""
 
 from __future__ import annotations
@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
+from authors_port import LIT_CODE, WALL_CODE, observation_made
 from mazesim import make_agent, simulate
 from mazesim.agents import parse_vision, seen_cells
 from mazesim.agents.vision import SWEEP_VISION, Vision, isovist, sweep
@@ -17,38 +18,11 @@ from mazesim.maze import parse_maze
 
 from tests.humans.mst_data import mst_folder
 
-WALL_CODE, DARK_CODES = 3, (0, 2)
-
-
-def observation_made(maze, pos):
-    """The authors' rule transcribed line by line: `maze` rows of task codes (3 wall; 0, 2 dark;
-    5, 6 lit), `pos` (row, col); returns the dark cells observed, and (for the walls a sweep
-    looks at) the cells at which a row's scan broke off."""
-    observed, broke = set(), set()
-    r, c = pos
-    nrows, ncols = len(maze), len(maze[0])
-    for rows, step in ((range(r, -1, -1), -1), (range(r, -1, -1), 1),
-                       (range(r, nrows), -1), (range(r, nrows), 1)):
-        bound = 0 if step < 0 else ncols - 1          # c_left = 0 or c_right = ncols - 1
-        for r_ in rows:
-            columns = []
-            for c_ in range(c, bound + step, step):   # from c to the bound, inclusive
-                if maze[r_][c_] == WALL_CODE:
-                    broke.add((r_, c_))
-                    break
-                columns.append(c_)
-                if maze[r_][c_] in DARK_CODES:
-                    observed.add((r_, c_))
-            if not columns:
-                break
-            bound = columns[-1]
-    return observed, broke
-
 
 def codes(grid, dark=None):
     """Task codes of a 0/1 grid: walls 3, passages 0 (dark) or 6 where `dark` is False."""
     dark = np.ones(grid.shape, bool) if dark is None else dark
-    return [[WALL_CODE if v else (0 if d else 6) for v, d in zip(row, drow)]
+    return [[WALL_CODE if v else (0 if d else LIT_CODE) for v, d in zip(row, drow)]
             for row, drow in zip(grid.tolist(), dark.tolist())]
 
 

@@ -1,0 +1,192 @@
+"""numba kernels of decision trees (`mazesim.agents.trees`): what each floor cell sees, and the
+tree grown breadth-first from the start.
+
+Floor cells are numbered 0..F-1 (row-major) and dark cells 0..D-1 (row-major). `neighbours`
+(F, 4) lists each floor cell's floor neighbours in the authors' order right, left, down, up (-1:
+none). Sight is a table in CSR form: the dark cells floor cell f sees are
+`seen[first[f]:first[f + 1]]`, sorted. Each kernel counts its work and stops at a ceiling with a
+status instead of running on; the caller raises.
+"""
+
+import numpy as np
+from numba import njit
+
+from mazesim._grid import pad, steps
+from mazesim.agents._vision_kernels import look, sweep_cells
+from mazesim.agents.vision import SWEEP_VIEW, UNKNOWN
+
+__all__ = ["OK", "TOO_MANY_NODES", "TOO_MANY_CELLS", "TOO_MUCH_WORK", "sight_table", "grow"]
+
+OK, TOO_MANY_NODES, TOO_MANY_CELLS, TOO_MUCH_WORK = 0, 1, 2, 3
+_START_NODES = 64
+
+
+@njit(cache=True)
+def sight_table(grid, floor, dark_id, kind, radius, occlusion, max_work):
+    """(first (F + 1,), seen, status): the dark cells each floor cell (`floor` (F, 2) rows and
+    columns) sees by the perception kernels (`dark_id` (H, W): the dark cell's number, -1
+    elsewhere). Work: the cells the sweep meets or the view's square, per floor cell."""
+    h, w = grid.shape
+    cells = pad(grid).ravel()
+    width = w + 2
+    step = steps(width)
+    known = np.full(cells.shape[0], UNKNOWN, np.uint8)
+    visits = np.zeros(cells.shape[0], np.int32)
+    met = np.empty(cells.shape[0], np.int64)
+    n_floor = floor.shape[0]
+    first = np.zeros(n_floor + 1, np.int64)
+    seen = np.empty(max(n_floor, 1), np.int64)
+    reach = max(radius, 1)
+    m, work = 0, 0
+    for f in range(n_floor):
+        r, c = floor[f, 0] + 1, floor[f, 1] + 1
+        i = r * width + c
+        if kind == SWEEP_VIEW:
+            n_met = sweep_cells(cells, width, r, c, met)
+        else:
+            look(cells, width, step, known, visits, i, r, c, np.int64(-1), np.int64(-1),
+                 np.int64(-1), kind, radius, occlusion, True)
+            n_met = 0               # the view's square and the four neighbours, then forgotten
+            for y in range(max(r - reach, 1), min(r + reach, h) + 1):
+                for x in range(max(c - reach, 1), min(c + reach, w) + 1):
+                    if known[y * width + x] != UNKNOWN:
+                        met[n_met] = y * width + x
+                        n_met += 1
+                    known[y * width + x] = UNKNOWN
+            for d in range(4):
+                known[i + step[d]] = UNKNOWN
+        work += n_met if kind == SWEEP_VIEW else (2 * reach + 1) ** 2
+        if work > max_work:
+            return first, seen[:m], TOO_MUCH_WORK
+        if m + n_met > seen.shape[0]:
+            seen = _grown(seen, m + n_met)
+        start = m
+        for k in range(n_met):
+            j = met[k]
+            d = dark_id[j // width - 1, j % width - 1] if 0 < j // width <= h and (
+                0 < j % width <= w) else -1
+            if d >= 0:
+                seen[m] = d
+                m += 1
+        seen[start:m] = np.sort(seen[start:m])
+        first[f + 1] = m
+    return first, seen[:m], OK
+
+
+@njit(cache=True)
+def grow(neighbours, first, seen, root, n_dark, max_nodes, max_cells, max_work):
+    """The tree from floor cell `root`, breadth-first: (cell, parent, depth, steps from the
+    root, path_first, path, revealed_first, revealed, status), one item per node (paths: floor
+    cells from the parent's cell to the node's, both included; revealed: dark cells).
+
+    A node's children are found by a breadth-first search from its cell over floor, neighbours
+    in the order right, left, down, up: a cell first reached from which something still dark
+    (on the node's map: every dark cell not revealed on the way from the root) would be seen is
+    a child, reached by the search's path, and the search does not go on through it; cells
+    that would see nothing new are searched on. This is the authors' search over simple paths
+    (`tree_builder.next_path`) with its rule that a cell seen again with the same new cells is
+    dropped: the first path to reach a cell is a shortest one, found in the same order. Stops
+    at `max_nodes` nodes, `max_cells` path and revealed cells in all, or `max_work` cells
+    searched (status).
+    """
+    n_floor = neighbours.shape[0]
+    cap = _START_NODES
+    cell = np.empty(cap, np.int64)
+    parent = np.empty(cap, np.int64)
+    depth = np.empty(cap, np.int64)
+    walked = np.empty(cap, np.int64)
+    path_first = np.zeros(cap + 1, np.int64)
+    path = np.empty(cap, np.int64)
+    revealed_first = np.zeros(cap + 1, np.int64)
+    revealed = np.empty(max(cap, first[root + 1] - first[root]), np.int64)
+    cell[0], parent[0], depth[0], walked[0] = root, -1, 0, 0
+    n_seen = first[root + 1] - first[root]
+    revealed[:n_seen] = seen[first[root]:first[root + 1]]
+    revealed_first[1] = n_seen
+    dark = np.ones(n_dark, np.bool_)
+    stamp = np.zeros(n_floor, np.int64)
+    came = np.empty(n_floor, np.int64)
+    queue = np.empty(n_floor, np.int64)
+    n, k, work = 1, 0, 0
+    held = n_seen
+    while k < n:
+        dark[:] = True
+        a = k
+        while a >= 0:
+            for q in range(revealed_first[a], revealed_first[a + 1]):
+                dark[revealed[q]] = False
+            a = parent[a]
+        head, tail = 0, 1
+        queue[0] = cell[k]
+        stamp[cell[k]] = k + 1
+        while head < tail:
+            x = queue[head]
+            head += 1
+            for e in range(4):
+                y = neighbours[x, e]
+                if y < 0 or stamp[y] == k + 1:
+                    continue
+                stamp[y] = k + 1
+                came[y] = x
+                work += 1
+                new = 0
+                for q in range(first[y], first[y + 1]):
+                    new += dark[seen[q]]
+                if new == 0:
+                    queue[tail] = y
+                    tail += 1
+                    continue
+                if n == max_nodes:
+                    return (cell[:n], parent[:n], depth[:n], walked[:n], path_first[:n + 1],
+                            path[:path_first[n]], revealed_first[:n + 1],
+                            revealed[:revealed_first[n]], TOO_MANY_NODES)
+                length, z = 1, y
+                while z != cell[k]:
+                    z = came[z]
+                    length += 1
+                held += length + new
+                if held > max_cells:
+                    return (cell[:n], parent[:n], depth[:n], walked[:n], path_first[:n + 1],
+                            path[:path_first[n]], revealed_first[:n + 1],
+                            revealed[:revealed_first[n]], TOO_MANY_CELLS)
+                if n == cap:
+                    cap *= 2
+                    cell, parent = _grown(cell, cap), _grown(parent, cap)
+                    depth, walked = _grown(depth, cap), _grown(walked, cap)
+                    path_first = _grown(path_first, cap + 1)
+                    revealed_first = _grown(revealed_first, cap + 1)
+                p0 = path_first[n]
+                if p0 + length > path.shape[0]:
+                    path = _grown(path, p0 + length)
+                z = y
+                for s in range(length - 1, -1, -1):
+                    path[p0 + s] = z
+                    if s > 0:
+                        z = came[z]
+                path_first[n + 1] = p0 + length
+                r0 = revealed_first[n]
+                if r0 + new > revealed.shape[0]:
+                    revealed = _grown(revealed, r0 + new)
+                for q in range(first[y], first[y + 1]):
+                    if dark[seen[q]]:
+                        revealed[r0] = seen[q]
+                        r0 += 1
+                revealed_first[n + 1] = r0
+                cell[n], parent[n], depth[n] = y, k, depth[k] + 1
+                walked[n] = walked[k] + length - 1
+                n += 1
+        if work > max_work:
+            return (cell[:n], parent[:n], depth[:n], walked[:n], path_first[:n + 1],
+                    path[:path_first[n]], revealed_first[:n + 1],
+                    revealed[:revealed_first[n]], TOO_MUCH_WORK)
+        k += 1
+    return (cell[:n], parent[:n], depth[:n], walked[:n], path_first[:n + 1],
+            path[:path_first[n]], revealed_first[:n + 1], revealed[:revealed_first[n]], OK)
+
+
+@njit(cache=True)
+def _grown(values, needed):
+    """A copy of `values` at least `needed` long (doubled), its head copied."""
+    out = np.empty(max(needed, 2 * values.shape[0]), values.dtype)
+    out[:values.shape[0]] = values
+    return out
