@@ -43,7 +43,7 @@ from mazesim.errors import AgentError
 from mazesim.maze import DELTAS, DOWN, LEFT, PASSAGE, RIGHT, UP, Cell, Maze
 
 __all__ = ["Node", "DecisionTree", "MAX_TREE_NODES", "MAX_TREE_CELLS", "MAX_TREE_WORK",
-           "SEARCH_ORDER", "decision_tree", "dark_floor", "maze_label"]
+           "SEARCH_ORDER", "decision_tree", "dark_floor", "maze_name"]
 
 MAX_TREE_NODES = 50_000
 """Most nodes of a tree (each about 1 KB of Python objects: 50 MB)."""
@@ -127,7 +127,7 @@ class DecisionTree:
         node (index, name, cell, parent (null at the root), depth, steps, steps from the root,
         path, cells revealed (count and cells), remaining dark cells, children)."""
         return {
-            "maze": maze_label(self.maze), "vision": self.vision,
+            "maze": maze_name(self.maze), "vision": self.vision,
             "decisions": len(self.decisions()),
             "nodes": [{"index": k, "name": node.name, "cell": list(node.cell),
                        "parent": None if node.parent < 0 else node.parent, "depth": node.depth,
@@ -146,10 +146,10 @@ def dark_floor(maze: Maze) -> np.ndarray:
     return dark
 
 
-def maze_label(maze: Maze) -> str:
-    """How messages name a maze: its `meta["name"]` if any, else its size."""
+def maze_name(maze: Maze) -> str:
+    """How trees and messages name a maze: its `meta["name"]` if any, else its size."""
     name = maze.meta.get("name")
-    return repr(name) if isinstance(name, str) and name else f"{maze.shape[0]}x{maze.shape[1]}"
+    return name if isinstance(name, str) and name else f"{maze.shape[0]}x{maze.shape[1]}"
 
 
 def decision_tree(maze: Maze, vision: Vision | str | int | Mapping = SWEEP_VISION, *,
@@ -234,7 +234,7 @@ def _tree_vision(value: Any) -> Vision:
 
 def _too_big(maze: Maze, what: str, ceiling: int, unit: str, allowed: str = "") -> None:
     extra = f"; allowed: {allowed}" if allowed else ""
-    raise AgentError(f"decision tree of maze {maze_label(maze)}: {what} {ceiling:,} {unit} "
+    raise AgentError(f"decision tree of maze {maze_name(maze)!r}: {what} {ceiling:,} {unit} "
                      f"(the ceiling{extra})")
 
 

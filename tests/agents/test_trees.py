@@ -14,7 +14,7 @@ from hypothesis import assume, given, settings, strategies as st
 from agent_mazes import mazes
 from authors_port import TooManyPaths, authors_tree, codes
 from mazesim.agents.trees import (MAX_TREE_NODES, DecisionTree, dark_floor, decision_tree,
-                                  maze_label)
+                                  maze_name)
 from mazesim.agents.vision import SEEN_AT_START, Vision, parse_vision, seen_cells, sweep
 from mazesim.analysis import distance_map
 from mazesim.errors import AgentError
@@ -273,7 +273,7 @@ def test_a_tree_passing_the_ceiling_is_one_error_naming_the_maze():
                                          f"{MAX_TREE_NODES:,} nodes \\(the ceiling; allowed: "
                                          f"max_nodes up to {MAX_TREE_NODES:,}"):
         decision_tree(parse_mst_maze(PILLARS, "pillars"))
-    with pytest.raises(AgentError, match="decision tree of maze 7x7: the tree passes 5 nodes"):
+    with pytest.raises(AgentError, match="decision tree of maze '7x7': the tree passes 5 nodes"):
         decision_tree(FORK, max_nodes=5)
     assert len(decision_tree(FORK, max_nodes=6)) == 6
 
@@ -288,7 +288,7 @@ def test_to_json_lists_every_node():
     tree = decision_tree(FORK)
     data = json.loads(json.dumps(tree.to_json()))
     assert data["decisions"] == 1 and data["vision"] == "sweep, map known"
-    assert data["maze"] == "7x7" == maze_label(FORK)
+    assert data["maze"] == "7x7" == maze_name(FORK)
     assert data["nodes"][0] == {"index": 0, "name": "0", "cell": [1, 3], "parent": None,
                                 "depth": 0, "steps": 0, "steps_from_root": 0, "path": [],
                                 "cells": 2, "revealed": [[2, 3], [3, 3]], "remaining": 8,
