@@ -4,8 +4,8 @@ tree grown breadth-first from the start.
 Floor cells are numbered 0..F-1 (row-major) and dark cells 0..D-1 (row-major). `neighbours`
 (F, 4) lists each floor cell's floor neighbours in the authors' order right, left, down, up (-1:
 none). Sight is a table in CSR form: the dark cells floor cell f sees are
-`seen[first[f]:first[f + 1]]`, sorted. Each kernel counts its work and stops at a ceiling with a
-status instead of running on; the caller raises.
+`seen[first[f]:first[f + 1]]` (in the order met; the caller sorts what it keeps). Each kernel
+counts its work and stops at a ceiling with a status instead of running on; the caller raises.
 """
 
 import numpy as np
@@ -15,17 +15,38 @@ from mazesim._grid import pad, steps
 from mazesim.agents._vision_kernels import look, sweep_cells
 from mazesim.agents.vision import SWEEP_VIEW, UNKNOWN
 
-__all__ = ["OK", "TOO_MANY_NODES", "TOO_MANY_CELLS", "TOO_MUCH_WORK", "sight_table", "grow"]
+__all__ = ["OK", "TOO_MANY_NODES", "TOO_MANY_CELLS", "TOO_MUCH_WORK", "sweep_table",
+           "view_table", "grow"]
 
 OK, TOO_MANY_NODES, TOO_MANY_CELLS, TOO_MUCH_WORK = 0, 1, 2, 3
 _START_NODES = 64
 
 
 @njit(cache=True)
-def sight_table(grid, floor, dark_id, kind, radius, occlusion, max_work):
-    """(first (F + 1,), seen, status): the dark cells each floor cell (`floor` (F, 2) rows and
-    columns) sees by the perception kernels (`dark_id` (H, W): the dark cell's number, -1
-    elsewhere). Work: the cells the sweep meets or the view's square, per floor cell."""
+def sweep_table(grid, floor, dark_id, max_work):
+    """(first (F + 1,), seen, status): the dark cells the quadrant sweep from each floor cell
+    (`floor` (F, 2) rows and columns) sees (`dark_id` (H, W): the dark cell's number, -1
+    elsewhere). Work: the cells the sweeps meet."""
+    cells = pad(grid).ravel()
+    width = grid.shape[1] + 2
+    met = np.empty(cells.shape[0], np.int64)
+    first = np.zeros(floor.shape[0] + 1, np.int64)
+    seen = np.empty(max(floor.shape[0], 1), np.int64)
+    m, work = 0, 0
+    for f in range(floor.shape[0]):
+        n_met = sweep_cells(cells, width, floor[f, 0] + 1, floor[f, 1] + 1, met)
+        work += n_met
+        if work > max_work:
+            return first, seen[:m], TOO_MUCH_WORK
+        seen, m = _add_dark(seen, m, met, n_met, dark_id, width)
+        first[f + 1] = m
+    return first, seen[:m], OK
+
+
+@njit(cache=True)
+def view_table(grid, floor, dark_id, kind, radius, occlusion, max_work):
+    """`sweep_table` for a window or an isovist: what the perception kernel (`look`) sees
+    from each floor cell. Work: the view's square per floor cell."""
     h, w = grid.shape
     cells = pad(grid).ravel()
     width = w + 2
@@ -33,44 +54,45 @@ def sight_table(grid, floor, dark_id, kind, radius, occlusion, max_work):
     known = np.full(cells.shape[0], UNKNOWN, np.uint8)
     visits = np.zeros(cells.shape[0], np.int32)
     met = np.empty(cells.shape[0], np.int64)
-    n_floor = floor.shape[0]
-    first = np.zeros(n_floor + 1, np.int64)
-    seen = np.empty(max(n_floor, 1), np.int64)
+    first = np.zeros(floor.shape[0] + 1, np.int64)
+    seen = np.empty(max(floor.shape[0], 1), np.int64)
     reach = max(radius, 1)
     m, work = 0, 0
-    for f in range(n_floor):
+    for f in range(floor.shape[0]):
         r, c = floor[f, 0] + 1, floor[f, 1] + 1
         i = r * width + c
-        if kind == SWEEP_VIEW:
-            n_met = sweep_cells(cells, width, r, c, met)
-        else:
-            look(cells, width, step, known, visits, i, r, c, np.int64(-1), np.int64(-1),
-                 np.int64(-1), kind, radius, occlusion, True)
-            n_met = 0               # the view's square and the four neighbours, then forgotten
-            for y in range(max(r - reach, 1), min(r + reach, h) + 1):
-                for x in range(max(c - reach, 1), min(c + reach, w) + 1):
-                    if known[y * width + x] != UNKNOWN:
-                        met[n_met] = y * width + x
-                        n_met += 1
-                    known[y * width + x] = UNKNOWN
-            for d in range(4):
-                known[i + step[d]] = UNKNOWN
-        work += n_met if kind == SWEEP_VIEW else (2 * reach + 1) ** 2
+        work += (2 * reach + 1) ** 2
         if work > max_work:
             return first, seen[:m], TOO_MUCH_WORK
-        if m + n_met > seen.shape[0]:
-            seen = _grown(seen, m + n_met)
-        start = m
-        for k in range(n_met):
-            j = met[k]
-            d = dark_id[j // width - 1, j % width - 1] if 0 < j // width <= h and (
-                0 < j % width <= w) else -1
-            if d >= 0:
-                seen[m] = d
-                m += 1
-        seen[start:m] = np.sort(seen[start:m])
+        look(cells, width, step, known, visits, i, r, c, np.int64(-1), np.int64(-1),
+             np.int64(-1), kind, radius, occlusion, True)
+        n_met = 0                   # the view's square and the four neighbours, then forgotten
+        for y in range(max(r - reach, 1), min(r + reach, h) + 1):
+            for x in range(max(c - reach, 1), min(c + reach, w) + 1):
+                if known[y * width + x] != UNKNOWN:
+                    met[n_met] = y * width + x
+                    n_met += 1
+                known[y * width + x] = UNKNOWN
+        for d in range(4):
+            known[i + step[d]] = UNKNOWN
+        seen, m = _add_dark(seen, m, met, n_met, dark_id, width)
         first[f + 1] = m
     return first, seen[:m], OK
+
+
+@njit(cache=True)
+def _add_dark(seen, m, met, n_met, dark_id, width):
+    """Append the dark cells among the padded flat cells `met[:n_met]` to `seen[:m]`; (seen,
+    new m)."""
+    h, w = dark_id.shape
+    if m + n_met > seen.shape[0]:
+        seen = _grown(seen, m + n_met)
+    for k in range(n_met):
+        y, x = met[k] // width - 1, met[k] % width - 1
+        if 0 <= y < h and 0 <= x < w and dark_id[y, x] >= 0:
+            seen[m] = dark_id[y, x]
+            m += 1
+    return seen, m
 
 
 @njit(cache=True)
@@ -101,16 +123,18 @@ def grow(neighbours, first, seen, root, n_dark, max_nodes, max_cells, max_work):
     revealed = np.empty(max(cap, first[root + 1] - first[root]), np.int64)
     cell[0], parent[0], depth[0], walked[0] = root, -1, 0, 0
     n_seen = first[root + 1] - first[root]
-    revealed[:n_seen] = seen[first[root]:first[root + 1]]
+    for q in range(n_seen):
+        revealed[q] = seen[first[root] + q]
     revealed_first[1] = n_seen
     dark = np.ones(n_dark, np.bool_)
     stamp = np.zeros(n_floor, np.int64)
     came = np.empty(n_floor, np.int64)
     queue = np.empty(n_floor, np.int64)
-    n, k, work = 1, 0, 0
+    n, k, work, status = 1, 0, 0, OK
     held = n_seen
-    while k < n:
-        dark[:] = True
+    while k < n and status == OK:
+        for d in range(n_dark):
+            dark[d] = True
         a = k
         while a >= 0:
             for q in range(revealed_first[a], revealed_first[a + 1]):
@@ -119,7 +143,7 @@ def grow(neighbours, first, seen, root, n_dark, max_nodes, max_cells, max_work):
         head, tail = 0, 1
         queue[0] = cell[k]
         stamp[cell[k]] = k + 1
-        while head < tail:
+        while head < tail and status == OK:
             x = queue[head]
             head += 1
             for e in range(4):
@@ -137,18 +161,16 @@ def grow(neighbours, first, seen, root, n_dark, max_nodes, max_cells, max_work):
                     tail += 1
                     continue
                 if n == max_nodes:
-                    return (cell[:n], parent[:n], depth[:n], walked[:n], path_first[:n + 1],
-                            path[:path_first[n]], revealed_first[:n + 1],
-                            revealed[:revealed_first[n]], TOO_MANY_NODES)
+                    status = TOO_MANY_NODES
+                    break
                 length, z = 1, y
                 while z != cell[k]:
                     z = came[z]
                     length += 1
                 held += length + new
                 if held > max_cells:
-                    return (cell[:n], parent[:n], depth[:n], walked[:n], path_first[:n + 1],
-                            path[:path_first[n]], revealed_first[:n + 1],
-                            revealed[:revealed_first[n]], TOO_MANY_CELLS)
+                    status = TOO_MANY_CELLS
+                    break
                 if n == cap:
                     cap *= 2
                     cell, parent = _grown(cell, cap), _grown(parent, cap)
@@ -175,18 +197,18 @@ def grow(neighbours, first, seen, root, n_dark, max_nodes, max_cells, max_work):
                 cell[n], parent[n], depth[n] = y, k, depth[k] + 1
                 walked[n] = walked[k] + length - 1
                 n += 1
-        if work > max_work:
-            return (cell[:n], parent[:n], depth[:n], walked[:n], path_first[:n + 1],
-                    path[:path_first[n]], revealed_first[:n + 1],
-                    revealed[:revealed_first[n]], TOO_MUCH_WORK)
+        if work > max_work and status == OK:
+            status = TOO_MUCH_WORK
         k += 1
     return (cell[:n], parent[:n], depth[:n], walked[:n], path_first[:n + 1],
-            path[:path_first[n]], revealed_first[:n + 1], revealed[:revealed_first[n]], OK)
+            path[:path_first[n]], revealed_first[:n + 1], revealed[:revealed_first[n]], status)
 
 
 @njit(cache=True)
 def _grown(values, needed):
-    """A copy of `values` at least `needed` long (doubled), its head copied."""
+    """A copy of `values` at least `needed` long (doubled), its head copied (by a loop: numba
+    compiles a slice assignment for seconds)."""
     out = np.empty(max(needed, 2 * values.shape[0]), values.dtype)
-    out[:values.shape[0]] = values
+    for i in range(values.shape[0]):
+        out[i] = values[i]
     return out

@@ -198,8 +198,11 @@ def decision_tree(maze: Maze, vision: Vision | str | int | Mapping = SWEEP_VISIO
     if not vision.sweep and len(floor) * square > MAX_TREE_WORK:
         _too_big(maze, f"looking from its {len(floor):,} floor cells passes", MAX_TREE_WORK,
                  "cells")
-    first, seen, status = _tree_kernels.sight_table(maze.grid, floor, dark_id, kind, radius,
-                                                    occlusion, MAX_TREE_WORK)
+    if vision.sweep:
+        first, seen, status = _tree_kernels.sweep_table(maze.grid, floor, dark_id, MAX_TREE_WORK)
+    else:
+        first, seen, status = _tree_kernels.view_table(maze.grid, floor, dark_id, kind, radius,
+                                                       occlusion, MAX_TREE_WORK)
     if status != _tree_kernels.OK:
         _too_big(maze, "looking from its floor cells passes", MAX_TREE_WORK, "cells")
     (cell, parent, depth, walked, path_first, path, revealed_first, revealed,
@@ -262,7 +265,8 @@ def _nodes(floor, dark_cells, cell, parent, depth, walked, path_first, path, rev
     nodes, remaining = [], []
     for k, (f, p) in enumerate(zip(cell.tolist(), parent.tolist())):
         here = floor_cells[f]
-        shown = tuple(dark_tuples[d] for d in revealed[revealed_first[k]:revealed_first[k + 1]])
+        shown = tuple(dark_tuples[d] for d in sorted(revealed[revealed_first[k]:
+                                                                revealed_first[k + 1]]))
         left = (len(dark_tuples) if p < 0 else remaining[p]) - len(shown)
         remaining.append(left)
         nodes.append(Node(
