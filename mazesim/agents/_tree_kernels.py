@@ -12,8 +12,8 @@ import numpy as np
 from numba import njit
 
 from mazesim._grid import pad, steps
-from mazesim.agents._vision_kernels import look, sweep_cells
-from mazesim.agents.vision import SWEEP_VIEW, UNKNOWN
+from mazesim.agents._vision_kernels import ISOVIST_STEPS_PER_CELL, look, sweep_cells
+from mazesim.agents.vision import ISOVIST_VIEW, UNKNOWN
 
 __all__ = ["OK", "TOO_MANY_NODES", "TOO_MANY_CELLS", "TOO_MUCH_WORK", "sweep_table",
            "view_table", "grow"]
@@ -46,7 +46,8 @@ def sweep_table(grid, floor, dark_id, max_work):
 @njit(cache=True)
 def view_table(grid, floor, dark_id, kind, radius, occlusion, max_work):
     """`sweep_table` for a window or an isovist: what the perception kernel (`look`) sees
-    from each floor cell. Work: the view's square per floor cell."""
+    from each floor cell. Work: the cells of the view's square (clipped to the grid), for an
+    isovist times the points one of its segments tests at most (45 r)."""
     h, w = grid.shape
     cells = pad(grid).ravel()
     width = w + 2
@@ -61,14 +62,16 @@ def view_table(grid, floor, dark_id, kind, radius, occlusion, max_work):
     for f in range(floor.shape[0]):
         r, c = floor[f, 0] + 1, floor[f, 1] + 1
         i = r * width + c
-        work += (2 * reach + 1) ** 2
-        if work > max_work:
+        y0, y1, x0, x1 = max(r - reach, 1), min(r + reach, h), max(c - reach, 1), min(c + reach, w)
+        work += (y1 - y0 + 1) * (x1 - x0 + 1) * (
+            ISOVIST_STEPS_PER_CELL * reach if kind == ISOVIST_VIEW else 1)
+        if work > max_work:             # checked before looking: never one view past it
             return first, seen[:m], TOO_MUCH_WORK
         look(cells, width, step, known, visits, i, r, c, np.int64(-1), np.int64(-1),
              np.int64(-1), kind, radius, occlusion, True)
         n_met = 0                   # the view's square and the four neighbours, then forgotten
-        for y in range(max(r - reach, 1), min(r + reach, h) + 1):
-            for x in range(max(c - reach, 1), min(c + reach, w) + 1):
+        for y in range(y0, y1 + 1):
+            for x in range(x0, x1 + 1):
                 if known[y * width + x] != UNKNOWN:
                     met[n_met] = y * width + x
                     n_met += 1

@@ -194,17 +194,13 @@ def decision_tree(maze: Maze, vision: Vision | str | int | Mapping = SWEEP_VISIO
     dark_id = np.full(maze.shape, -1, np.int64)
     dark_id[tuple(dark_cells.T)] = np.arange(len(dark_cells))
     kind, radius, occlusion, _, _ = vision.kernel_args()
-    square = min(2 * radius + 1, max(maze.shape)) ** 2
-    if not vision.sweep and len(floor) * square > MAX_TREE_WORK:
-        _too_big(maze, f"looking from its {len(floor):,} floor cells passes", MAX_TREE_WORK,
-                 "cells")
     if vision.sweep:
         first, seen, status = _tree_kernels.sweep_table(maze.grid, floor, dark_id, MAX_TREE_WORK)
     else:
         first, seen, status = _tree_kernels.view_table(maze.grid, floor, dark_id, kind, radius,
                                                        occlusion, MAX_TREE_WORK)
     if status != _tree_kernels.OK:
-        _too_big(maze, "looking from its floor cells passes", MAX_TREE_WORK, "cells")
+        _too_big(maze, "the views from its floor cells pass", MAX_TREE_WORK, "cells of work")
     (cell, parent, depth, walked, path_first, path, revealed_first, revealed,
      status) = _tree_kernels.grow(_neighbours(maze, floor, floor_id), first, seen,
                                   int(floor_id[maze.start]), len(dark_cells), int(max_nodes),

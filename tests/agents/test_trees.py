@@ -18,6 +18,7 @@ from mazesim.agents.trees import (MAX_TREE_NODES, DecisionTree, dark_floor, deci
 from mazesim.agents.vision import SEEN_AT_START, Vision, parse_vision, seen_cells, sweep
 from mazesim.analysis import distance_map
 from mazesim.errors import AgentError
+from mazesim.generators import generate
 from mazesim.humans.peer import read_peer_trees
 from mazesim.humans.sources import MST_MAZES, parse_mst_maze, read_mst_maze
 from mazesim.maze import Maze, parse_maze
@@ -276,6 +277,14 @@ def test_a_tree_passing_the_ceiling_is_one_error_naming_the_maze():
     with pytest.raises(AgentError, match="decision tree of maze '7x7': the tree passes 5 nodes"):
         decision_tree(FORK, max_nodes=5)
     assert len(decision_tree(FORK, max_nodes=6)) == 6
+
+
+def test_the_views_of_a_big_maze_are_refused_before_any_tree_and_wide_views_are_clipped():
+    big = generate("digging", (301, 301), seed=1)
+    with pytest.raises(AgentError, match=r"decision tree of maze '301x301': the views from its "
+                                         r"floor cells pass 200,000,000 cells of work"):
+        decision_tree(big, "isovist 10, map known")
+    assert len(decision_tree(FORK, {"window": 10_000, "map": "known"})) == 1
 
 
 @pytest.mark.parametrize("value", [0, -1, MAX_TREE_NODES + 1, 2.5, True])
