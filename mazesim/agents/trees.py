@@ -101,7 +101,7 @@ class DecisionTree:
 
     maze: Maze
     nodes: tuple[Node, ...]
-    vision: str = "sweep, map known"
+    vision: str = str(SWEEP_VISION)
 
     def __post_init__(self) -> None:
         index = {node.name: k for k, node in enumerate(self.nodes)}
