@@ -33,7 +33,10 @@ from mazesim.agents.planners import (heuristic_probabilities, planner_probabilit
                                      uniform_probabilities)
 from mazesim.errors import AgentError, did_you_mean
 
-__all__ = ["NodeModel", "NODE_MODELS", "node_model", "TAUS", "GAMMAS", "BETAS", "KS"]
+__all__ = ["NodeModel", "NODE_MODELS", "node_model", "TAUS", "GAMMAS", "BETAS", "KS",
+           "MAX_VALUE_CELLS"]
+
+MAX_VALUE_CELLS = 50_000_000    # (nodes or rows) x grid points of one call, 8 bytes each
 
 # The authors' grids (`MST_models.ipynb`: geomspace and linspace rounded to 3 decimals), as
 # their value tables' headers give them and in the order of their columns.
@@ -85,6 +88,14 @@ class NodeModel:
         points = self.points() if points is None else points
         arrays = {k: np.atleast_1d(np.asarray(v, dtype=float)) for k, v in points.items()}
         self._check(arrays)
+        shapes = {a.shape for a in arrays.values()}
+        if len(shapes) > 1 or any(len(shape) != 1 for shape in shapes):
+            raise AgentError(f"node model {self.name}: grid points of shapes "
+                             f"{sorted(shapes)} (allowed: one 1-D array of one length each)")
+        size = next(iter(shapes), (1,))[0]
+        if max(len(decisions.share), decisions.rows) * size > MAX_VALUE_CELLS:
+            raise AgentError(f"node model {self.name}: {len(decisions.share):,} nodes x "
+                             f"{size:,} grid points (allowed: at most {MAX_VALUE_CELLS:,})")
         return self._call(decisions, arrays)
 
     def _call(self, decisions: NodeDecisions, arrays: dict[str, np.ndarray]) -> np.ndarray:

@@ -4,8 +4,7 @@ parameter grid with K-fold cross-validation over that person's decisions.
 
 For each person the decisions are dealt into K folds at random (K - 1 folds of floor(n / K)
 decisions, the last one the rest, as theirs; ours are drawn from
-`SeedSequence(seed, spawn_key=(person,))`, the person's place among the sorted ids, so the
-folds depend on the seed, the person and the order of that person's decisions only, and every
+`SeedSequence(seed, spawn_key=(person,))`, the person's place among the sorted ids, so every
 model fitted with one seed sees the same folds). For each fold the grid point with the
 highest training log-likelihood plus a log prior (the authors': proportional to 1 / tau) is
 chosen (the first of equal ones, as R's `which.max`) and scored on the held-out fold;
@@ -33,7 +32,7 @@ from mazesim.humans.fit import BOOTSTRAP_SAMPLES, CONFIDENCE
 from mazesim.limits import INT64_MAX
 
 __all__ = ["FOLDS", "FLOOR", "MAX_GRID_CELLS", "GridFit", "grid_fit", "fit_node_model",
-           "folds_of", "tau_prior"]
+           "folds_of", "tau_prior", "prior_of"]
 
 FOLDS = 5
 FLOOR = 1e-5
@@ -109,6 +108,11 @@ def tau_prior(tau: np.ndarray) -> np.ndarray:
     return np.log((1.0 / tau) / np.sum(1.0 / np.unique(tau)))
 
 
+def prior_of(points: Mapping[str, np.ndarray]) -> np.ndarray | None:
+    """The authors' log prior for a grid: `tau_prior` where it has a tau, else none (flat)."""
+    return tau_prior(points["tau"]) if "tau" in points else None
+
+
 def folds_of(n: int, folds: int, rng: np.random.Generator) -> np.ndarray:
     """The fold (0 to folds - 1) of each of n >= folds decisions: a random permutation dealt
     into folds - 1 blocks of floor(n / folds) and a last block of the rest."""
@@ -140,11 +144,7 @@ def grid_fit(chosen: np.ndarray, people: Sequence[str],
     ids, person = _check(chosen, people, grid, seed, folds, floor, log_prior)
     n_people, size = len(ids), chosen.shape[1]
     counts = np.bincount(person, minlength=n_people)
-    by_person = np.split(np.argsort(person, kind="stable"), np.cumsum(counts)[:-1])
-    fold = np.empty(len(person), dtype=np.int64)
-    for p, mine in enumerate(by_person):
-        rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(p,)))
-        fold[mine] = folds_of(len(mine), folds, rng)
+    fold = _deal(person, counts, folds, seed)
     group = person * folds + fold
     order = np.argsort(group, kind="stable")
     starts = np.flatnonzero(np.diff(group[order], prepend=-1))
@@ -171,11 +171,26 @@ def fit_node_model(model: NodeModel, decisions: NodeDecisions, rows: np.ndarray,
                    floor: float = FLOOR) -> GridFit:
     """The protocol for `model` over its grid: `rows` the chosen child's row (in `decisions`)
     of each decision, `people` its person; the tau prior where the model has a tau."""
+    rows = np.asarray(rows)
+    if rows.ndim != 1 or not np.issubdtype(rows.dtype, np.integer) or (
+            rows.size and not 0 <= rows.min() <= rows.max() < decisions.rows):
+        raise DataError(f"rows: {rows.size} values of type {rows.dtype} (allowed: integers "
+                        f"from 0 to {decisions.rows - 1}, the child rows of the decisions)")
     points = model.points()
-    chosen = model.grid_probabilities(decisions, points)[np.asarray(rows)]
-    prior = tau_prior(points["tau"]) if "tau" in points else None
+    chosen = model.grid_probabilities(decisions, points)[rows]
     return grid_fit(chosen, people, points, seed=seed, folds=folds, floor=floor,
-                    log_prior=prior)
+                    log_prior=prior_of(points))
+
+
+def _deal(person: np.ndarray, counts: np.ndarray, folds: int, seed: int) -> np.ndarray:
+    """The fold of every decision: each person's own draw (`folds_of`), from the person's
+    stream."""
+    fold = np.empty(len(person), dtype=np.int64)
+    mine = np.split(np.argsort(person, kind="stable"), np.cumsum(counts)[:-1])
+    for p, rows in enumerate(mine):
+        rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(p,)))
+        fold[rows] = folds_of(len(rows), folds, rng)
+    return fold
 
 
 def _check(chosen: np.ndarray, people: Sequence[str], grid: Mapping[str, np.ndarray] | None,

@@ -12,7 +12,6 @@ which separates the fold draw from any difference of the values.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Sequence
@@ -22,14 +21,17 @@ import numpy as np
 from mazesim.agents.node_decisions import NodeDecisions, node_decisions
 from mazesim.agents.node_models import NODE_MODELS, node_model
 from mazesim.errors import DataError
-from mazesim.humans.grid_fit import FLOOR, FOLDS, GridFit, grid_fit, tau_prior
+from mazesim.humans.data import bits
+from mazesim.humans.grid_fit import FLOOR, FOLDS, GridFit, grid_fit, prior_of
 from mazesim.humans.peer import (EXCLUDED, PEER_MODELS, read_peer_decisions, read_peer_fits,
                                  read_peer_trees, read_peer_values)
 
 __all__ = ["PeerChoices", "PeerComparison", "peer_choices", "compare_with_peers",
-           "best_model_counts"]
+           "best_model_counts", "MAX_SEEDS"]
 
 MIN_CHILDREN = 2        # a decision is a node with two or more children
+ROUNDING = 0.01         # nats per person: their tables print 4 decimals
+MAX_SEEDS = 1000        # fold draws of one comparison (about half a second each)
 
 
 @dataclass(frozen=True, eq=False)
@@ -91,16 +93,16 @@ class PeerComparison:
 
     def their_bits(self, model: str) -> float:
         """Theirs: -sum of their LL / ln 2 / n."""
-        return -float(self.theirs[model].sum()) / math.log(2) / self.n
+        return bits(float(self.theirs[model].sum()), self.n)
 
     def ll_gap(self, model: str) -> np.ndarray:
-        """Our summed LL relative to theirs minus 1, one per seed (negative: ours is lower,
-        a better fit, since both are negative)."""
+        """Our summed LL relative to theirs minus 1, one per seed (both are negative: a
+        negative gap means ours is nearer 0, the better fit)."""
         return np.array([fit.ll for fit in self.fits[model]]) / self.theirs[model].sum() - 1
 
-    def person_gap(self, model: str, seed: int = 0) -> np.ndarray:
-        """Our LL minus theirs, per person, at the `seed`-th seed."""
-        return self.fits[model][seed].test_ll - self.theirs[model]
+    def person_gap(self, model: str, draw: int = 0) -> np.ndarray:
+        """Our LL minus theirs, per person, at the `draw`-th seed."""
+        return self.fits[model][draw].test_ll - self.theirs[model]
 
     def summary(self) -> list[dict]:
         """One row per model: our bits (mean, min and max over seeds, and a 95 % interval over
@@ -117,6 +119,25 @@ class PeerComparison:
                          "ll_gap_max": float(gap.max())})
         return rows
 
+    def person_summary(self) -> list[dict]:
+        """One row per model: our LL minus theirs per person at the first seed (median,
+        quartiles, largest), the median spread of a person's LL over the seeds (its standard
+        deviation), and the share of people whose LL of theirs lies within the range of ours
+        over the seeds (widened by the tables' rounding)."""
+        rows = []
+        for model in self.models:
+            ours = np.array([fit.test_ll for fit in self.fits[model]])
+            gap, theirs = self.person_gap(model), self.theirs[model]
+            inside = (theirs >= ours.min(axis=0) - ROUNDING) & \
+                (theirs <= ours.max(axis=0) + ROUNDING)
+            q1, median, q3 = np.percentile(gap, [25, 50, 75])
+            rows.append({"model": model, "people": len(theirs), "seeds": len(self.seeds),
+                         "gap_median": float(median), "gap_q1": float(q1),
+                         "gap_q3": float(q3), "gap_max": float(np.abs(gap).max()),
+                         "spread": float(np.median(ours.std(axis=0))),
+                         "inside": float(inside.mean())})
+        return rows
+
 
 def compare_with_peers(peer: str | Path, mazes: str | Path, *, seeds: Sequence[int] = (0,),
                        models: Sequence[str] | None = None, tables: bool = False,
@@ -124,7 +145,9 @@ def compare_with_peers(peer: str | Path, mazes: str | Path, *, seeds: Sequence[i
     """Fit `models` (default: every model the authors have a table of) to the authors'
     decisions by their protocol, once per seed, beside their `fit_models.csv`; `tables`
     scores their printed value tables instead of our values."""
-    models = tuple(models or PEER_MODELS)
+    models, seeds = tuple(models or PEER_MODELS), tuple(seeds)
+    if not 1 <= len(seeds) <= MAX_SEEDS:
+        raise DataError(f"seeds: {len(seeds)} (allowed: 1 to {MAX_SEEDS})")
     for model in models:
         node_model(model)                                    # unknown names first
         if model not in PEER_MODELS:
@@ -135,10 +158,10 @@ def compare_with_peers(peer: str | Path, mazes: str | Path, *, seeds: Sequence[i
     fits = {}
     for model in models:
         chosen, points = _chosen(peer, model, choices, tables)
-        prior = tau_prior(points["tau"]) if "tau" in points else None
         fits[model] = tuple(grid_fit(chosen, choices.people, points, seed=seed, folds=folds,
-                                     floor=floor, log_prior=prior) for seed in seeds)
-    return PeerComparison(models, tuple(seeds), fits, theirs)
+                                     floor=floor, log_prior=prior_of(points))
+                            for seed in seeds)
+    return PeerComparison(models, seeds, fits, theirs)
 
 
 def best_model_counts(lls: Mapping[str, np.ndarray]) -> dict[str, int]:

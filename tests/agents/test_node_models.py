@@ -79,6 +79,18 @@ def test_bad_requests_are_named(call, message):
         call()
 
 
+def test_a_grid_of_ragged_points_or_beyond_the_ceiling(monkeypatch):
+    from mazesim.agents import node_models
+    du = node_model("du")
+    with pytest.raises(AgentError, match=r"grid points of shapes \[\(2,\), \(3,\)\]"):
+        du.grid_probabilities(CHAIN_DECISIONS, {"tau": [1, 2], "gamma": [0, 0.5, 1]})
+    monkeypatch.setattr(node_models, "MAX_VALUE_CELLS", 40)
+    du.grid_probabilities(CHAIN_DECISIONS, {"tau": [1.0] * 8, "gamma": [0.5] * 8})   # 5 x 8
+    with pytest.raises(AgentError, match=r"node model du: 5 nodes x 9 grid points \(allowed: "
+                                         r"at most 40\)"):
+        du.grid_probabilities(CHAIN_DECISIONS, {"tau": [1.0] * 9, "gamma": [0.5] * 9})
+
+
 def test_a_declaration_is_checked_at_registration():
     from mazesim.agents import node_models
     with pytest.raises(TypeError, match="grid of tau outside its bounds"):

@@ -9,7 +9,7 @@ from mazesim.agents.node_models import node_model
 from mazesim.errors import DataError
 from mazesim.humans import grid_fit as protocol
 from mazesim.humans.grid_fit import (FLOOR, GridFit, fit_node_model, folds_of, grid_fit,
-                                     tau_prior)
+                                     prior_of, tau_prior)
 from mazesim.humans.peer import read_peer_trees
 from tests.humans.mst_data import mst_folder
 
@@ -189,6 +189,14 @@ def test_the_grid_search_recovers_the_parameters_that_made_the_choices(authors, 
 def test_bad_input_is_named(args, kwargs, message):
     with pytest.raises(DataError, match=message):
         grid_fit(*args, **{"seed": 0, **kwargs})
+
+
+def test_rows_of_a_node_model_fit_are_checked(authors):
+    for rows in (np.array([0, 388]), np.array([0.5]), np.array([[1]])):
+        with pytest.raises(DataError, match=r"rows: .* \(allowed: integers from 0 to 387"):
+            fit_node_model(node_model("eu"), authors, rows, ["p"] * rows.size, seed=0)
+    assert prior_of({"k": np.zeros(2)}) is None
+    assert prior_of({"tau": np.array([1.0, 2.0])}) == pytest.approx(tau_prior([1.0, 2.0]))
 
 
 def test_the_ceiling_is_checked_before_any_work(monkeypatch):
