@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from mazesim.agents.node_decisions import node_decisions
+from mazesim.agents.decision_nodes import decision_nodes
 from mazesim.agents.node_models import NODE_MODELS
 from mazesim.humans.grid_fit import grid_fit, prior_of
 from mazesim.humans.peer import read_peer_trees
@@ -61,9 +61,9 @@ def main() -> None:
     peer, mazes = folder / "peer", folder / "mazes"
 
     print("1. values of every model on the 40 trees")
-    wall, cpu = medians(lambda: node_decisions(read_peer_trees(peer, mazes)), repeats)
+    wall, cpu = medians(lambda: decision_nodes(read_peer_trees(peer, mazes)), repeats)
     print(f"   trees read and laid out: {wall:.3f} s wall, {cpu:.3f} s CPU")
-    decisions = node_decisions(read_peer_trees(peer, mazes))
+    decisions = decision_nodes(read_peer_trees(peer, mazes))
     values_s = 0.0
     for name, model in NODE_MODELS.items():
         wall, cpu = medians(lambda: model.grid_probabilities(decisions), repeats)

@@ -1,5 +1,5 @@
 """Models of choices at decision nodes, by name: the probability of every child at every
-decision of a set of trees (`NodeDecisions`), for one parameter setting or a whole grid.
+decision of a set of trees (`DecisionNodes`), for one parameter setting or a whole grid.
 
 A `NodeModel` declares the parameters a fit estimates (`mazesim.agents.Param`: bounds and
 search scale), the grid the authors of the Maze Search Task searched (their value tables'
@@ -28,7 +28,7 @@ from typing import Callable, Mapping
 import numpy as np
 
 from mazesim.agents.base import LINEAR, LOG, Param
-from mazesim.agents.node_decisions import NodeDecisions
+from mazesim.agents.decision_nodes import DecisionNodes
 from mazesim.agents.planners import (heuristic_probabilities, planner_probabilities,
                                      uniform_probabilities)
 from mazesim.errors import AgentError, did_you_mean
@@ -74,14 +74,14 @@ class NodeModel:
         """The number of grid points."""
         return int(np.prod([len(axis) for axis in self.grid], dtype=np.int64))
 
-    def probabilities(self, decisions: NodeDecisions, **values: float) -> np.ndarray:
+    def probabilities(self, decisions: DecisionNodes, **values: float) -> np.ndarray:
         """P of every child row (rows,) at one setting of every fitted parameter; AgentError
         for a missing or unknown parameter or a value outside its bounds."""
         self._check(values)
         arrays = {k: np.array([v], dtype=float) for k, v in values.items()}
         return self._call(decisions, arrays)[:, 0]
 
-    def grid_probabilities(self, decisions: NodeDecisions,
+    def grid_probabilities(self, decisions: DecisionNodes,
                            points: Mapping[str, np.ndarray] | None = None) -> np.ndarray:
         """P of every child row at every grid point (rows, G); `points` one array per fitted
         parameter (default: the model's grid, `points()`)."""
@@ -98,7 +98,7 @@ class NodeModel:
                              f"{size:,} grid points (allowed: at most {MAX_VALUE_CELLS:,})")
         return self._call(decisions, arrays)
 
-    def _call(self, decisions: NodeDecisions, arrays: dict[str, np.ndarray]) -> np.ndarray:
+    def _call(self, decisions: DecisionNodes, arrays: dict[str, np.ndarray]) -> np.ndarray:
         if not self.params:
             return self.rule(decisions)
         return self.rule(decisions, **{k: np.full(1, v) for k, v in self.fixed.items()},

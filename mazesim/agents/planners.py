@@ -2,7 +2,7 @@
 planning in spatial search"), as probabilities of every child at every decision node.
 
 Value of moving to child c of node n (smaller is better), over the decision tree
-(`mazesim.agents.node_decisions` gives S, N, d and p of every node):
+(`mazesim.agents.decision_nodes` gives S, N, d and p of every node):
 
     V(c) = S(c) + w(p(c)) d(c) + gamma w(1 - p(c)) min over the children c' of c of V(c')
 
@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from mazesim.agents.node_decisions import NodeDecisions
+from mazesim.agents.decision_nodes import DecisionNodes
 
 __all__ = ["prelec", "planner_values", "softmax", "planner_probabilities",
            "heuristic_probabilities", "uniform_probabilities"]
@@ -38,7 +38,7 @@ def prelec(p: np.ndarray, beta: np.ndarray) -> np.ndarray:
     return np.where(p > 0, np.exp(-np.abs(surprise) ** beta), 0.0)
 
 
-def planner_values(decisions: NodeDecisions, gamma: np.ndarray, beta: np.ndarray
+def planner_values(decisions: DecisionNodes, gamma: np.ndarray, beta: np.ndarray
                    ) -> np.ndarray:
     """V of every global node (nodes, G) at each (gamma, beta) pair; roots included (they are
     never chosen, their value only closes the recursion)."""
@@ -58,7 +58,7 @@ def planner_values(decisions: NodeDecisions, gamma: np.ndarray, beta: np.ndarray
     return values
 
 
-def softmax(decisions: NodeDecisions, values: np.ndarray, tau: np.ndarray) -> np.ndarray:
+def softmax(decisions: DecisionNodes, values: np.ndarray, tau: np.ndarray) -> np.ndarray:
     """P(child) proportional to exp(-value / tau) within each decision; values (rows, G)."""
     first = decisions.start[:-1]
     lowest = np.minimum.reduceat(values, first, axis=0)[decisions.row_decision]
@@ -66,7 +66,7 @@ def softmax(decisions: NodeDecisions, values: np.ndarray, tau: np.ndarray) -> np
     return weights / np.add.reduceat(weights, first, axis=0)[decisions.row_decision]
 
 
-def planner_probabilities(decisions: NodeDecisions, tau: np.ndarray, gamma: np.ndarray,
+def planner_probabilities(decisions: DecisionNodes, tau: np.ndarray, gamma: np.ndarray,
                           beta: np.ndarray) -> np.ndarray:
     """The planners' P(child) (rows, G); EU, DU, PW and PW-DU fix gamma and/or beta at 1."""
     tau, gamma, beta = np.broadcast_arrays(*(np.atleast_1d(np.asarray(a, dtype=float))
@@ -76,7 +76,7 @@ def planner_probabilities(decisions: NodeDecisions, tau: np.ndarray, gamma: np.n
     return softmax(decisions, values[:, which.ravel()], tau)
 
 
-def heuristic_probabilities(decisions: NodeDecisions, tau: np.ndarray, k: np.ndarray
+def heuristic_probabilities(decisions: DecisionNodes, tau: np.ndarray, k: np.ndarray
                             ) -> np.ndarray:
     """The heuristics' P(child) (rows, G) for V = k S - (1 - k) N."""
     tau, k = np.broadcast_arrays(*(np.atleast_1d(np.asarray(a, dtype=float)) for a in (tau, k)))
@@ -85,6 +85,6 @@ def heuristic_probabilities(decisions: NodeDecisions, tau: np.ndarray, k: np.nda
     return softmax(decisions, k * steps - (1.0 - k) * cells, tau)
 
 
-def uniform_probabilities(decisions: NodeDecisions) -> np.ndarray:
+def uniform_probabilities(decisions: DecisionNodes) -> np.ndarray:
     """1 / (number of children) at every row (rows, 1): the baseline."""
     return (1.0 / np.diff(decisions.start))[decisions.row_decision][:, None]

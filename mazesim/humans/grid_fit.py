@@ -24,7 +24,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from mazesim.agents.node_decisions import NodeDecisions
+from mazesim.agents.decision_nodes import DecisionNodes
 from mazesim.agents.node_models import NodeModel
 from mazesim.errors import DataError
 from mazesim.humans.data import bits
@@ -166,7 +166,7 @@ def grid_fit(chosen: np.ndarray, people: Sequence[str],
                    MappingProxyType(points))
 
 
-def fit_node_model(model: NodeModel, decisions: NodeDecisions, rows: np.ndarray,
+def fit_node_model(model: NodeModel, decisions: DecisionNodes, rows: np.ndarray,
                    people: Sequence[str], *, seed: int, folds: int = FOLDS,
                    floor: float = FLOOR) -> GridFit:
     """The protocol for `model` over its grid: `rows` the chosen child's row (in `decisions`)

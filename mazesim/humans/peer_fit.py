@@ -18,7 +18,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from mazesim.agents.node_decisions import NodeDecisions, node_decisions
+from mazesim.agents.decision_nodes import DecisionNodes, decision_nodes
 from mazesim.agents.node_models import NODE_MODELS, node_model
 from mazesim.errors import DataError
 from mazesim.humans.data import bits
@@ -40,7 +40,7 @@ class PeerChoices:
     decision the chosen child's row, the person, the map, the node and the chosen child
     (NIDs)."""
 
-    decisions: NodeDecisions
+    decisions: DecisionNodes
     rows: np.ndarray
     people: tuple[str, ...]
     worlds: tuple[str, ...]
@@ -51,7 +51,7 @@ class PeerChoices:
 def peer_choices(peer: str | Path, mazes: str | Path) -> PeerChoices:
     """Every decision of the people the authors kept (`EXCLUDED` left out), on their trees
     (`read_peer_trees(peer, mazes)`); DataError if a decision's children are not the tree's."""
-    decisions = node_decisions(read_peer_trees(peer, mazes))
+    decisions = decision_nodes(read_peer_trees(peer, mazes))
     kept = [d for d in read_peer_decisions(peer)
             if d.subject not in EXCLUDED and len(d.children) >= MIN_CHILDREN]
     rows = []

@@ -3,7 +3,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from mazesim.agents.base import LOG
-from mazesim.agents.node_decisions import node_decisions
+from mazesim.agents.decision_nodes import decision_nodes
 from mazesim.agents.node_models import NODE_MODELS, NodeModel, node_model
 from mazesim.agents.planners import uniform_probabilities
 from mazesim.errors import AgentError
@@ -11,7 +11,7 @@ from mazesim.humans.peer import PEER_MODELS, read_peer_trees, read_peer_values
 from tests.agents.small_trees import CHAIN
 from tests.humans.mst_data import mst_folder
 
-CHAIN_DECISIONS = node_decisions({"t": CHAIN})
+CHAIN_DECISIONS = decision_nodes({"t": CHAIN})
 
 
 def test_the_registry():
@@ -47,7 +47,7 @@ def test_one_setting_is_the_grid_s_column():
 
 @pytest.fixture(scope="module")
 def authors():
-    return node_decisions(read_peer_trees(mst_folder() / "peer", mst_folder() / "mazes"))
+    return decision_nodes(read_peer_trees(mst_folder() / "peer", mst_folder() / "mazes"))
 
 
 @given(name=st.sampled_from(list(NODE_MODELS)), data=st.data())

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from mazesim.agents.node_decisions import node_decisions
+from mazesim.agents.decision_nodes import decision_nodes
 from mazesim.agents.node_models import NODE_MODELS
 from mazesim.agents.planners import (heuristic_probabilities, planner_probabilities,
                                      planner_values, prelec, uniform_probabilities)
@@ -21,7 +21,7 @@ def sigmoid(x: float) -> float:
 
 
 def one(name: str, t=FORK, **params) -> np.ndarray:
-    return NODE_MODELS[name].probabilities(node_decisions({"t": t}), **params)
+    return NODE_MODELS[name].probabilities(decision_nodes({"t": t}), **params)
 
 
 def test_two_leaves_by_hand():
@@ -81,7 +81,7 @@ def test_prelec_weighting():
 
 
 def test_values_of_every_node_and_a_grid_of_pairs():
-    d = node_decisions({"t": CHAIN})
+    d = decision_nodes({"t": CHAIN})
     v = planner_values(d, np.array([0.5, 0.0]), np.array([1.0, 1.0]))
     assert v[1:, 0] == pytest.approx([2.6, 5.8, 3.0, 4.0])
     assert v[1:, 1] == pytest.approx([1.4, 5.8, 3.0, 4.0])            # gamma 0: no future
@@ -97,7 +97,7 @@ def test_probabilities_are_a_distribution_at_every_decision(spec, tau, gamma, be
     for k, (steps, distances) in enumerate(spec):
         rows.append((k // 3, steps, tuple(distances) or (1,)))   # up to three children each
     dark = sum(len(r[2]) for r in rows)
-    d = node_decisions({"t": tree(dark, rows)})          # the root has 2 or 3 children
+    d = decision_nodes({"t": tree(dark, rows)})          # the root has 2 or 3 children
     for p in (planner_probabilities(d, tau, gamma, beta), heuristic_probabilities(d, tau, gamma),
               uniform_probabilities(d)):
         assert np.all((p > 0) & (p <= 1))
@@ -107,7 +107,7 @@ def test_probabilities_are_a_distribution_at_every_decision(spec, tau, gamma, be
 @pytest.fixture(scope="module")
 def authors():
     peer = mst_folder() / "peer"
-    return peer, node_decisions(read_peer_trees(peer, mst_folder() / "mazes"))
+    return peer, decision_nodes(read_peer_trees(peer, mst_folder() / "mazes"))
 
 
 @pytest.mark.parametrize("model", list(PEER_MODELS))

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from mazesim.agents.node_decisions import node_decisions
+from mazesim.agents.decision_nodes import decision_nodes
 from mazesim.agents.node_models import node_model
 from mazesim.errors import DataError
 from mazesim.humans import grid_fit as protocol
@@ -146,7 +146,7 @@ def test_a_result_s_summaries():
 
 @pytest.fixture(scope="module")
 def authors():
-    return node_decisions(read_peer_trees(mst_folder() / "peer", mst_folder() / "mazes"))
+    return decision_nodes(read_peer_trees(mst_folder() / "peer", mst_folder() / "mazes"))
 
 
 @pytest.mark.parametrize("name, truth", [("du", {"tau": 0.547, "gamma": 0.8}),

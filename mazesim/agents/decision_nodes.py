@@ -7,7 +7,7 @@ tree is also numbered globally (`base[t] + node`), with what the models of Kryve
 (2024) read of it: `steps` (S), `cells` (N), `mean_distance` (d, the mean Manhattan distance
 to the revealed cells) and `share` (p = N / the parent's remaining dark cells, the chance that
 the exit is among them; 0 at the root and where nothing is left). A node model
-(`mazesim.agents.node_models`) maps a `NodeDecisions` and parameter values to an array of
+(`mazesim.agents.node_models`) maps a `DecisionNodes` and parameter values to an array of
 probabilities, one row per child row.
 """
 
@@ -22,7 +22,7 @@ import numpy as np
 from mazesim.agents.trees import DecisionTree
 from mazesim.errors import DataError
 
-__all__ = ["NodeDecisions", "node_decisions"]
+__all__ = ["DecisionNodes", "decision_nodes"]
 
 
 def _readonly(array: np.ndarray) -> np.ndarray:
@@ -31,7 +31,7 @@ def _readonly(array: np.ndarray) -> np.ndarray:
 
 
 @dataclass(frozen=True, eq=False)
-class NodeDecisions:
+class DecisionNodes:
     """The decisions of `trees` (by name) and the nodes they value, as flat arrays.
 
     Per decision: `decision_tree` (tree number), `decision_node` (node index in its tree),
@@ -94,7 +94,7 @@ class NodeDecisions:
         return self.names.index(tree)
 
 
-def node_decisions(trees: Mapping[str, DecisionTree]) -> NodeDecisions:
+def decision_nodes(trees: Mapping[str, DecisionTree]) -> DecisionNodes:
     """The decisions of `trees` laid out flat, trees in the mapping's order."""
     names = tuple(trees)
     if not names:
@@ -125,7 +125,7 @@ def node_decisions(trees: Mapping[str, DecisionTree]) -> NodeDecisions:
     levels = tuple(_readonly(np.flatnonzero(depth == level)) for level in range(depth.max() + 1))
     decision_of = {(t, k): d for d, (t, k) in enumerate(zip(decision_tree, decision_node))}
     arrays = [np.array(a, dtype=np.int64) for a in (decision_tree, decision_node, start)]
-    return NodeDecisions(names, tuple(trees[name] for name in names),
+    return DecisionNodes(names, tuple(trees[name] for name in names),
                          *(_readonly(a) for a in arrays),
                          _readonly(row_decision), _readonly(np.array(row_node, dtype=np.int64)),
                          _readonly(base), _readonly(steps), _readonly(cells),

@@ -3,7 +3,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from mazesim.agents.node_decisions import node_decisions
+from mazesim.agents.decision_nodes import decision_nodes
 from mazesim.agents.node_models import NODE_MODELS
 from mazesim.agents.trees import DecisionTree
 from mazesim.errors import DataError
@@ -13,7 +13,7 @@ from tests.humans.mst_data import mst_folder
 
 
 def test_the_layout_of_two_trees():
-    d = node_decisions({"fork": FORK, "chain": CHAIN})
+    d = decision_nodes({"fork": FORK, "chain": CHAIN})
     assert (d.size, d.rows, d.names) == (3, 6, ("fork", "chain"))
     assert d.base.tolist() == [0, 3, 8]
     assert d.decision_tree.tolist() == [0, 1, 1] and d.decision_node.tolist() == [0, 0, 1]
@@ -41,7 +41,7 @@ def test_the_layout_of_two_trees():
 ])
 def test_lookups_name_what_is_missing(call, message):
     with pytest.raises(DataError, match=message):
-        call(node_decisions({"t": CHAIN}))
+        call(decision_nodes({"t": CHAIN}))
 
 
 def test_nodes_in_any_order_give_the_same_values():
@@ -52,7 +52,7 @@ def test_nodes_in_any_order_give_the_same_values():
     moved = [spec[k] for k in order]
     moved = [(order.index(p) if p >= 0 else -1, s, c) for p, s, c in moved]
     shuffled = tree(10, moved)
-    d0, d1 = node_decisions({"t": CHAIN}), node_decisions({"t": shuffled})
+    d0, d1 = decision_nodes({"t": CHAIN}), decision_nodes({"t": shuffled})
     for name, params in [("pw-du", {"tau": 0.5, "gamma": 0.7, "beta": 0.3}),
                          ("steps-cells", {"tau": 1.0, "k": 0.4})]:
         p0 = NODE_MODELS[name].probabilities(d0, **params)
@@ -67,14 +67,14 @@ def test_a_node_not_below_the_root_is_a_bug():
     root, a, b = FORK.nodes
     broken = DecisionTree(FORK.maze, (replace(root, children=(1,)), a, b))   # b: no one's child
     with pytest.raises(ValueError, match="1 not below the root"):
-        node_decisions({"t": broken})
+        decision_nodes({"t": broken})
     with pytest.raises(DataError, match="no decision trees"):
-        node_decisions({})
+        decision_nodes({})
 
 
 def test_the_authors_trees():
     trees = read_peer_trees(mst_folder() / "peer", mst_folder() / "mazes")
-    d = node_decisions(trees)
+    d = decision_nodes(trees)
     assert (len(d.names), d.size, d.rows, len(d.share)) == (40, 171, 388, 690)
     child = d.parent >= 0
     left = np.array([node.remaining for t in d.trees for node in t.nodes], dtype=float)
