@@ -17,6 +17,8 @@ SECTIONS = {
                             "first run of"],
     "bench_fit.py": ["import of", "fit of"],
     "bench_generators.py": ["digging", "Peers", "Dead-end share"],
+    "bench_planners.py": ["1. values of every model", "2. the protocol for every model",
+                          "3. reproduction over", "people best fitted"],
     "bench_play.py": ["participants,", "round trip: median", "lost 0, doubled 0"],
     "bench_search.py": ["terrain_route"],
     "bench_sokoban.py": ["solved 3/3"],
