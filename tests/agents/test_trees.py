@@ -13,6 +13,7 @@ from hypothesis import assume, given, settings, strategies as st
 
 from agent_mazes import mazes
 from authors_port import TooManyPaths, authors_tree, codes
+from mazesim.agents.decision_nodes import decision_nodes
 from mazesim.agents.trees import (MAX_TREE_NODES, DecisionTree, dark_floor, decision_tree,
                                   maze_name)
 from mazesim.agents.vision import SEEN_AT_START, Vision, parse_vision, seen_cells, sweep
@@ -144,6 +145,17 @@ def test_equal_to_the_authors_trees_on_all_40_maps(experiment_1_maps, peer_trees
             branch(theirs, k) for k in range(len(theirs))]         # the table's order too
         nodes += len(ours)
     assert nodes == 690
+
+
+def test_the_node_models_read_the_same_decisions_off_our_trees(experiment_1_maps, peer_trees):
+    """What the planners value (`decision_nodes`): the same flat arrays from our 40 trees as
+    from the authors' (in the same order)."""
+    ours = decision_nodes({name: decision_tree(experiment_1_maps[name]) for name in peer_trees})
+    theirs = decision_nodes(peer_trees)
+    for field in ("decision_tree", "decision_node", "start", "row_node", "steps", "cells",
+                  "mean_distance", "share", "parent"):
+        assert np.array_equal(getattr(ours, field), getattr(theirs, field)), field
+    assert ours.size == theirs.size == 171
 
 
 @st.composite
