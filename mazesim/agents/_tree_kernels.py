@@ -110,8 +110,10 @@ def grow(neighbours, first, seen, root, n_dark, max_nodes, max_cells, max_work):
     a child, reached by the search's path, and the search does not go on through it; cells
     that would see nothing new are searched on. This is the authors' search over simple paths
     (`tree_builder.next_path`) with its rule that a cell seen again with the same new cells is
-    dropped: the first path to reach a cell is a shortest one, found in the same order. Stops
-    at `max_nodes` nodes, `max_cells` path and revealed cells in all, or `max_work` cells
+    dropped: the first path to reach a cell is a shortest one, found in the same order. (Not
+    `_grid.bfs`: the authors' neighbour order, not the canonical one, decides which shortest
+    path and which child come first, and where the search stops changes from node to node.)
+    Stops at `max_nodes` nodes, `max_cells` path and revealed cells in all, or `max_work` cells
     searched (status).
     """
     n_floor = neighbours.shape[0]
