@@ -8,7 +8,7 @@ The domain in a few names::
     run = load_run("results/quickstart/<run-id>")     # a run's tables as pandas DataFrames
 """
 
-from mazesim.agents import AGENTS, Vision, isovist, make_agent
+from mazesim.agents import AGENTS, Vision, decision_tree, isovist, make_agent, sweep
 from mazesim.analysis import PARAMETERS, distance_map, parameters, shortest_path
 from mazesim.errors import MazesimError
 from mazesim.generators import GENERATORS, generate
@@ -26,6 +26,7 @@ __all__ = [
     "MazesimError",
     "Trajectory",
     "Vision",
+    "decision_tree",
     "distance_map",
     "format_maze",
     "generate",
@@ -38,6 +39,7 @@ __all__ = [
     "shortest_path",
     "simulate",
     "simulate_many",
+    "sweep",
     "write_maze",
 ]
 

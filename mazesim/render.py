@@ -1,4 +1,5 @@
-"""Text and PNG pictures of mazes, routes, visited cells and visit-count heat maps.
+"""Text and PNG pictures of mazes, routes, visited cells, visit-count heat maps and decision
+trees drawn over their maps.
 
 Depends only on `mazesim.maze` and plain arrays (DESIGN.md section 1). Text follows the tutorial
 (source 000): the route as `*` over passages, S, G and marks kept. Images follow the study: walls
@@ -32,8 +33,13 @@ __all__ = [
     "GOAL_COLOUR",
     "MARK_COLOUR",
     "HEAT_COLOURS",
+    "DARK_COLOUR",
+    "DECISION_COLOUR",
+    "DEPTH_COLOURS",
+    "TREE_SCALE",
     "maze_text",
     "maze_image",
+    "tree_image",
     "side_by_side",
     "save_image",
 ]
@@ -57,11 +63,22 @@ MARK_COLOUR: RGB = (0, 170, 200)
 LABEL_COLOUR: RGB = (255, 255, 255)
 HEAT_COLOURS: tuple[RGB, ...] = ((255, 240, 170), (253, 141, 60), (189, 0, 38))
 """Heat map ramp (yellow, orange, dark red), linear from one visit to the largest count."""
+DARK_COLOUR: RGB = (120, 120, 140)
+"""Floor not yet seen (the Maze Search Task's dark cells)."""
+DECISION_COLOUR: RGB = (220, 30, 30)
+"""The ring around a decision node (two or more children)."""
+DEPTH_COLOURS: tuple[RGB, ...] = ((30, 100, 230), (0, 160, 160), (90, 170, 0), (230, 150, 0),
+                                  (200, 60, 160), (110, 60, 200))
+"""Colours of a tree's paths and nodes by depth (1, 2, ...; cycling)."""
+TREE_SCALE = 40
+"""Pixels per cell of a tree picture: a 10x10 map becomes 400x400 pixels."""
 
 _PATH_WIDTH_SHARE = 3  # the route line is a third of a cell wide
 _GAP = 10  # pixels between images in `side_by_side`
 _LABEL_HEIGHT = 18
 _MIN_LETTER_SCALE = 8  # mark letters are drawn from this many pixels per cell
+_LANES = 5  # paths of successive depths run in this many lanes across a cell
+_DOT_SHARE, _RING_SHARE = 6, 3  # node dot and decision ring radii: a sixth, a third of a cell
 
 
 def maze_text(maze: Maze, *, path: Any = None, visited: Any = None) -> str:
@@ -123,6 +140,52 @@ def maze_image(maze: Maze, *, path: Any = None, visited: Any = None, visits: Any
             centre = ((c + 0.5) * scale, (r + 0.5) * scale)
             draw.text(centre, name, fill=LABEL_COLOUR, font=font, anchor="mm")
     return image
+
+
+def tree_image(maze: Maze, cells: Any, paths: Sequence[Any], *, depths: Sequence[int],
+               decisions: Sequence[bool], dark: Any = None, scale: int = TREE_SCALE
+               ) -> Image.Image:
+    """A decision tree over its map: walls black, floor white, `dark` floor `DARK_COLOUR`, S and
+    G marked; node k a dot at `cells[k]`, reached by the line `paths[k]` (cells from its
+    parent's cell, empty at the root), both in the colour of its depth (`DEPTH_COLOURS`), each
+    depth in a lane of its own across the cells it passes so that paths along one corridor
+    stay apart; decision nodes ringed in `DECISION_COLOUR`."""
+    scale = _check_scale(maze, scale)
+    nodes = _cells(maze, cells, "cells")
+    if not len(paths) == len(depths) == len(decisions) == len(nodes):
+        raise MazeFormatError(f"tree_image: {len(nodes)} cells, {len(paths)} paths, "
+                              f"{len(depths)} depths and {len(decisions)} decision flags "
+                              "(allowed: one of each per node)")
+    pixels = np.empty(maze.shape + (3,), np.uint8)
+    pixels[maze.grid == WALL] = WALL_COLOUR
+    pixels[maze.grid == PASSAGE] = PASSAGE_COLOUR
+    pixels[_mask(maze, dark, "dark")] = DARK_COLOUR
+    pixels[maze.start], pixels[maze.goal] = START_COLOUR, GOAL_COLOUR
+    image = Image.fromarray(np.kron(pixels, np.ones((scale, scale, 1), np.uint8)), "RGB")
+    draw = ImageDraw.Draw(image)
+    lane = scale / (_LANES + 1)
+    width = max(1, scale // (2 * _LANES))
+    for path, depth in zip(paths, depths):
+        route = _cells(maze, path, "path")
+        if len(route) > 1:
+            shift = lane * (1 + depth % _LANES)
+            ends = [((c + 0.5) * scale, (r + 0.5) * scale) for r, c in (route[0], route[-1])]
+            draw.line([ends[0]] + [(c * scale + shift, r * scale + shift)
+                                   for r, c in route.tolist()] + [ends[1]],
+                      fill=_depth_colour(depth), width=width, joint="curve")
+    dot, ring = max(1, scale // _DOT_SHARE), max(2, scale // _RING_SHARE)
+    for (r, c), depth, decision in zip(nodes.tolist(), depths, decisions):
+        x, y = (c + 0.5) * scale, (r + 0.5) * scale
+        if decision:
+            draw.ellipse((x - ring, y - ring, x + ring, y + ring), outline=DECISION_COLOUR,
+                         width=max(1, scale // 20))
+        draw.ellipse((x - dot, y - dot, x + dot, y + dot), fill=_depth_colour(depth),
+                     outline=WALL_COLOUR)
+    return image
+
+
+def _depth_colour(depth: int) -> RGB:
+    return DEPTH_COLOURS[(depth - 1) % len(DEPTH_COLOURS)] if depth > 0 else START_COLOUR
 
 
 def side_by_side(images: Sequence[Image.Image], labels: Sequence[str] | None = None

@@ -8,7 +8,10 @@ from mazesim.errors import MazeFormatError
 from mazesim.maze import Maze, parse_maze, read_maze
 from mazesim.render import (
     MAX_SCALE,
+    DARK_COLOUR,
+    DECISION_COLOUR,
     DEFAULT_SCALE,
+    DEPTH_COLOURS,
     GOAL_COLOUR,
     HEAT_COLOURS,
     MARK_COLOUR,
@@ -21,6 +24,7 @@ from mazesim.render import (
     maze_text,
     save_image,
     side_by_side,
+    tree_image,
 )
 
 from fixture_paths import DATA
@@ -177,3 +181,32 @@ def test_a_picture_that_would_not_fit_is_refused_before_any_pixel(monkeypatch):
                                               r"pixels \(4.5 GB as RGB\) .*scale 2581 or less"):
         maze_image(parse_maze("#####\n#S.G#\n#####"), scale=10_000)
     assert MAX_SCALE == 10_000
+
+
+def test_tree_image_draws_dark_floor_nodes_paths_and_rings():
+    maze = parse_maze("#####\n#S..#\n#..G#\n#####")
+    dark = np.zeros(maze.shape, bool)
+    dark[2, 1] = True
+    scale = 20
+    image = np.asarray(tree_image(maze, [(1, 1), (1, 3)], [[], [(1, 1), (1, 2), (1, 3)]],
+                                  depths=[0, 1], decisions=[True, False], dark=dark,
+                                  scale=scale))
+    assert image.shape == (4 * scale, 5 * scale, 3)
+    assert tuple(image[2 * scale + 1, 1 * scale + 1]) == DARK_COLOUR
+    assert tuple(image[1 * scale + 1, 2 * scale + 1]) == PASSAGE_COLOUR
+    assert tuple(image[scale // 2 + scale, scale // 2 + scale]) == START_COLOUR     # root dot
+    ring = np.all(image[scale:2 * scale, scale:2 * scale] == DECISION_COLOUR, axis=2)
+    assert ring.any()
+    assert not np.all(image[scale:2 * scale, 3 * scale:4 * scale] == DECISION_COLOUR,
+                      axis=2).any()
+    lane = np.all(image[scale:2 * scale, 2 * scale:3 * scale] == DEPTH_COLOURS[0], axis=2)
+    assert lane.any()                                 # the path through (1, 2), at depth 1
+
+
+def test_tree_image_checks_its_arguments():
+    maze = parse_maze("#####\n#S.G#\n#####")
+    with pytest.raises(MazeFormatError, match="tree_image: 1 cells, 2 paths, 1 depths and 1 "
+                                              "decision flags"):
+        tree_image(maze, [(1, 1)], [[], []], depths=[0], decisions=[False])
+    with pytest.raises(MazeFormatError, match=r"path: cell \(5, 5\) is outside"):
+        tree_image(maze, [(1, 1)], [[(1, 1), (5, 5)]], depths=[1], decisions=[False])

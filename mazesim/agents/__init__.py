@@ -19,8 +19,9 @@ from mazesim.agents.random_walk import RandomWalk
 from mazesim.agents.search_agents import BreadthFirst, DepthFirst
 from mazesim.agents.shortest import Shortest
 from mazesim.agents.tremaux import Tremaux
-from mazesim.agents.vision import (FULL, STUDY_VISION, Vision, isovist, parse_vision,
-                                   seen_cells)
+from mazesim.agents.trees import DecisionTree, Node, decision_tree
+from mazesim.agents.vision import (FULL, STUDY_VISION, SWEEP_VISION, Vision, isovist,
+                                   parse_vision, seen_cells, sweep)
 from mazesim.agents.wall_followers import LeftHand, RightHand
 from mazesim.agents.weighted_walker import WeightedWalker
 from mazesim.errors import AgentError, did_you_mean
@@ -38,6 +39,11 @@ __all__ = [
     "parse_vision",
     "seen_cells",
     "isovist",
+    "sweep",
+    "SWEEP_VISION",
+    "DecisionTree",
+    "Node",
+    "decision_tree",
     "FULL",
     "STUDY_VISION",
     "MAX_STEPS_PER_PASSAGE",

@@ -1,4 +1,5 @@
-"""numba kernels of perception (DESIGN.md section 5): windows, occlusion, isovists, forgetting.
+"""numba kernels of perception (DESIGN.md section 5): windows, occlusion, isovists, the quadrant
+sweep, forgetting.
 
 Grids are padded and flat (`mazesim._grid`): `cells` the maze, `known` what the agent has seen,
 UNKNOWN (2) where it has not, PASSAGE or WALL where it has (the padding ring reads WALL).
@@ -9,10 +10,10 @@ import numpy as np
 from numba import njit
 
 from mazesim._grid import pad, steps, unpad
-from mazesim.agents.vision import FULL_VIEW, ISOVIST_VIEW, UNKNOWN, WINDOW_VIEW
+from mazesim.agents.vision import FULL_VIEW, ISOVIST_VIEW, SWEEP_VIEW, UNKNOWN, WINDOW_VIEW
 from mazesim.maze import PASSAGE, WALL
 
-__all__ = ["perceive", "look", "seen_along", "isovist_clear", "unseen_in_view"]
+__all__ = ["perceive", "look", "seen_along", "isovist_clear", "unseen_in_view", "sweep_cells"]
 
 ISOVIST_CORNERS = np.array([[0.1, 0.1], [0.9, 0.1], [0.9, 0.9], [0.1, 0.9]])
 """Offsets (x, y) inside a cell of the four segments of an isovist test (the task's code)."""
@@ -66,14 +67,55 @@ def isovist_clear(cells, width, y, x, py, px):
 
 
 @njit(cache=True)
+def sweep_cells(cells, width, r, c, out):
+    """Write to `out` the flat cells the quadrant sweep from padded (r, c) meets (each once:
+    the floor it scans and the cells, not PASSAGE, that end a row's scan); how many.
+
+    The sweeps go up-left, up-right, down-left, down-right (the vision module docstring); the
+    padding ring ends every row and every sweep, as the map's edge does. Row r is met by the
+    upward sweeps and the agent's column by the leftward ones only, so nothing is written
+    twice and `out` needs at most one place per cell.
+    """
+    rows = cells.shape[0] // width
+    m = 0
+    for quadrant in range(4):
+        dr = -1 if quadrant < 2 else 1
+        dc = -1 if quadrant % 2 == 0 else 1
+        limit = 0 if dc < 0 else width - 1
+        y = r
+        while 0 <= y < rows:
+            x, last = c, -1
+            while (x - limit) * dc <= 0:
+                j = y * width + x
+                if (dr < 0 or y != r) and (dc < 0 or x != c):
+                    out[m] = j
+                    m += 1
+                if cells[j] != PASSAGE:
+                    break
+                last = x
+                x += dc
+            if last < 0:
+                break
+            limit = last
+            y += dr
+    return m
+
+
+@njit(cache=True)
 def unseen_in_view(layout, known, width, j, kind, radius, occlusion):
     """How many cells not yet seen (`known` UNKNOWN, `layout` not WALL) would be in sight from
     flat cell j, sight judged on `layout` (the maze when its layout is known, else the known map,
     whose unseen cells block): the view an agent expects from a step to j."""
     if kind == FULL_VIEW:
         return 0
-    rows = layout.shape[0] // width
     r, c = j // width, j % width
+    if kind == SWEEP_VIEW:
+        met = np.empty(layout.shape[0], np.int64)
+        n = 0
+        for k in range(sweep_cells(layout, width, r, c, met)):
+            n += known[met[k]] == UNKNOWN and layout[met[k]] != WALL
+        return n
+    rows = layout.shape[0] // width
     reach = max(radius, 1)              # the four neighbours are sensed even with k = 0
     n = 0
     for y in range(max(r - reach, 1), min(r + reach, rows - 2) + 1):
@@ -172,13 +214,19 @@ def perceive(cells, width, step, known, visits, i, r, c, prev, pr, pc, kind, rad
 @njit(cache=True)
 def look(cells, width, step, known, visits, i, r, c, prev, pr, pc, kind, radius, occlusion,
          memory):
-    """`perceive` from scratch: a whole window (with occlusion) or isovist, after forgetting
-    the previous view when there is no memory; the four neighbours are always sensed."""
+    """`perceive` from scratch: a whole window (with occlusion), isovist or sweep, after
+    forgetting the previous view when there is no memory; the four neighbours are always
+    sensed."""
     rows = cells.shape[0] // width
     if not memory and prev >= 0:
         _forget(width, rows, known, visits, pr, pc, radius, step)
     if kind == ISOVIST_VIEW:
         n = _see_isovist(cells, width, rows, known, r, c, radius)
+    elif kind == SWEEP_VIEW:
+        met = np.empty(cells.shape[0], np.int64)
+        n = 0
+        for k in range(sweep_cells(cells, width, r, c, met)):
+            n += _see(cells, known, met[k])
     else:
         n = _see_box(cells, width, rows, known, r, c, r - radius, r + radius, c - radius,
                      c + radius, occlusion)

@@ -10,18 +10,49 @@ anything. A **decision** is a node with two or more children. The planners of Kr
 (`mazesim.agents.planners`).
 
 This module holds the tree as data (`Node`, `DecisionTree`); `decision_tree(maze, vision)`
-builds one.
+builds one, exactly as the authors' `tree_builder.py` does (their `tree_builder.csv` of
+experiment 1, every node of the 40 maps, is a test):
+
+- **Dark** floor: the passages neither shown at the start (`Maze.meta["seen_at_start"]`, the
+  task's code-6 cells) nor the start itself; the exit is dark. What a position *observes* is
+  the dark cells its vision sees that are still dark on the map of the node: the authors'
+  quadrant sweep (`vision.SWEEP_VISION`) by default, or any limited vision with the map known
+  and memory (a window, an isovist).
+- The **children** of a node: a breadth-first search from its cell over floor, neighbours in
+  the order right, left, down, up; the first cell of a path from which something new would be
+  observed is a child, reached by that path (a shortest one; the search does not go on through
+  it); a cell is a child once (the authors drop a second path to a cell that sees the same new
+  cells; other cells that see the same new cells are children of their own). Moving to a child
+  reveals what it observes; the tree goes on breadth-first from each child on its own map,
+  until no move reveals anything. The root is the start, with what it sees revealed.
+- Trees grow combinatorially on open maps: `max_nodes` (at most `MAX_TREE_NODES`), the cells
+  the tree holds (`MAX_TREE_CELLS`) and the work (`MAX_TREE_WORK`) are checked as it grows, and
+  passing one is one AgentError naming the maze and the ceiling.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Mapping
+from typing import Any, Mapping
 
-from mazesim.maze import Cell, Maze
+import numpy as np
 
-__all__ = ["Node", "DecisionTree"]
+from mazesim.agents.vision import SWEEP_VISION, Vision, parse_vision, seen_at_start
+from mazesim.errors import AgentError
+from mazesim.maze import DELTAS, DOWN, LEFT, PASSAGE, RIGHT, UP, Cell, Maze
+
+__all__ = ["Node", "DecisionTree", "MAX_TREE_NODES", "MAX_TREE_CELLS", "MAX_TREE_WORK",
+           "SEARCH_ORDER", "decision_tree", "dark_floor", "maze_name"]
+
+MAX_TREE_NODES = 50_000
+"""Most nodes of a tree (each about 1 KB of Python objects: 50 MB)."""
+MAX_TREE_CELLS = 5_000_000
+"""Most path and revealed cells a tree holds in all (8 bytes each in the nodes' tuples)."""
+MAX_TREE_WORK = 200_000_000
+"""Most cells looked at and searched while a tree is built (a second or two, compiled)."""
+SEARCH_ORDER = (RIGHT, LEFT, DOWN, UP)
+"""The order in which the children's search tries neighbours (the authors' `next_path`)."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -31,12 +62,15 @@ class Node:
     `cell` is where the observation is made; `parent` the index of the parent node (-1 at the
     root); `path` the cells walked from the parent's cell to `cell`, both included (empty at
     the root); `revealed` the dark cells first observed here (at the root: what the start
-    reveals; empty in a tree read from the authors' tables, which give only their distances);
-    `distances` the Manhattan distance from `cell` to each revealed cell, sorted (the authors'
-    cellDistances); `remaining` the authors' `blackremains`: the root's is every dark cell of
-    the map, a child's its parent's minus the child's revealed cells; `children` the indices
-    of its children, in the order they were found; `name` an identifier (the authors' `NID`
-    in their trees, the index as text in ours).
+    reveals; empty in a tree read from the authors' tables, which give only their distances;
+    row-major order); `distances` the Manhattan distance from `cell` to each revealed cell,
+    sorted (the authors' cellDistances); `remaining` the authors' `blackremains`, the dark cells
+    left once the observation here is made: a child's is its parent's minus the child's
+    revealed cells, the root's every dark cell of the map minus what the start reveals (on the
+    task's maps the start reveals nothing, so every dark cell, as the authors count); `depth`
+    the number of moves to a child from the root (0 at the root); `children` the indices of its
+    children, in the order they were found; `name` an identifier (the authors' `NID` in their
+    trees, the index as text in ours).
     """
 
     cell: Cell
@@ -67,7 +101,7 @@ class DecisionTree:
 
     maze: Maze
     nodes: tuple[Node, ...]
-    vision: str = "sweep, map known"
+    vision: str = str(SWEEP_VISION)
 
     def __post_init__(self) -> None:
         index = {node.name: k for k, node in enumerate(self.nodes)}
@@ -87,3 +121,155 @@ class DecisionTree:
     def decisions(self) -> list[int]:
         """The nodes with two or more children."""
         return [k for k, node in enumerate(self.nodes) if len(node.children) >= 2]
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict: the maze's label, the vision, the number of decisions and every
+        node (index, name, cell, parent (null at the root), depth, steps, steps from the root,
+        path, cells revealed (count and cells), remaining dark cells, children)."""
+        return {
+            "maze": maze_name(self.maze), "vision": self.vision,
+            "decisions": len(self.decisions()),
+            "nodes": [{"index": k, "name": node.name, "cell": list(node.cell),
+                       "parent": None if node.parent < 0 else node.parent, "depth": node.depth,
+                       "steps": node.steps, "steps_from_root": node.steps_from_root,
+                       "path": [list(c) for c in node.path], "cells": node.cells,
+                       "revealed": [list(c) for c in node.revealed],
+                       "remaining": node.remaining, "children": list(node.children)}
+                      for k, node in enumerate(self.nodes)]}
+
+
+def dark_floor(maze: Maze) -> np.ndarray:
+    """Bool (H, W): the passages neither shown at the start (`meta["seen_at_start"]`) nor the
+    start itself, where the exit may be."""
+    dark = (maze.grid == PASSAGE) & ~seen_at_start(maze)
+    dark[maze.start] = False
+    return dark
+
+
+def maze_name(maze: Maze) -> str:
+    """How trees and messages name a maze: its `meta["name"]` if any, else its size."""
+    name = maze.meta.get("name")
+    return name if isinstance(name, str) and name else f"{maze.shape[0]}x{maze.shape[1]}"
+
+
+def decision_tree(maze: Maze, vision: Vision | str | int | Mapping = SWEEP_VISION, *,
+                  max_nodes: int = MAX_TREE_NODES) -> DecisionTree:
+    """The tree of observation nodes of `maze` (the module docstring), breadth-first.
+
+    Parameters
+    ----------
+    vision : any form `parse_vision` reads
+        A limited vision with the map known and memory; default the authors' sweep. Full
+        vision (nothing is ever dark) and an unknown map (the children's search walks the
+        known floor plan) have no tree: AgentError.
+    max_nodes : int
+        Ceiling on the number of nodes, at most `MAX_TREE_NODES`.
+
+    Examples
+    --------
+    S above a corridor that forks into two dead ends; the fork is the one decision:
+
+    >>> from mazesim.maze import parse_maze
+    >>> tree = decision_tree(parse_maze("#######\\n###S###\\n###.###\\n#.....#\\n#.###.#\\n"
+    ...                                 "#G###.#\\n#######"))
+    >>> [node.cell for node in tree.nodes]
+    [(1, 3), (3, 3), (3, 5), (3, 1), (3, 1), (3, 5)]
+    >>> [(node.parent, node.steps, node.cells) for node in tree.nodes]
+    [(-1, 0, 2), (0, 2, 4), (1, 2, 2), (1, 2, 2), (2, 4, 2), (3, 4, 2)]
+    >>> tree.decisions()
+    [1]
+    """
+    from mazesim.agents import _tree_kernels
+
+    vision = _tree_vision(vision)
+    if isinstance(max_nodes, bool) or not isinstance(max_nodes, (int, np.integer)) or not (
+            1 <= max_nodes <= MAX_TREE_NODES):
+        raise AgentError(f"max_nodes: {max_nodes!r} (allowed: an integer from 1 to "
+                         f"{MAX_TREE_NODES:,})")
+    floor = np.argwhere(maze.grid == PASSAGE)
+    floor_id = np.full(maze.shape, -1, np.int64)
+    floor_id[tuple(floor.T)] = np.arange(len(floor))
+    dark = dark_floor(maze)
+    dark_cells = np.argwhere(dark)
+    dark_id = np.full(maze.shape, -1, np.int64)
+    dark_id[tuple(dark_cells.T)] = np.arange(len(dark_cells))
+    kind, radius, occlusion, _, _ = vision.kernel_args()
+    if vision.sweep:
+        first, seen, status = _tree_kernels.sweep_table(maze.grid, floor, dark_id, MAX_TREE_WORK)
+    else:
+        first, seen, status = _tree_kernels.view_table(maze.grid, floor, dark_id, kind, radius,
+                                                       occlusion, MAX_TREE_WORK)
+    if status != _tree_kernels.OK:
+        _too_big(maze, "the views from its floor cells pass", MAX_TREE_WORK, "cells of work")
+    (cell, parent, depth, walked, path_first, path, revealed_first, revealed,
+     status) = _tree_kernels.grow(_neighbours(maze, floor, floor_id), first, seen,
+                                  int(floor_id[maze.start]), len(dark_cells), int(max_nodes),
+                                  MAX_TREE_CELLS, MAX_TREE_WORK)
+    if status == _tree_kernels.TOO_MANY_NODES:
+        _too_big(maze, "the tree passes", int(max_nodes), "nodes", "max_nodes up to "
+                 f"{MAX_TREE_NODES:,}; trees grow combinatorially on open maps")
+    if status == _tree_kernels.TOO_MANY_CELLS:
+        _too_big(maze, "the tree's paths and revealed cells pass", MAX_TREE_CELLS, "cells")
+    if status == _tree_kernels.TOO_MUCH_WORK:
+        _too_big(maze, "building the tree passes", MAX_TREE_WORK, "cells searched")
+    return DecisionTree(maze, _nodes(floor, dark_cells, cell, parent, depth, walked,
+                                     path_first, path, revealed_first, revealed),
+                        str(vision))
+
+
+def _tree_vision(value: Any) -> Vision:
+    vision = parse_vision(value, "vision")
+    if vision.full:
+        why = "sees everything from the start: nothing is dark, there are no observations"
+    elif not vision.known_map:
+        why = "leaves the map unknown: the children's search walks the known floor plan"
+    elif not vision.memory:
+        why = "forgets what it saw: a tree needs observations that last"
+    else:
+        return vision
+    raise AgentError(f"vision: {str(vision)!r} {why} (allowed: a limited vision with map: "
+                     "known and memory, such as {sweep: true, map: known})")
+
+
+def _too_big(maze: Maze, what: str, ceiling: int, unit: str, allowed: str = "") -> None:
+    extra = f"; allowed: {allowed}" if allowed else ""
+    raise AgentError(f"decision tree of maze {maze_name(maze)!r}: {what} {ceiling:,} {unit} "
+                     f"(the ceiling{extra})")
+
+
+def _neighbours(maze: Maze, floor: np.ndarray, floor_id: np.ndarray) -> np.ndarray:
+    """(F, 4): each floor cell's floor neighbours in `SEARCH_ORDER` (-1: wall or edge)."""
+    h, w = maze.shape
+    out = np.full((len(floor), 4), -1, np.int64)
+    for e, d in enumerate(SEARCH_ORDER):
+        r, c = floor[:, 0] + DELTAS[d, 0], floor[:, 1] + DELTAS[d, 1]
+        inside = (r >= 0) & (r < h) & (c >= 0) & (c < w)
+        out[inside, e] = floor_id[r[inside], c[inside]]
+    return out
+
+
+def _nodes(floor, dark_cells, cell, parent, depth, walked, path_first, path, revealed_first,
+           revealed) -> tuple[Node, ...]:
+    """Nodes from the kernel's arrays; every cell is one shared tuple."""
+    floor_cells = [(int(r), int(c)) for r, c in floor.tolist()]
+    dark_tuples = [(int(r), int(c)) for r, c in dark_cells.tolist()]
+    children: list[list[int]] = [[] for _ in range(len(cell))]
+    for k, p in enumerate(parent.tolist()[1:], start=1):
+        children[p].append(k)
+    path, revealed = path.tolist(), revealed.tolist()
+    path_first, revealed_first = path_first.tolist(), revealed_first.tolist()
+    nodes, remaining = [], []
+    for k, (f, p) in enumerate(zip(cell.tolist(), parent.tolist())):
+        here = floor_cells[f]
+        shown = tuple(dark_tuples[d] for d in sorted(revealed[revealed_first[k]:
+                                                                revealed_first[k + 1]]))
+        left = (len(dark_tuples) if p < 0 else remaining[p]) - len(shown)
+        remaining.append(left)
+        nodes.append(Node(
+            cell=here, parent=p,
+            path=tuple(floor_cells[q] for q in path[path_first[k]:path_first[k + 1]]),
+            revealed=shown,
+            distances=tuple(sorted(abs(r - here[0]) + abs(c - here[1]) for r, c in shown)),
+            remaining=left, depth=int(depth[k]), steps_from_root=int(walked[k]),
+            children=tuple(children[k]), name=str(k)))
+    return tuple(nodes)

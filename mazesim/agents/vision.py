@@ -8,6 +8,13 @@ otherwise), its own trail, and its *known map*, filled by the perception kernel
 - window `k`: the (2k+1) x (2k+1) square centred on the agent is seen; with `occlusion` a cell is
   seen only if the straight line (Bresenham) from the agent to it crosses passages only.
 - `isovist r`: line of sight up to Chebyshev distance r, the Maze Search Task's rule (DESIGN 5).
+- `sweep`: the quadrant sweep of the Maze Search Task authors' decision trees (their
+  `observation_made`, the vision of `mazesim.agents.trees`): four sweeps from the agent's cell
+  (up-left, up-right, down-left, down-right), row by row away from its row; each row is scanned
+  from the agent's column away from it until a wall, and never past the farthest column the
+  same sweep reached in the row before; a sweep ends at the first row whose cell in the agent's
+  column is a wall. The map's edge counts as wall. Every floor cell scanned is seen, and so is
+  each wall that ends a row's scan (the walls looked at); sight has no radius.
 - `map known` (with a window or an isovist): the layout is known from the start; sight only tells
   whether a cell holds the goal (and which floor has been seen).
 - A maze may show some floor before the first step (the Maze Search Task's code-6 cells): the
@@ -30,8 +37,9 @@ from mazesim.errors import AgentError, MazesimError
 from mazesim.limits import MAX_VISION_RADIUS
 from mazesim.maze import Cell, Maze
 
-__all__ = ["Vision", "FULL", "STUDY_VISION", "ISOVIST_RADIUS", "MST_VISION", "UNKNOWN",
-           "SEEN_AT_START", "parse_vision", "seen_at_start", "seen_cells", "isovist"]
+__all__ = ["Vision", "FULL", "STUDY_VISION", "ISOVIST_RADIUS", "MST_VISION", "SWEEP_VISION",
+           "UNKNOWN", "SEEN_AT_START", "parse_vision", "seen_at_start", "seen_cells", "isovist",
+           "sweep"]
 
 FULL = "full"
 STUDY_VISION = 2          # the study's +-2 window (section 3.1)
@@ -39,24 +47,28 @@ UNKNOWN = 2               # known-map value of a cell not seen (beside PASSAGE 0
 SEEN_AT_START = "seen_at_start"
 """`Maze.meta` key: the [row, col] passages shown before the first step (the Maze Search Task
 lights corridors that no line of sight from S reaches, so they travel with the maze)."""
-FULL_VIEW, WINDOW_VIEW, ISOVIST_VIEW = 0, 1, 2      # how kernels receive the kind of sight
-_KEYS = ("window", "isovist", "occlusion", "memory", "map")
+FULL_VIEW, WINDOW_VIEW, ISOVIST_VIEW, SWEEP_VIEW = 0, 1, 2, 3  # the kind, as kernels take it
+SWEEP = "sweep"
+_KINDS = ("window", "isovist", SWEEP)
+_KEYS = _KINDS + ("occlusion", "memory", "map")
 _MAPS = ("unknown", "known")
 _ALLOWED = (f"full or an integer from 0 to {MAX_VISION_RADIUS:,}, or a mapping {{window: k | "
-            "isovist: r, occlusion, memory, map: known}")
+            "isovist: r | sweep: true, occlusion, memory, map: known}")
 _DIGITS = re.compile(r"[0-9]+")
 
 
 @dataclass(frozen=True)
 class Vision:
-    """Vision and memory of an agent: full (the default), a window of half-width `k`, or an
-    `isovist` of radius r; `known_map` when the layout is known from the start."""
+    """Vision and memory of an agent: full (the default), a window of half-width `k`, an
+    `isovist` of radius r, or the quadrant `sweep`; `known_map` when the layout is known from
+    the start."""
 
     k: int | None = None
     occlusion: bool = False
     memory: bool = True
     isovist: int | None = None
     known_map: bool = False
+    sweep: bool = False
 
     def __post_init__(self) -> None:
         for key, low in (("k", 0), ("isovist", 1)):
@@ -70,37 +82,48 @@ class Vision:
                 raise AgentError(f"{name}: {value!r} (allowed: {allowed} from {low} to "
                                  f"{MAX_VISION_RADIUS:,})")
             object.__setattr__(self, key, int(value))
-        for key in ("occlusion", "memory", "known_map"):
+        for key in ("occlusion", "memory", "known_map", "sweep"):
             if not isinstance(getattr(self, key), (bool, np.bool_)):
                 raise AgentError(f"vision.{key}: {getattr(self, key)!r} (allowed: true, false)")
             object.__setattr__(self, key, bool(getattr(self, key)))
-        if self.k is not None and self.isovist is not None:
-            raise AgentError("vision: a window and an isovist at once (allowed: one of them)")
+        kinds = [kind for kind, on in zip(_KINDS, (self.k is not None,
+                                                    self.isovist is not None, self.sweep)) if on]
+        if len(kinds) > 1:
+            raise AgentError(f"vision: a {kinds[0]} and a {kinds[1]} at once (allowed: one of "
+                             "them)")
         if self.full and (self.occlusion or self.known_map or not self.memory):
             raise AgentError("vision: full vision takes no occlusion, memory or map setting")
-        if self.isovist is not None and self.occlusion:
-            raise AgentError("vision.occlusion: an isovist is always occluded (leave it out)")
+        if (self.isovist is not None or self.sweep) and self.occlusion:
+            kind = "the sweep" if self.sweep else "an isovist"
+            raise AgentError(f"vision.occlusion: {kind} is always occluded (leave it out)")
 
     @property
     def full(self) -> bool:
-        return self.k is None and self.isovist is None
+        return self.k is None and self.isovist is None and not self.sweep
 
     @property
     def radius(self) -> int:
-        """How far sight reaches: the window half-width or the isovist radius (-1 for full)."""
-        return -1 if self.full else (self.k if self.k is not None else self.isovist)
+        """How far sight reaches: the window half-width or the isovist radius (-1 for full;
+        the sweep reaches the map's edges: `MAX_VISION_RADIUS`, wider than any maze)."""
+        if self.full:
+            return -1
+        if self.sweep:
+            return MAX_VISION_RADIUS
+        return self.k if self.k is not None else self.isovist
 
     def kernel_args(self) -> tuple[int, int, bool, bool, bool]:
         """(kind, radius, occlusion, memory, known map) as the kernels take them."""
-        kind = FULL_VIEW if self.full else WINDOW_VIEW if self.k is not None else ISOVIST_VIEW
+        kind = (FULL_VIEW if self.full else WINDOW_VIEW if self.k is not None
+                else SWEEP_VIEW if self.sweep else ISOVIST_VIEW)
         return kind, self.radius, self.occlusion, self.memory, self.known_map
 
     def __str__(self) -> str:
         """The label stored in result tables: `full`, `2`, `2, occlusion, no memory`,
-        `isovist 10, map known`."""
+        `isovist 10, map known`, `sweep, map known`."""
         if self.full:
             return FULL
-        text = str(self.k) if self.k is not None else f"isovist {self.isovist}"
+        text = (str(self.k) if self.k is not None else SWEEP if self.sweep
+                else f"isovist {self.isovist}")
         if self.occlusion:
             text += ", occlusion"
         if not self.memory:
@@ -116,7 +139,7 @@ class Vision:
         if self.k is not None and not (self.occlusion or self.known_map) and self.memory:
             return self.k
         out: dict[str, Any] = ({"window": self.k} if self.k is not None
-                               else {"isovist": self.isovist})
+                               else {SWEEP: True} if self.sweep else {"isovist": self.isovist})
         if self.occlusion:
             out["occlusion"] = True
         if not self.memory:
@@ -131,12 +154,16 @@ ISOVIST_RADIUS = 10
 MST_VISION = Vision(isovist=ISOVIST_RADIUS, known_map=True)
 """The Maze Search Task (Kryven et al. 2024): line of sight over a floor plan known from the
 start; the vision of its imported runs."""
+SWEEP_VISION = Vision(sweep=True, known_map=True)
+"""The vision of the Maze Search Task authors' decision trees: the quadrant sweep over a floor
+plan known from the start (their `observation_made`); the default of
+`mazesim.agents.trees.decision_tree`."""
 
 
 def parse_vision(value: Any, name: str = "vision") -> Vision:
     """A Vision from any config form (a Vision, `full`, an integer or its text, a mapping
-    `{window: 2, occlusion: true, memory: false}` or `{isovist: 10, map: known}`), or its label;
-    AgentError naming `name`."""
+    `{window: 2, occlusion: true, memory: false}`, `{isovist: 10, map: known}` or `{sweep: true,
+    map: known}`), or its label; AgentError naming `name`."""
     if isinstance(value, Vision):
         return value
     if value is None:
@@ -161,6 +188,8 @@ def _from_text(text: str, name: str) -> Vision:
         settings["k"] = int(parts[0])
     elif len(parts) == 2 and parts[0] == "isovist" and _DIGITS.fullmatch(parts[1]):
         settings["isovist"] = int(parts[1])
+    elif parts == [SWEEP]:
+        settings[SWEEP] = True
     else:
         raise AgentError(f"{name}: {text!r} (allowed: {_ALLOWED})")
     for flag in flags:
@@ -176,12 +205,15 @@ def _from_mapping(data: Mapping, name: str) -> Vision:
     for key in data:
         if key not in _KEYS:
             raise AgentError(f"{name}.{key}: unknown key (allowed: {', '.join(_KEYS)})")
-    if ("window" in data) == ("isovist" in data):
-        raise AgentError(f"{name}: give exactly one of 'window' or 'isovist'")
+    if sum(kind in data for kind in _KINDS) != 1:
+        raise AgentError(f"{name}: give exactly one of 'window', 'isovist' or 'sweep'")
+    if data.get(SWEEP, True) is not True:
+        raise AgentError(f"{name}.sweep: {data[SWEEP]!r} (allowed: true; leave it out for "
+                         "another kind of sight)")
     known = data.get("map", "unknown")
     if known not in _MAPS:
         raise AgentError(f"{name}.map: {known!r} (allowed: {', '.join(_MAPS)})")
-    return _built(name, k=data.get("window"), isovist=data.get("isovist"),
+    return _built(name, k=data.get("window"), isovist=data.get("isovist"), sweep=SWEEP in data,
                   occlusion=data.get("occlusion", False), memory=data.get("memory", True),
                   known_map=known == "known")
 
@@ -238,13 +270,39 @@ def isovist(grid: np.ndarray, cell: Cell, radius: int = ISOVIST_RADIUS) -> np.nd
     """
     from mazesim.agents import _vision_kernels
 
-    grid = np.ascontiguousarray(grid, dtype=np.uint8)
-    if grid.ndim != 2 or grid.size == 0 or grid.max(initial=0) > 1:
-        raise AgentError("isovist: grid must be a non-empty 2-D array of 0 and 1")
     vision = Vision(isovist=radius)
-    r, c = (int(v) for v in cell)
-    if not (0 <= r < grid.shape[0] and 0 <= c < grid.shape[1]):
-        raise AgentError(f"isovist: cell {(r, c)} is outside the {grid.shape[0]}x"
-                         f"{grid.shape[1]} grid")
+    grid, (r, c) = _grid_cell("isovist", grid, cell)
     return _vision_kernels.seen_along(grid, np.array([[r, c]], np.int64), ISOVIST_VIEW,
                                       vision.isovist, False)
+
+
+def sweep(grid: np.ndarray, cell: Cell) -> np.ndarray:
+    """Bool (H, W): the cells the quadrant sweep from `cell` sees (the module docstring; the
+    Maze Search Task authors' `observation_made`), the cell itself included: the floor scanned
+    and the walls that end a row's scan.
+
+    Examples
+    --------
+    >>> grid = np.array([[0, 0, 0], [0, 1, 0], [0, 0, 0]], np.uint8)
+    >>> sweep(grid, (0, 0)).astype(int)
+    array([[1, 1, 1],
+           [1, 1, 0],
+           [1, 0, 0]])
+    """
+    from mazesim.agents import _vision_kernels
+
+    grid, (r, c) = _grid_cell("sweep", grid, cell)
+    return _vision_kernels.seen_along(grid, np.array([[r, c]], np.int64), SWEEP_VIEW,
+                                      MAX_VISION_RADIUS, False)
+
+
+def _grid_cell(name: str, grid: np.ndarray, cell: Cell) -> tuple[np.ndarray, Cell]:
+    """`grid` as contiguous uint8 of 0 and 1, and `cell` inside it; AgentError naming `name`."""
+    grid = np.ascontiguousarray(grid, dtype=np.uint8)
+    if grid.ndim != 2 or grid.size == 0 or grid.max(initial=0) > 1:
+        raise AgentError(f"{name}: grid must be a non-empty 2-D array of 0 and 1")
+    r, c = (int(v) for v in cell)
+    if not (0 <= r < grid.shape[0] and 0 <= c < grid.shape[1]):
+        raise AgentError(f"{name}: cell {(r, c)} is outside the {grid.shape[0]}x"
+                         f"{grid.shape[1]} grid")
+    return grid, (r, c)

@@ -35,4 +35,4 @@ def main() -> None:
 # Command modules register themselves on `main` when imported.
 from mazesim.cli import maze_commands, agent_commands, experiment_commands  # noqa: E402,F401
 from mazesim.cli import search_commands, sokoban_commands, play_commands  # noqa: E402,F401
-from mazesim.cli import human_commands  # noqa: E402,F401
+from mazesim.cli import human_commands, tree_commands  # noqa: E402,F401

@@ -1,10 +1,17 @@
-"""A run of people as the fitting code reads it: mazes, trials, and their junction decisions.
+"""A run of people as the fitting code reads it: mazes, trials, their junction decisions, and
+their node decisions.
 
 A **junction decision** is a departure from a cell with `records.BRANCH_DEGREE` (3) or more open
 neighbours, reversals included: exactly the choice records of a walk
 (`mazesim.walks.choice_records`), so a play run and an imported run give the same decisions.
 Bits per decision are -mean log2 p(chosen) over them; the uniform baseline is the mean log2 of
 the number of open directions.
+
+A **node decision** is a choice among two or more children of a node of the maze's decision
+tree (`mazesim.agents.trees`, the Maze Search Task paper's yardstick): `node_decisions(run)`
+cuts every trial on its maze's tree (`mazesim.walks.nodes`, the authors' rule) and returns the
+nodes passed as parallel arrays. Bits per node decision are -mean log2 p(chosen child); the
+uniform baseline is the mean log2 of the number of children.
 
 Runs are read through `mazesim.experiment.storage.RunStore` (the same tables `mazesim.load_run`
 returns as DataFrames).
@@ -20,13 +27,16 @@ from typing import Sequence
 import numpy as np
 
 from mazesim.agents import Vision, parse_vision
+from mazesim.agents.trees import MAX_TREE_NODES, DecisionTree, decision_tree
+from mazesim.agents.vision import SWEEP_VISION
 from mazesim.errors import DataError
 from mazesim.experiment.storage import HUMAN, RunStore
 from mazesim.maze import Maze, parse_maze
 from mazesim.records import mask_directions
 
-__all__ = ["HumanTrial", "HumanRun", "Decisions", "load_human_run", "run_maze", "bits",
-           "MAX_RUN_TRIALS", "MAX_RUN_PARTICIPANTS", "MAX_DECISIONS"]
+__all__ = ["HumanTrial", "HumanRun", "Decisions", "NodeDecisions", "load_human_run",
+           "node_decisions", "run_maze", "bits", "MAX_RUN_TRIALS", "MAX_RUN_PARTICIPANTS",
+           "MAX_DECISIONS"]
 
 MAX_RUN_TRIALS = 1_000_000
 """Most trials of a run read for fitting or comparison."""
@@ -100,6 +110,76 @@ class HumanRun:
         decisions = Decisions(new[d.trial[rows]], d.step[rows], d.chosen[rows], d.open[rows],
                               old[d.participant[rows]])
         return HumanRun(self.path, self.mazes, trials, people, decisions, _groups(trials))
+
+
+@dataclass(frozen=True, eq=False)
+class NodeDecisions:
+    """Every node the trials of a run passed with a child taken, as parallel arrays (one item
+    per node passed, in trial order, then walk order).
+
+    `trees` holds the tree of each maze by maze id (a node and its children are indices into
+    `trees[maze].nodes`). `trial` indexes `HumanRun.trials`, `participant`
+    `HumanRun.participants`; `node` and `chosen` (the child taken) are node indices, `choice`
+    the place of the chosen child among the node's children, `children` their number;
+    `arrived` and `reached` the steps at which the walk reached the node and the child;
+    `first` is set on the trials that are their participant's first on that maze (the authors
+    kept only those). Nodes with one child are kept: `decisions()` drops them.
+    """
+
+    trees: dict[int, DecisionTree]
+    trial: np.ndarray
+    participant: np.ndarray
+    maze: np.ndarray
+    node: np.ndarray
+    chosen: np.ndarray
+    choice: np.ndarray
+    children: np.ndarray
+    arrived: np.ndarray
+    reached: np.ndarray
+    first: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.trial)
+
+    def select(self, keep: np.ndarray) -> NodeDecisions:
+        """The rows where the bool array `keep` (one per row) is set."""
+        return NodeDecisions(self.trees, *(getattr(self, name)[keep] for name in _NODE_COLUMNS))
+
+    def decisions(self) -> NodeDecisions:
+        """The rows of nodes with two or more children: the decisions."""
+        return self.select(self.children >= 2)
+
+    def baseline_bits(self) -> float:
+        """Bits per decision of a uniform choice among the children (over the decisions)."""
+        many = self.children[self.children >= 2]
+        return float(np.mean(np.log2(many))) if len(many) else float("nan")
+
+
+_NODE_COLUMNS = ("trial", "participant", "maze", "node", "chosen", "choice", "children",
+                 "arrived", "reached", "first")
+
+
+def node_decisions(run: HumanRun, vision: Vision | str | int | dict = SWEEP_VISION, *,
+                   max_nodes: int = MAX_TREE_NODES) -> NodeDecisions:
+    """The nodes every trial of `run` passed on its maze's decision tree (built once per maze
+    with `vision`, by default the authors' sweep; `max_nodes` its ceiling), with the child
+    taken at each; AgentError naming the maze whose tree passes the ceiling."""
+    from mazesim.walks.nodes import NodeCutter
+
+    cutters = {m: NodeCutter(decision_tree(run.mazes[m], vision, max_nodes=max_nodes))
+               for m in sorted({t.maze_id for t in run.trials})}
+    index = {p: i for i, p in enumerate(run.participants)}
+    done: set[tuple[str, int]] = set()
+    rows = []
+    for k, trial in enumerate(run.trials):
+        first = (trial.participant, trial.maze_id) not in done
+        done.add((trial.participant, trial.maze_id))
+        for c in cutters[trial.maze_id].cut(trial.positions):
+            rows.append((k, index[trial.participant], trial.maze_id, c.node, c.chosen,
+                         c.choice, len(c.children), c.arrived, c.reached, first))
+    columns = np.array(rows, np.int64).reshape(-1, len(_NODE_COLUMNS)).T
+    return NodeDecisions({m: cut.tree for m, cut in cutters.items()}, *columns[:-1],
+                         columns[-1].astype(bool))
 
 
 def run_maze(text: str, meta: dict) -> Maze:

@@ -32,14 +32,14 @@ from typing import Iterable
 import numpy as np
 
 from mazesim.agents.vision import MST_VISION, SEEN_AT_START, Vision, parse_vision
-from mazesim.errors import DataError, MazesimError, read_text
-from mazesim.maze import PASSAGE, WALL, Maze, read_maze
+from mazesim.errors import DataError, MazeFormatError, MazesimError, read_text
+from mazesim.maze import PASSAGE, WALL, Maze, parse_maze, read_maze
 from mazesim.schema import NAME_PATTERN
 
 __all__ = ["Recording", "Problem", "Source", "MST_TABLE", "MST_MAZES", "CSV_COLUMNS",
            "CSV_OPTIONAL", "MAX_TRIALS", "MAX_CSV_ROWS", "MAX_STEPS", "MAX_PARTICIPANTS",
            "MAX_MAZES", "MAX_MAZE_SIDE", "read_mst", "read_csv", "read_mst_maze",
-           "parse_mst_maze"]
+           "parse_mst_maze", "read_any_maze"]
 
 MST_TABLE = "plandata.csv"
 MST_MAZES = "mazes"
@@ -63,6 +63,7 @@ MAX_MAZE_SIDE = 5_000
 """Largest width or height of a Maze Search Task map."""
 
 _CELL = re.compile(r"p\((\d+),(\d+)\)")
+_DIGITS = re.compile(r"[0-9]+")
 _PATH = re.compile(r"(?:p\(\d+,\d+\);?)+")
 
 
@@ -178,6 +179,24 @@ def read_mst_maze(path: str | Path) -> Maze:
     """A Maze Search Task map file as a Maze (`meta`: its name and `seen_at_start`)."""
     path = Path(path)
     return parse_mst_maze(read_text(path, DataError), str(path), path.stem)
+
+
+def read_any_maze(path: str | Path) -> Maze:
+    """A maze file of either kind: a mazesim JSON maze ends in `.json`; a Maze Search Task map
+    begins with its width, a line of digits (no line of a mazesim text maze has a digit);
+    anything else is a mazesim text maze. Its `meta["name"]` is the file's stem unless it has
+    one."""
+    path = Path(path)
+    if path.suffix.lower() == ".json":
+        maze = read_maze(path)
+    else:
+        text = read_text(path, MazeFormatError)
+        if _DIGITS.fullmatch(text.split("\n", 1)[0].strip()):
+            return parse_mst_maze(text, str(path), path.stem)
+        maze = parse_maze(text, str(path))
+    if maze.meta.get("name"):
+        return maze
+    return Maze(maze.grid, maze.start, maze.goal, maze.marks, {**maze.meta, "name": path.stem})
 
 
 def parse_mst_maze(text: str, source: str = "<mst>", name: str = "") -> Maze:

@@ -1,5 +1,6 @@
 """Pictures of walks in the study's style (walls black, never visited white, visited grey, start
-and goal marked), visit heat maps, and several agents side by side on one maze.
+and goal marked), visit heat maps, several agents side by side on one maze, and decision trees
+over their maps.
 
 Drawing itself is `mazesim.render`'s; this module turns trajectories into its inputs.
 """
@@ -13,13 +14,14 @@ import numpy as np
 from PIL import Image
 
 from mazesim.agents import AgentBase, Vision
+from mazesim.agents.trees import DecisionTree, dark_floor
 from mazesim.maze import Maze
 from mazesim.records import Trajectory
-from mazesim.render import DEFAULT_SCALE, maze_image, side_by_side
+from mazesim.render import DEFAULT_SCALE, TREE_SCALE, maze_image, side_by_side, tree_image
 from mazesim.walks.metrics import visit_counts
 from mazesim.walks.simulate import simulate_many
 
-__all__ = ["trajectory_image", "heat_map_image", "comparison_image"]
+__all__ = ["trajectory_image", "heat_map_image", "comparison_image", "decision_tree_image"]
 
 
 def _positions(walk: Trajectory | Any) -> np.ndarray:
@@ -53,3 +55,13 @@ def comparison_image(maze: Maze, agents: Mapping[str, AgentBase], vision: Vision
                       else heat_map_image(maze, batch.positions, scale=scale))
         labels.append(f"{label}: {batch.moves.mean():.0f} moves")
     return side_by_side(images, labels)
+
+
+def decision_tree_image(tree: DecisionTree, *, scale: int = TREE_SCALE) -> Image.Image:
+    """`tree` over its map (`render.tree_image`): the dark floor, every node as a dot, each
+    child's path from its parent as a line, the decision nodes ringed."""
+    return tree_image(tree.maze, [node.cell for node in tree.nodes],
+                      [node.path for node in tree.nodes],
+                      depths=[node.depth for node in tree.nodes],
+                      decisions=[len(node.children) >= 2 for node in tree.nodes],
+                      dark=dark_floor(tree.maze), scale=scale)

@@ -104,6 +104,10 @@ def _commands(paths):
         st.tuples(st.just(["replay"]), one_path, option("--trial", number, True)),
         st.tuples(st.just(["report"]), one_path),
         st.tuples(st.just(["compare"]), st.lists(path, min_size=2, max_size=2)),
+        st.tuples(st.just(["tree"]), one_path, option("--vision", value(
+            NUMBERS + ["sweep", "full", "sweep, no memory, map known", "isovist 0, map known"],
+            ["sweep, map known", "1, map known", "isovist 3, map known"])),
+            option("--scale", number), flag, out),
     ).map(lambda parts: [str(x) for part in parts for x in part])
 
 

@@ -165,3 +165,18 @@ def test_a_csv_vision_must_be_one_per_trial(tmp_path):
 def test_positions_are_row_col_from_x_y(write_mst):
     rec = read_mst(write_mst()).recordings[2]
     assert np.array_equal(rec.positions[:3], [[0, 2], [1, 2], [1, 3]])
+
+
+def test_any_maze_file_is_told_apart_by_its_first_line(tmp_path):
+    from mazesim.humans.sources import read_any_maze
+
+    (tmp_path / "fork.txt").write_text(FORK)
+    (tmp_path / "tutorial.txt").write_text(TUTORIAL)
+    write_maze(parse_maze(TUTORIAL), tmp_path / "tutorial.json")
+    mst = read_any_maze(tmp_path / "fork.txt")
+    assert mst.meta[SEEN_AT_START] == [[1, 1], [1, 2], [1, 3]] and mst.meta["name"] == "fork"
+    text = read_any_maze(tmp_path / "tutorial.txt")
+    assert text.start == (1, 1) and text.meta["name"] == "tutorial"
+    assert read_any_maze(tmp_path / "tutorial.json").meta["name"] == "tutorial"
+    (tmp_path / "blank.txt").write_text("\n\n" + TUTORIAL)     # text may start blank
+    assert read_any_maze(tmp_path / "blank.txt").goal == (1, 5)

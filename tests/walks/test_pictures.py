@@ -9,7 +9,8 @@ from mazesim.render import (GOAL_COLOUR, PASSAGE_COLOUR, START_COLOUR, VISITED_C
                             WALL_COLOUR)
 from mazesim.walks import simulate
 from mazesim.walks.metrics import visit_counts
-from mazesim.walks.pictures import comparison_image, heat_map_image, trajectory_image
+from mazesim.walks.pictures import (comparison_image, decision_tree_image, heat_map_image,
+                                    trajectory_image)
 
 from fixture_paths import DATA
 
@@ -58,3 +59,17 @@ def test_comparison_side_by_side():
     assert image.width == 2 * 13 * SCALE + 10 and image.height > 7 * SCALE
     heat = comparison_image(TUTORIAL, agents, 0, seed=1, trials=5, scale=SCALE)
     assert heat.size == image.size
+
+
+def test_a_decision_tree_over_its_map():
+    from mazesim.agents.trees import decision_tree
+    from mazesim.maze import parse_maze
+    from mazesim.render import DARK_COLOUR, DECISION_COLOUR
+
+    fork = parse_maze("#######\n###S###\n###.###\n#.....#\n#.###.#\n#G###.#\n#######")
+    image = np.asarray(decision_tree_image(decision_tree(fork), scale=SCALE * 5))
+    cell = SCALE * 5
+    assert tuple(image[4 * cell + 1, 1 * cell + 1]) == DARK_COLOUR          # dark floor
+    rings = np.all(image == DECISION_COLOUR, axis=2)
+    rows, cols = np.nonzero(rings)
+    assert (set(rows // cell), set(cols // cell)) == ({3}, {3})              # one decision

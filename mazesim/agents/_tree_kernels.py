@@ -1,0 +1,219 @@
+"""numba kernels of decision trees (`mazesim.agents.trees`): what each floor cell sees, and the
+tree grown breadth-first from the start.
+
+Floor cells are numbered 0..F-1 (row-major) and dark cells 0..D-1 (row-major). `neighbours`
+(F, 4) lists each floor cell's floor neighbours in the authors' order right, left, down, up (-1:
+none). Sight is a table in CSR form: the dark cells floor cell f sees are
+`seen[first[f]:first[f + 1]]` (in the order met; the caller sorts what it keeps). Each kernel
+counts its work and stops at a ceiling with a status instead of running on; the caller raises.
+"""
+
+import numpy as np
+from numba import njit
+
+from mazesim._grid import pad, steps
+from mazesim.agents._vision_kernels import ISOVIST_STEPS_PER_CELL, look, sweep_cells
+from mazesim.agents.vision import ISOVIST_VIEW, UNKNOWN
+
+__all__ = ["OK", "TOO_MANY_NODES", "TOO_MANY_CELLS", "TOO_MUCH_WORK", "sweep_table",
+           "view_table", "grow"]
+
+OK, TOO_MANY_NODES, TOO_MANY_CELLS, TOO_MUCH_WORK = 0, 1, 2, 3
+_START_NODES = 64
+
+
+@njit(cache=True)
+def sweep_table(grid, floor, dark_id, max_work):
+    """(first (F + 1,), seen, status): the dark cells the quadrant sweep from each floor cell
+    (`floor` (F, 2) rows and columns) sees (`dark_id` (H, W): the dark cell's number, -1
+    elsewhere). Work: the cells the sweeps meet."""
+    cells = pad(grid).ravel()
+    width = grid.shape[1] + 2
+    met = np.empty(cells.shape[0], np.int64)
+    first = np.zeros(floor.shape[0] + 1, np.int64)
+    seen = np.empty(max(floor.shape[0], 1), np.int64)
+    m, work = 0, 0
+    for f in range(floor.shape[0]):
+        n_met = sweep_cells(cells, width, floor[f, 0] + 1, floor[f, 1] + 1, met)
+        work += n_met
+        if work > max_work:
+            return first, seen[:m], TOO_MUCH_WORK
+        seen, m = _add_dark(seen, m, met, n_met, dark_id, width)
+        first[f + 1] = m
+    return first, seen[:m], OK
+
+
+@njit(cache=True)
+def view_table(grid, floor, dark_id, kind, radius, occlusion, max_work):
+    """`sweep_table` for a window or an isovist: what the perception kernel (`look`) sees
+    from each floor cell. Work: the cells of the view's square (clipped to the grid), for an
+    isovist times the points one of its segments tests at most (45 r)."""
+    h, w = grid.shape
+    cells = pad(grid).ravel()
+    width = w + 2
+    step = steps(width)
+    known = np.full(cells.shape[0], UNKNOWN, np.uint8)
+    visits = np.zeros(cells.shape[0], np.int32)
+    met = np.empty(cells.shape[0], np.int64)
+    first = np.zeros(floor.shape[0] + 1, np.int64)
+    seen = np.empty(max(floor.shape[0], 1), np.int64)
+    reach = max(radius, 1)
+    m, work = 0, 0
+    for f in range(floor.shape[0]):
+        r, c = floor[f, 0] + 1, floor[f, 1] + 1
+        i = r * width + c
+        y0, y1, x0, x1 = max(r - reach, 1), min(r + reach, h), max(c - reach, 1), min(c + reach, w)
+        work += (y1 - y0 + 1) * (x1 - x0 + 1) * (
+            ISOVIST_STEPS_PER_CELL * reach if kind == ISOVIST_VIEW else 1)
+        if work > max_work:             # checked before looking: never one view past it
+            return first, seen[:m], TOO_MUCH_WORK
+        look(cells, width, step, known, visits, i, r, c, np.int64(-1), np.int64(-1),
+             np.int64(-1), kind, radius, occlusion, True)
+        n_met = 0                   # the view's square and the four neighbours, then forgotten
+        for y in range(y0, y1 + 1):
+            for x in range(x0, x1 + 1):
+                if known[y * width + x] != UNKNOWN:
+                    met[n_met] = y * width + x
+                    n_met += 1
+                known[y * width + x] = UNKNOWN
+        for d in range(4):
+            known[i + step[d]] = UNKNOWN
+        seen, m = _add_dark(seen, m, met, n_met, dark_id, width)
+        first[f + 1] = m
+    return first, seen[:m], OK
+
+
+@njit(cache=True)
+def _add_dark(seen, m, met, n_met, dark_id, width):
+    """Append the dark cells among the padded flat cells `met[:n_met]` to `seen[:m]`; (seen,
+    new m)."""
+    h, w = dark_id.shape
+    if m + n_met > seen.shape[0]:
+        seen = _grown(seen, m + n_met)
+    for k in range(n_met):
+        y, x = met[k] // width - 1, met[k] % width - 1
+        if 0 <= y < h and 0 <= x < w and dark_id[y, x] >= 0:
+            seen[m] = dark_id[y, x]
+            m += 1
+    return seen, m
+
+
+@njit(cache=True)
+def grow(neighbours, first, seen, root, n_dark, max_nodes, max_cells, max_work):
+    """The tree from floor cell `root`, breadth-first: (cell, parent, depth, steps from the
+    root, path_first, path, revealed_first, revealed, status), one item per node (paths: floor
+    cells from the parent's cell to the node's, both included; revealed: dark cells).
+
+    A node's children are found by a breadth-first search from its cell over floor, neighbours
+    in the order right, left, down, up: a cell first reached from which something still dark
+    (on the node's map: every dark cell not revealed on the way from the root) would be seen is
+    a child, reached by the search's path, and the search does not go on through it; cells
+    that would see nothing new are searched on. This is the authors' search over simple paths
+    (`tree_builder.next_path`) with its rule that a cell seen again with the same new cells is
+    dropped: the first path to reach a cell is a shortest one, found in the same order. (Not
+    `_grid.bfs`: the authors' neighbour order, not the canonical one, decides which shortest
+    path and which child come first, and where the search stops changes from node to node.)
+    Stops at `max_nodes` nodes, `max_cells` path and revealed cells in all, or `max_work` cells
+    searched (status).
+    """
+    n_floor = neighbours.shape[0]
+    cap = _START_NODES
+    cell = np.empty(cap, np.int64)
+    parent = np.empty(cap, np.int64)
+    depth = np.empty(cap, np.int64)
+    walked = np.empty(cap, np.int64)
+    path_first = np.zeros(cap + 1, np.int64)
+    path = np.empty(cap, np.int64)
+    revealed_first = np.zeros(cap + 1, np.int64)
+    revealed = np.empty(max(cap, first[root + 1] - first[root]), np.int64)
+    cell[0], parent[0], depth[0], walked[0] = root, -1, 0, 0
+    n_seen = first[root + 1] - first[root]
+    for q in range(n_seen):
+        revealed[q] = seen[first[root] + q]
+    revealed_first[1] = n_seen
+    dark = np.ones(n_dark, np.bool_)
+    stamp = np.zeros(n_floor, np.int64)
+    came = np.empty(n_floor, np.int64)
+    queue = np.empty(n_floor, np.int64)
+    n, k, work, status = 1, 0, 0, OK
+    held = n_seen
+    while k < n and status == OK:
+        for d in range(n_dark):
+            dark[d] = True
+        a = k
+        while a >= 0:
+            for q in range(revealed_first[a], revealed_first[a + 1]):
+                dark[revealed[q]] = False
+            a = parent[a]
+        head, tail = 0, 1
+        queue[0] = cell[k]
+        stamp[cell[k]] = k + 1
+        while head < tail and status == OK:
+            x = queue[head]
+            head += 1
+            for e in range(4):
+                y = neighbours[x, e]
+                if y < 0 or stamp[y] == k + 1:
+                    continue
+                stamp[y] = k + 1
+                came[y] = x
+                work += 1
+                new = 0
+                for q in range(first[y], first[y + 1]):
+                    new += dark[seen[q]]
+                if new == 0:
+                    queue[tail] = y
+                    tail += 1
+                    continue
+                if n == max_nodes:
+                    status = TOO_MANY_NODES
+                    break
+                length, z = 1, y
+                while z != cell[k]:
+                    z = came[z]
+                    length += 1
+                held += length + new
+                if held > max_cells:
+                    status = TOO_MANY_CELLS
+                    break
+                if n == cap:
+                    cap *= 2
+                    cell, parent = _grown(cell, cap), _grown(parent, cap)
+                    depth, walked = _grown(depth, cap), _grown(walked, cap)
+                    path_first = _grown(path_first, cap + 1)
+                    revealed_first = _grown(revealed_first, cap + 1)
+                p0 = path_first[n]
+                if p0 + length > path.shape[0]:
+                    path = _grown(path, p0 + length)
+                z = y
+                for s in range(length - 1, -1, -1):
+                    path[p0 + s] = z
+                    if s > 0:
+                        z = came[z]
+                path_first[n + 1] = p0 + length
+                r0 = revealed_first[n]
+                if r0 + new > revealed.shape[0]:
+                    revealed = _grown(revealed, r0 + new)
+                for q in range(first[y], first[y + 1]):
+                    if dark[seen[q]]:
+                        revealed[r0] = seen[q]
+                        r0 += 1
+                revealed_first[n + 1] = r0
+                cell[n], parent[n], depth[n] = y, k, depth[k] + 1
+                walked[n] = walked[k] + length - 1
+                n += 1
+        if work > max_work and status == OK:
+            status = TOO_MUCH_WORK
+        k += 1
+    return (cell[:n], parent[:n], depth[:n], walked[:n], path_first[:n + 1],
+            path[:path_first[n]], revealed_first[:n + 1], revealed[:revealed_first[n]], status)
+
+
+@njit(cache=True)
+def _grown(values, needed):
+    """A copy of `values` at least `needed` long (doubled), its head copied (by a loop: numba
+    compiles a slice assignment for seconds)."""
+    out = np.empty(max(needed, 2 * values.shape[0]), values.dtype)
+    for i in range(values.shape[0]):
+        out[i] = values[i]
+    return out

@@ -1,0 +1,48 @@
+"""The `tree` command: the decision tree of observation nodes of a maze (DESIGN.md section 11,
+`mazesim.agents.trees`), as JSON, a summary line and a picture."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from mazesim.cli import main
+from mazesim.render import MAX_SCALE, TREE_SCALE
+
+__all__ = ["tree"]
+
+
+@main.command()
+@click.argument("maze_file", type=click.Path(dir_okay=False))
+@click.option("--vision", default="sweep, map known", show_default=True,
+              help="The tree's vision, a label: the authors' quadrant sweep, or any limited "
+                   "vision with the map known, such as 'isovist 10, map known' or '2, map "
+                   "known'.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print one JSON object: every node (index, name, cell, parent, depth, steps, "
+                   "steps from the root, path, cells revealed and their count, remaining dark "
+                   "cells, children) and the number of decisions.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False),
+              help="Also draw the tree over its map (PNG): dark floor grey, nodes as dots, "
+                   "each child's path from its parent as a line, decision nodes ringed.")
+@click.option("--scale", type=click.IntRange(1, MAX_SCALE), default=TREE_SCALE,
+              show_default=True, help="Pixels per cell of the picture.")
+def tree(maze_file, vision, as_json, output, scale):
+    """The decision tree of MAZE_FILE: a mazesim maze (text or .json) or a Maze Search Task
+    map (width, height, rows of codes), told apart by its first line."""
+    from mazesim.agents.trees import decision_tree, maze_name
+    from mazesim.humans.sources import read_any_maze
+    from mazesim.render import save_image
+    from mazesim.walks.pictures import decision_tree_image
+
+    built = decision_tree(read_any_maze(maze_file), vision)
+    if output:
+        save_image(decision_tree_image(built, scale=scale), output)
+    if as_json:
+        click.echo(json.dumps(built.to_json()))
+        return
+    nodes = built.nodes
+    click.echo(f"{maze_name(built.maze)} ({built.vision}): {len(nodes):,} nodes, "
+               f"{len(built.decisions()):,} decisions, {sum(not n.children for n in nodes):,} "
+               f"leaves, depth {max(n.depth for n in nodes)}")

@@ -1,0 +1,76 @@
+"""A run of people as the fitting code reads it (`mazesim.humans.data`): its node decisions on a
+small imported run worked out by hand, and on experiment 1 (the authors' counts)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mazesim.errors import AgentError
+from mazesim.humans import import_mst
+from mazesim.humans.data import load_human_run, node_decisions
+from mazesim.humans.peer import EXCLUDED
+from mazesim.walks.nodes import NodeCutter
+
+from tests.humans.conftest import GOOD
+
+# conftest's "fork": S (0, 2) above a T; its tree: 0 S, 1 (1, 2) (sees both arms' first cells),
+# 2 (1, 4) and 3 (1, 0) (sees the exit (3, 0)); "line": S sees the exit, no nodes.
+AGAIN = ("s1", "fork", 3, GOOD[2][3], GOOD[2][4])      # s1 walks the fork again, as s2 did
+
+
+@pytest.fixture
+def small_run(write_mst, tmp_path):
+    run = tmp_path / "run"
+    import_mst(write_mst(GOOD + [AGAIN]), run)
+    return load_human_run(run)
+
+
+def test_node_decisions_of_a_small_run(small_run):
+    nodes = node_decisions(small_run)
+    assert small_run.participants == ("s1", "s2")
+    assert [small_run.mazes[m].meta["name"] for m in sorted(small_run.mazes)] == ["fork", "line"]
+    table = {name: getattr(nodes, name).tolist() for name in (
+        "trial", "participant", "maze", "node", "chosen", "choice", "children", "arrived",
+        "reached", "first")}
+    assert table == {"trial": [0, 0, 2, 2, 3, 3], "participant": [0, 0, 1, 1, 0, 0],
+                     "maze": [0] * 6, "node": [0, 1] * 3, "chosen": [1, 3] * 3,
+                     "choice": [0, 1] * 3, "children": [1, 2] * 3, "arrived": [0, 1] * 3,
+                     "reached": [1, 3, 1, 5, 1, 5],
+                     "first": [True, True, True, True, False, False]}
+    assert [n.cell for n in nodes.trees[0].nodes] == [(0, 2), (1, 2), (1, 4), (1, 0), (1, 0),
+                                                      (1, 4)]
+    assert len(nodes.trees[1]) == 1
+    decisions = nodes.decisions()
+    assert decisions.node.tolist() == [1, 1, 1] and decisions.baseline_bits() == 1.0
+    assert len(nodes.select(nodes.first)) == 4
+
+
+def test_node_decisions_under_another_vision_and_ceiling(small_run):
+    window = node_decisions(small_run, {"window": 1, "map": "known"})
+    assert window.trees[0].vision == "1, map known"
+    with pytest.raises(AgentError, match="decision tree of maze 'fork': the tree passes 2 nodes"):
+        node_decisions(small_run, max_nodes=2)
+
+
+def test_node_decisions_of_experiment_1(experiment_1_run):
+    """The authors' counts: 8,309 nodes of 119 people on their first walk of each map (6,126
+    decisions); 5,971 decisions of 116 once the 3 people they left out are left out, where a
+    uniform choice among the children costs 1.223 bits (their Random model)."""
+    run = load_human_run(experiment_1_run)
+    nodes = node_decisions(run)
+    assert len(nodes.trees) == 40 and sum(len(t) for t in nodes.trees.values()) == 690
+    first = nodes.select(nodes.first)
+    assert (len(nodes), len(first), len(first.decisions())) == (8_354, 8_309, 6_126)
+    assert len(set(nodes.trial[~nodes.first].tolist())) == 22
+    kept = np.array([run.participants[p] not in EXCLUDED for p in first.participant])
+    authors = first.select(kept).decisions()
+    assert (len(authors), len(set(authors.participant.tolist()))) == (5_971, 116)
+    assert authors.baseline_bits() == pytest.approx(1.223, abs=5e-4)
+    for k in (0, 1_000, 4_757):                       # the rows are the walks' cuts
+        trial = run.trials[k]
+        cut = NodeCutter(nodes.trees[trial.maze_id]).cut(trial.positions)
+        rows = nodes.trial == k
+        assert nodes.node[rows].tolist() == [c.node for c in cut]
+        assert nodes.chosen[rows].tolist() == [c.chosen for c in cut]
+        assert nodes.reached[rows].tolist() == [c.reached for c in cut]
