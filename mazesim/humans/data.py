@@ -35,8 +35,8 @@ from mazesim.maze import Maze, parse_maze
 from mazesim.records import mask_directions
 
 __all__ = ["HumanTrial", "HumanRun", "Decisions", "NodeDecisions", "load_human_run",
-           "node_decisions", "excluded", "participant_list", "MAX_EXCLUDED", "run_maze", "bits", "MAX_RUN_TRIALS", "MAX_RUN_PARTICIPANTS",
-           "MAX_DECISIONS"]
+           "node_decisions", "excluded", "participant_list", "run_maze", "bits",
+           "MAX_RUN_TRIALS", "MAX_RUN_PARTICIPANTS", "MAX_DECISIONS", "MAX_EXCLUDED"]
 
 MAX_RUN_TRIALS = 1_000_000
 """Most trials of a run read for fitting or comparison."""
