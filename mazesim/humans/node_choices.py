@@ -55,6 +55,14 @@ class NodeChoices:
         """The participant id of each decision."""
         return tuple(self.participants[p] for p in self.participant)
 
+    def select(self, keep: np.ndarray) -> NodeChoices:
+        """The decisions where the bool array `keep` is set (participants renumbered)."""
+        keep = np.asarray(keep, dtype=bool)
+        people = [self.participants[p] for p in self.participant[keep]]
+        walks = [w for w, k in zip(self.walks, keep) if k]
+        return _choices(self.decisions, self.decision[keep].tolist(),
+                        self.rows[keep].tolist(), people, walks, self.source)
+
     def baseline_bits(self) -> float:
         """Bits per decision of a uniform choice among the children."""
         return float(np.mean(np.log2(self.children))) if len(self) else math.nan

@@ -16,7 +16,8 @@
   with `by="participant"` each participant's own fit too. Every model has a lapse (a uniform
   choice among the children) profiled out; the planners' continuous parameters are found by
   bounded optimisation (SLSQP on their search scale, from the best points of the authors'
-  grid); `node-choice`'s weights by Newton's method (the log-likelihood is concave), its
+  grid); `node-choice`'s weights by Newton's method (the log-likelihood is concave; a vague
+  prior, `VAGUE_PRECISION`, keeps a maximum where the data do not identify a weight), its
   lapse then profiled; its own fit of a participant is the MAP under the population of
   everyone.
 
@@ -56,6 +57,10 @@ POPULATION_FOLDS = 10
 comes from the people of the other groups (90 % of everyone)."""
 POPULATION_STREAM = 2**32 - 2   # spawn key of the groups' draw (the folds use 0, 1, ...)
 LEVEL = "node"
+VAGUE_PRECISION = 1e-4
+"""The prior precision of node-choice's weights under `ml` (standard deviation 100 on the
+standardised scale): nothing against the data, but a maximum exists where the decisions do
+not identify every weight (a few decisions, a feature that never varies)."""
 _TINY = 1e-300
 _METHOD = "SLSQP"
 
@@ -368,7 +373,7 @@ class _LogitFitter:
 
     def fit(self, rows: np.ndarray, rng: np.random.Generator, starts: int) -> _Fit:
         k = self.z.shape[1]
-        w = map_weights(self._data(rows), np.zeros(k), np.zeros((k, k)))[0][0]
+        w = map_weights(self._data(rows), np.zeros(k), VAGUE_PRECISION * np.eye(k))[0][0]
         return self._fit(rows, w)
 
     def score(self, fit: _Fit, rows: np.ndarray) -> np.ndarray:
