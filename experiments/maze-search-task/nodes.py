@@ -8,8 +8,9 @@ PEER is the authors' folder (tree_builder.csv, subject_decisions_with_values.csv
 fit_models.csv), MAZES the maps. Prints Markdown tables: per model our bits per decision
 (mean, min and max over the seeds 0..seeds-1) and our summed log-likelihood against theirs;
 how many people each model fits best; node-choice against DU per person (paired); and
-node-choice without each feature (over the first `--features` seeds: the paired difference
-in bits per decision with a 95 % bootstrap interval over people).
+node-choice without each feature and each group of features (over the first `--features`
+seeds: the paired difference in bits per decision with a 95 % bootstrap interval over
+people).
 """
 
 from __future__ import annotations
@@ -29,6 +30,9 @@ from mazesim.humans.ranking import rank_models
 
 BOOTSTRAP = 2000
 OURS = "node-choice"
+GROUPS = {"every du-G (the plan)": tuple(f for f in NODE_FEATURES if f.startswith("du-")),
+          "log-steps and log-cells (the heuristics)": ("log-steps", "log-cells"),
+          "revisit and reverse (the walk so far)": ("revisit", "reverse")}
 
 
 def paired(gain_ll: np.ndarray, decisions: np.ndarray, seed: int = 0) -> tuple[float, float,
@@ -91,8 +95,8 @@ def main() -> None:
     print("\n| without | bits (mean over seeds) | lost against node-choice | 95 % CI |")
     print("|---|---:|---:|---|")
     full = np.mean([f.test_ll for f in ours[:args.features]], axis=0)
-    for feature in NODE_FEATURES:
-        kept = tuple(f for f in NODE_FEATURES if f != feature)
+    for feature, gone in [*((f, (f,)) for f in NODE_FEATURES), *GROUPS.items()]:
+        kept = tuple(f for f in NODE_FEATURES if f not in gone)
         fits = [logit_peer_fit(NodeLogit(OURS, kept), choices, seed=s)
                 for s in seeds[:args.features]]
         mean = np.mean([f.test_ll for f in fits], axis=0)
