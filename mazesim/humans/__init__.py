@@ -25,8 +25,8 @@ from mazesim.humans.models import default_models, parse_model
 from mazesim.humans.node_fit import NodeFitReport
 from mazesim.humans.sources import Problem, read_csv, read_mst, read_mst_maze
 
-__all__ = ["FitReport", "HumanRun", "ImportSummary", "NodeDecisions", "Problem",
-           "default_models", "fit_models", "fit_run", "import_csv", "import_mst",
+__all__ = ["FitReport", "HumanRun", "ImportSummary", "NodeDecisions", "NodeFitReport", "Problem",
+           "default_models", "fit_models", "fit_node_models", "fit_run", "import_csv", "import_mst",
            "load_human_run", "node_decisions", "parse_model", "read_csv", "read_mst",
            "read_mst_maze"]
 

@@ -67,7 +67,8 @@ def test_the_peer_protocol_s_planners_are_the_grid_fit(few_people):
 
 
 def test_same_seed_same_bytes(few_people):
-    runs = [json.dumps(fit_nodes(few_people, ["du", "node-choice"], protocol=p, seed=s,
+    twelve = few_people.select(few_people.participant < 12)
+    runs = [json.dumps(fit_nodes(twelve, ["du", "node-choice"], protocol=p, seed=s,
                                  folds=3).to_json())
             for p, s in [("ml", 1), ("ml", 1), ("peer", 1), ("peer", 1), ("peer", 2)]]
     assert runs[0] == runs[1] and runs[2] == runs[3] and runs[3] != runs[4]
