@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 
 import click
 
@@ -25,8 +26,10 @@ __all__ = ["play"]
 def play(config: str, host: str | None, port: int | None, public_url: str | None,
          as_json: bool) -> None:
     """Serve the human-trial page of session CONFIG; every key press goes to its run database."""
+    from mazesim.play.guard import LOGGER
     from mazesim.play.run import open_server, start_info
 
+    _log_to_stderr(LOGGER)
     given = {key: value for key, value in (("host", host), ("port", port)) if value is not None}
     server = open_server(config, public_url=public_url, **given)   # defaults: play.server
     info = start_info(server)
@@ -46,3 +49,15 @@ def play(config: str, host: str | None, port: int | None, public_url: str | None
     finally:
         server.server_close()
         server.recorder.store.close()
+
+
+def _log_to_stderr(name: str) -> None:
+    """The server's refusals as time-stamped lines on stderr (once per process)."""
+    logger = logging.getLogger(name)
+    if logger.handlers:
+        return
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("%(asctime)s mazesim play: %(message)s",
+                                           "%Y-%m-%d %H:%M:%S"))
+    logger.addHandler(handler)
+    logger.propagate = False
