@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
+from typing import Iterator
 
 import click
 
@@ -29,7 +31,6 @@ def play(config: str, host: str | None, port: int | None, public_url: str | None
     from mazesim.play.guard import LOGGER
     from mazesim.play.run import open_server, start_info
 
-    _log_to_stderr(LOGGER)
     given = {key: value for key, value in (("host", host), ("port", port)) if value is not None}
     server = open_server(config, public_url=public_url, **given)   # defaults: play.server
     info = start_info(server)
@@ -43,7 +44,8 @@ def play(config: str, host: str | None, port: int | None, public_url: str | None
             click.echo(f"  participant links: {info['links']}")
         click.echo("  Ctrl-C stops")
     try:
-        server.serve_forever()
+        with _log_to_stderr(LOGGER):
+            server.serve_forever()
     except KeyboardInterrupt:
         click.echo("stopped", err=True)
     finally:
@@ -51,13 +53,15 @@ def play(config: str, host: str | None, port: int | None, public_url: str | None
         server.recorder.store.close()
 
 
-def _log_to_stderr(name: str) -> None:
-    """The server's refusals as time-stamped lines on stderr (once per process)."""
-    logger = logging.getLogger(name)
-    if logger.handlers:
-        return
+@contextlib.contextmanager
+def _log_to_stderr(name: str) -> Iterator[None]:
+    """While serving, the server's refusals as time-stamped lines on stderr."""
     handler = logging.StreamHandler()
     handler.setFormatter(logging.Formatter("%(asctime)s mazesim play: %(message)s",
                                            "%Y-%m-%d %H:%M:%S"))
+    logger = logging.getLogger(name)
     logger.addHandler(handler)
-    logger.propagate = False
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)

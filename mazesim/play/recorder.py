@@ -53,7 +53,8 @@ MAX_MOVES_PER_MAZE = 1_000_000
 MAX_BUMPS_PER_MAZE = 1_000_000
 MAX_WAITING = 1_000
 """New participants of an open entry who have not started a maze, joined within
-`WAITING_SECONDS` (a study of 3,000 people filled in 20 minutes has about 300 at once)."""
+`WAITING_SECONDS` (3,000 people in 20 minutes, each a few minutes from joining to their first
+maze, are a few hundred at once)."""
 WAITING_SECONDS = 600
 MAX_CLIENT_MS = 2.0**53
 """Largest client timestamp (JavaScript's largest exact integer; epoch ms are about 1.7e12)."""
