@@ -1,12 +1,13 @@
 """The `mazesim` command line: one root group; commands live in the modules of this package.
 
 This package is the only place that imports click, prints or exits. Library errors
-(`MazesimError`) become one `Error: ...` line on stderr and exit code 2.
+(`MazesimError`) become one `Error: ...` line on stderr and exit code 2, its control characters
+escaped (`errors.printable`: ids, file names and cell text are quoted as they were given).
 """
 
 import click
 
-from mazesim.errors import MazesimError
+from mazesim.errors import MazesimError, printable
 
 __all__ = ["main"]
 
@@ -20,10 +21,10 @@ class _Group(click.Group):
         try:
             return super().invoke(ctx)
         except MazesimError as err:
-            raise _BadInput(str(err)) from None
+            raise _BadInput(printable(err)) from None
         except click.UsageError as err:  # one line, not click's usage block
             where = err.ctx.command_path if err.ctx else ctx.command_path
-            raise _BadInput(f"{where}: {err.format_message()}") from None
+            raise _BadInput(printable(f"{where}: {err.format_message()}")) from None
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})

@@ -7,6 +7,7 @@ import json
 import click
 
 from mazesim.cli import main
+from mazesim.errors import printable
 from mazesim.search.sokoban import METHODS, PRUNES, SokobanResult, read_level, solve
 
 __all__ = ["sokoban"]
@@ -30,7 +31,7 @@ def sokoban(level_file: str, number: int, method: str, prune: str | None,
     """Solve a Sokoban level: moves, pushes, the LURD solution, states explored and time."""
     level = read_level(level_file, number)
     result = solve(level, method=method, prune=prune, time_limit=time_limit)
-    click.echo(json.dumps(result.to_dict()) if as_json else _text(level.source, result))
+    click.echo(json.dumps(result.to_dict()) if as_json else _text(printable(level.source), result))
 
 
 def _text(source: str, result: SokobanResult) -> str:
