@@ -10,7 +10,7 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "mazesim"
 
 LAYERS = [
-    {"maze", "errors", "limits", "schema", "records", "_grid"},
+    {"maze", "errors", "limits", "schema", "records", "jit", "_grid"},
     {"generators", "analysis", "render"},
     {"agents"},
     {"walks"},
