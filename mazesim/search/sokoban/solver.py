@@ -23,10 +23,9 @@ from typing import Callable
 import numpy as np
 
 from mazesim.errors import SearchError
-from mazesim.jit import cached
+from mazesim.jit import compiling
 from mazesim.search import generic
-from mazesim.search.sokoban import _kernels as _k
-from mazesim.search.sokoban import _search, _walks, reference
+from mazesim.search.sokoban import _walks, reference
 from mazesim.search.sokoban.board import Board
 from mazesim.search.sokoban.deadlocks import PRUNES, dead_mask, dead_squares, is_frozen
 from mazesim.search.sokoban.level import (LURD, TUTORIAL_MOVE_ORDER, Level, check_size,
@@ -43,12 +42,6 @@ WARM_UP_LEVEL = "######\n#@   #\n# $$ #\n#    #\n## ###\n #.#\n #.#\n ###\n"
 """Two boxes for a dead-end corridor of goals: every method and stage solves it within
 milliseconds, and the goal-macro stage walks a box on to the far goal, so solving it once calls
 every kernel of a solve with the argument types of any level."""
-_KERNELS = {"bfs": (_k.push_distances, _k.frozen_off_goal),
-            "generic": (_k.push_distances, _k.reach, _k.pi_corral, _search.deadlocked),
-            "numba": (_k.push_distances, _k.free_regions, _search.box_search,
-                      _walks.packing_order, _walks.box_walk, _walks.player_moves)}
-"""The kernels each method calls from Python (``astar`` by engine): a solve compiles them when one
-has no cache yet."""
 _LETTERS = [LURD[d] for d in range(_walks.PUSH)] + [LURD[d].upper() for d in range(_walks.PUSH)]
 
 
@@ -109,10 +102,8 @@ def solve(level: Level, *, method: str = "astar", prune: str | None = None,
     if time_limit is not None and not time_limit > 0:
         raise SearchError(f"time limit must be > 0 seconds, got {time_limit}")
     check_size(level)
-    kind = engine if method == "astar" else method
-    if notice is not None and not all(cached(kernel) for kernel in _KERNELS[kind]):
-        notice()
-    _warm_up(method, engine, method == "astar" and time_limit is not None)
+    with compiling(notice):
+        _warm_up(method, engine, method == "astar" and time_limit is not None)
     start = time.perf_counter()
     board = Board.of(level)
     solution, optimal, states, timed_out, stage = None, False, 0, False, None
