@@ -112,7 +112,8 @@ def push_search(board: Board, prune: str, start: float, time_limit: float | None
     states = 0
     for stage in stages:
         deadline = math.inf if time_limit is None else start + time_limit * stage.share
-        status, pushes, seen = run_stage(board, stage, prune, keys, deadline, tables)
+        status, pushes, seen = run_stage(board, stage, prune, keys, deadline, tables,
+                                         math.inf if time_limit is None else start + time_limit)
         states += seen
         if status > 0:
             return StageRun(pushes, stage, states, False)
@@ -122,17 +123,20 @@ def push_search(board: Board, prune: str, start: float, time_limit: float | None
 
 
 def run_stage(board: Board, stage: Stage, prune: str, keys: tuple[np.ndarray, np.ndarray],
-              deadline: float, tables: dict | None = None):
+              deadline: float, tables: dict | None = None, setup_deadline: float | None = None):
     """One stage until the `time.perf_counter` time `deadline`: (status 1 solved, 0 unsolvable,
     -1 out of time or nothing to try; pushes or None; states seen). `tables` caches the set-up of
-    each direction between stages; a set-up cut short by the deadline is not kept."""
+    each direction between stages, which may run on until `setup_deadline` (default `deadline`;
+    the staged search gives the whole limit, as later stages use it too); a set-up cut short is
+    not kept."""
     tables = {} if tables is None else tables
     if time.perf_counter() >= deadline:
         return -1, None, 0
     clock = _k.new_clock()
     if stage.backward not in tables:
-        setup = _Tables.of(board, prune, stage.backward, clock, deadline)
-        if setup is None:                  # out of time: a later stage tries again
+        setup = _Tables.of(board, prune, stage.backward, clock,
+                           deadline if setup_deadline is None else setup_deadline)
+        if setup is None:
             return -1, None, 0
         tables[stage.backward] = setup
     setup = tables[stage.backward]
