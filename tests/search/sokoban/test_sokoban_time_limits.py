@@ -6,6 +6,8 @@ The bounds are generous (a loaded two-core machine): they catch a search that ig
 """
 
 import math
+import subprocess
+import sys
 import time
 
 import numpy as np
@@ -86,3 +88,27 @@ def test_a_level_above_the_box_ceiling_is_refused():
     with pytest.raises(LevelError, match=r"^<text>: level 1: 65 boxes are too many to solve "
                                          r"\(at most 64\)$"):
         solve(level, method="bfs")
+
+
+NO_COMPILE_PROBE = """\
+import sys
+from numba.core import event
+from mazesim.search.sokoban import parse_levels, solve
+from mazesim.search.sokoban.solver import WARM_UP_LEVEL
+METHODS = (("astar", "numba"), ("bfs", "numba"), ("astar", "generic"))
+for method, engine in METHODS:
+    solve(parse_levels(WARM_UP_LEVEL)[0], method=method, engine=engine, time_limit=10)
+room = parse_levels(sys.stdin.read())[0]
+heard = event.RecordingListener()
+with event.install_listener("numba:compile", heard):
+    for method, engine in METHODS:
+        solve(room, method=method, engine=engine, time_limit=0.2)
+print(len(heard.buffer))
+"""
+"""Warms up on the small level, then counts what numba compiles while solving a big room."""
+
+
+def test_after_the_warm_up_a_solve_compiles_nothing_in_a_fresh_process():
+    done = subprocess.run([sys.executable, "-c", NO_COMPILE_PROBE], input=open_room(100, 30),
+                          capture_output=True, text=True, check=True, timeout=600)
+    assert done.stdout.split() == ["0"]       # the clock's call into Python (objmode) included
