@@ -61,11 +61,10 @@ _TO_SPACE = str.maketrans({ch: " " for ch in _FLOOR})
 _COMMENT = ";"
 _LETTER_DIR = {letter: d for d, letter in LURD.items()}
 _PLAYER_MARK, _BOX_MARK, _GOAL_MARK = 1, 2, 4
-_MARKS = np.zeros(256, np.uint8)
-"""What each character code of a level holds, as the sum of the marks above."""
-for _chars, _mark in ((_PLAYER + _PLAYER_GOAL, _PLAYER_MARK), (_BOX + _BOX_GOAL, _BOX_MARK),
-                      (_GOAL + _PLAYER_GOAL + _BOX_GOAL, _GOAL_MARK)):
-    _MARKS[[ord(ch) for ch in _chars]] |= _mark
+_MARK_OF = {_PLAYER: _PLAYER_MARK, _PLAYER_GOAL: _PLAYER_MARK | _GOAL_MARK, _BOX: _BOX_MARK,
+            _BOX_GOAL: _BOX_MARK | _GOAL_MARK, _GOAL: _GOAL_MARK}
+_MARKS = np.array([_MARK_OF.get(chr(code), 0) for code in range(256)], np.uint8)
+"""What each character code of a level holds: the sum of its marks above."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -107,7 +106,8 @@ def parse_levels(text: str, source: str = "<text>") -> list[Level]:
     """
     levels: list[Level] = []
     block: list[tuple[int, str]] = []                # (line number, row) of the level being read
-    before = comment = None     # the title of the ; line before the block, of the line before
+    width = 0                                        # its widest row so far
+    before = comment = None     # titles of the ; line just before the block, before this line
     for lineno, line in enumerate(text.splitlines(), start=1):
         stripped = line.strip()
         if stripped and not stripped.startswith(_COMMENT):
