@@ -108,6 +108,7 @@ def test_greedy_with_goal_macros_gives_verified_solutions(number, microban):
     assert status == 1 and verify_solution(level, _lurd(board, pushes))
 
 
+@pytest.mark.slow
 def test_connectivity_stage_solves_microban_153_within_the_limit(microban):
     solve(microban[0], method="astar", time_limit=10.0)  # compile or load the kernels first
     level = microban[152]                                # every distance-guided stage times out
