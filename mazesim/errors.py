@@ -1,6 +1,7 @@
 """The exception types of mazesim: one root, one subclass per domain (STYLE.md, Errors)."""
 
 import difflib
+import re
 import stat
 from pathlib import Path
 from typing import Any, Iterable
@@ -23,7 +24,15 @@ __all__ = [
     "read_text",
     "did_you_mean",
     "short",
+    "printable",
 ]
+
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069"
+                          "\ud800-\udfff]")
+"""What a terminal acts on rather than shows: C0 controls (NUL, ESC, newline, ...), DEL, C1
+controls (CSI, OSC), line and paragraph separators, the bidirectional overrides, and lone
+surrogates (undecodable bytes of a file name, which a terminal cannot even be sent)."""
+_SHORT_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
 class MazesimError(Exception):
@@ -132,3 +141,18 @@ def short(value: Any, limit: int = 60) -> str:
     except (RecursionError, ValueError):        # deep nesting; an int of more than 4,300 digits
         text = f"<{type(value).__name__}>"
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def printable(text: Any) -> str:
+    """`text` safe to print as one line on a terminal: every control character (NUL, ESC and
+    the escape sequences it starts, newlines, C1 controls, bidirectional overrides) written
+    visibly as its escape (`\\x1b`, `\\n`, `\\u202e`); everything else unchanged."""
+    return _UNPRINTABLE.sub(_escape, str(text))
+
+
+def _escape(match: re.Match) -> str:
+    char = match.group()
+    if char in _SHORT_ESCAPES:
+        return _SHORT_ESCAPES[char]
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"

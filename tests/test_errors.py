@@ -66,3 +66,15 @@ def test_an_empty_file_is_a_format_error_not_a_missing_file(tmp_path, kind):
     with pytest.raises(MazesimError) as raised:
         read(empty)
     assert str(raised.value).startswith(f"{empty}") and "no such file" not in str(raised.value)
+
+
+def test_printable_escapes_what_a_terminal_would_act_on():
+    from mazesim.errors import printable
+
+    assert printable("id\x00\x1b]0;owned\x07 \x1b[2J\x9b1m") == \
+        "id\\x00\\x1b]0;owned\\x07 \\x1b[2J\\x9b1m"
+    assert printable("a\nb\rc\td\x7f") == "a\\nb\\rc\\td\\x7f"
+    assert printable("\u202eevil\u2066 \u2028") == "\\u202eevil\\u2066 \\u2028"
+    assert printable("bad-\udcff.txt") == "bad-\\udcff.txt"    # an undecodable file name byte
+    assert printable("Maze é ü 迷路 \\ ok") == "Maze é ü 迷路 \\ ok"
+    assert printable(7) == "7"

@@ -9,7 +9,7 @@ import time
 
 import click
 
-from mazesim.cli import main
+from mazesim.cli import main, say_compiling
 from mazesim.experiment.executors import MAX_WORKERS
 from mazesim.limits import INT64_MAX
 
@@ -39,7 +39,7 @@ def run(config_file: str, workers: int, resume: bool, dask_address: str | None,
     bar = _Progress()
     try:
         result = run_experiment(config, output=output, workers=workers, dask=dask_address,
-                                resume=resume, progress=bar, compiling=_compiling)
+                                resume=resume, progress=bar, compiling=say_compiling)
     except RunInterrupted as stop:
         bar.close()
         click.echo(f"Interrupted: {stop.done} of {stop.total} units stored in {stop.run_dir}; "
@@ -133,12 +133,6 @@ def report(run_dir: str, as_json: bool) -> None:
         return
     click.echo(f"wrote {result.path} and {len(result.figures)} figures in "
                f"{result.path.parent / FIGURES}")
-
-
-def _compiling() -> None:
-    """Said on a terminal while a cold kernel cache is filled."""
-    if sys.stderr.isatty():
-        click.echo("compiling kernels, first run only ...", err=True)
 
 
 class _Progress:

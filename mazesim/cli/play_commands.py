@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import logging
+from typing import Iterator
 
 import click
 
@@ -25,6 +28,7 @@ __all__ = ["play"]
 def play(config: str, host: str | None, port: int | None, public_url: str | None,
          as_json: bool) -> None:
     """Serve the human-trial page of session CONFIG; every key press goes to its run database."""
+    from mazesim.play.guard import LOGGER
     from mazesim.play.run import open_server, start_info
 
     given = {key: value for key, value in (("host", host), ("port", port)) if value is not None}
@@ -40,9 +44,24 @@ def play(config: str, host: str | None, port: int | None, public_url: str | None
             click.echo(f"  participant links: {info['links']}")
         click.echo("  Ctrl-C stops")
     try:
-        server.serve_forever()
+        with _log_to_stderr(LOGGER):
+            server.serve_forever()
     except KeyboardInterrupt:
         click.echo("stopped", err=True)
     finally:
         server.server_close()
         server.recorder.store.close()
+
+
+@contextlib.contextmanager
+def _log_to_stderr(name: str) -> Iterator[None]:
+    """While serving, the server's refusals as time-stamped lines on stderr."""
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("%(asctime)s mazesim play: %(message)s",
+                                           "%Y-%m-%d %H:%M:%S"))
+    logger = logging.getLogger(name)
+    logger.addHandler(handler)
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)

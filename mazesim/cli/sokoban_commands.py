@@ -6,7 +6,8 @@ import json
 
 import click
 
-from mazesim.cli import main
+from mazesim.cli import main, say_compiling
+from mazesim.errors import printable
 from mazesim.search.sokoban import METHODS, PRUNES, SokobanResult, read_level, solve
 
 __all__ = ["sokoban"]
@@ -22,15 +23,15 @@ __all__ = ["sokoban"]
 @click.option("--prune", type=click.Choice(PRUNES), default=None,
               help="Deadlock pruning (default: dead-squares for bfs, full for astar).")
 @click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=None,
-              help="Seconds before giving up, set-up included (default: none; astar then runs "
-                   "A* forward only).")
+              help="Seconds before giving up, set-up included; a first run compiles kernels "
+                   "before the clock starts (default: none; astar then runs A* forward only).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def sokoban(level_file: str, number: int, method: str, prune: str | None,
             time_limit: float | None, as_json: bool) -> None:
     """Solve a Sokoban level: moves, pushes, the LURD solution, states explored and time."""
     level = read_level(level_file, number)
-    result = solve(level, method=method, prune=prune, time_limit=time_limit)
-    click.echo(json.dumps(result.to_dict()) if as_json else _text(level.source, result))
+    result = solve(level, method=method, prune=prune, time_limit=time_limit, notice=say_compiling)
+    click.echo(json.dumps(result.to_dict()) if as_json else _text(printable(level.source), result))
 
 
 def _text(source: str, result: SokobanResult) -> str:

@@ -7,7 +7,6 @@ run's root seed), so two reports of one run are byte-identical.
 
 from __future__ import annotations
 
-import csv
 import json
 import math
 from dataclasses import astuple, dataclass, fields, replace
@@ -16,6 +15,7 @@ from typing import Any, Iterable, Mapping
 
 import numpy as np
 
+from mazesim import csvfile
 from mazesim.experiment.background import Background
 from mazesim.experiment.choices import ChoiceTest
 from mazesim.experiment.regression import Regression, RegressionTerm
@@ -213,7 +213,7 @@ def _choice_rows(tests: Iterable[ChoiceTest]) -> Iterable[list]:
 def _write(path: Path, header: Iterable[str], rows: Iterable[Iterable[Any]]) -> None:
     """A CSV table; missing values (None, NaN) are empty cells, flags 0 or 1."""
     with open(path, "w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
+        writer = csvfile.writer(handle)
         writer.writerow(list(header))
         writer.writerows([_cell(v) for v in row] for row in rows)
 

@@ -15,6 +15,7 @@ from mazesim.experiment.statistics import (ALL, BOOTSTRAP_RESAMPLES, CONFIDENCE,
                                            holm)
 from mazesim.experiment.storage import HUMAN
 from mazesim.experiment.tables import CAPPED_WARNING
+from mazesim.markup import markdown_text as _md
 
 if TYPE_CHECKING:
     from mazesim.experiment.report import Report
@@ -29,7 +30,8 @@ _WARN = "⚠"
 
 
 def markdown(results: Results, report: Report, environment: dict[str, Any]) -> str:
-    """The whole `report.md` of a run from its tables (`report`, figures included)."""
+    """The whole `report.md` of a run from its tables (`report`, figures included); names from
+    the run (its name, strata, agents, visions, marks, directions) escaped (`markup`)."""
     lines = _header(results, environment) + _moves(results, report)
     lines += _strata(results) + _table_1(results, report) + _regression(results, report)
     lines += _choices(report) + _figures(results, report)
@@ -38,15 +40,16 @@ def markdown(results: Results, report: Report, environment: dict[str, Any]) -> s
 
 def _header(results: Results, env: dict[str, Any]) -> list[str]:
     s, config = results.settings, results.meta.get("config") or {}
-    lines = [f"# {config.get('name', results.run_dir.parent.name)}: run {results.run_dir.name}",
+    lines = [f"# {_md(config.get('name', results.run_dir.parent.name))}: run "
+             f"{_md(results.run_dir.name)}",
              ""]
     if config.get("description"):
         lines += [config["description"].strip(), ""]
     counts = results.mazes.stratum.value_counts(sort=False)
     kind = "people" if results.kind == HUMAN else "agents"
     lines += [f"- a run of {kind}; mazes: {len(results.mazes)} ("
-              + ", ".join(f"{k} {n}" for k, n in counts.items()) + f"); agents: "
-              f"{', '.join(s.agents)}; vision: {', '.join(s.visions)}; trials: "
+              + ", ".join(f"{_md(k)} {n}" for k, n in counts.items()) + f"); agents: "
+              f"{', '.join(map(_md, s.agents))}; vision: {', '.join(map(_md, s.visions))}; trials: "
               f"{len(results.trials):,}; root seed {s.seed}",
               f"- mazesim {env.get('mazesim', '?')}, git {env.get('git_commit') or 'n/a'}, "
               f"python {env.get('python', '?')}", "",
@@ -140,12 +143,12 @@ def _table_1(results: Results, report: Report) -> list[str]:
         for v in s.visions:
             rows = _table_1_rows(results, report.correlations, method, v, omitted)
             if rows:
-                lines += [f"### {method}, vision {v}", "",
+                lines += [f"### {method}, vision {_md(v)}", "",
                           "| agent | stratum | n | capped | " + " | ".join(s.parameters) + " |",
                           "|---|---|---:|---:|" + "---:|" * len(s.parameters)] + rows + [""]
     if short:
         lines += [f"Too few mazes for an interval ({need}), not shown: " + "; ".join(
-            f"{m} in {st} (n = {n}, {len(conditions)} conditions)"
+            f"{m} in {_md(st)} (n = {n}, {len(conditions)} conditions)"
             for (m, st, n), conditions in short.items()) + ".", ""]
     return lines
 
@@ -154,7 +157,8 @@ def _omitted(report: Report) -> list[str]:
     if not report.omitted:
         return []
     return (["Conditions where vision cannot matter are no findings and are not shown:", ""]
-            + [f"- {o.agent}, vision {o.vision}: {o.reason}." for o in report.omitted] + [""])
+            + [f"- {_md(o.agent)}, vision {_md(o.vision)}: {o.reason}." for o in report.omitted]
+            + [""])
 
 
 def _table_1_rows(results: Results, records: Iterable[Correlation], method: str, vision: str,
@@ -173,8 +177,8 @@ def _table_1_rows(results: Results, records: Iterable[Correlation], method: str,
                 continue
             n = max(c.n for c in found if c is not None)
             share = next(c.capped_share for c in found if c is not None)
-            label = f"*{st}*" if st in (ALL, WITHIN) else st
-            rows.append(f"| {a} | {label} | {n} | {_share(share)} | "
+            label = f"*{st}*" if st in (ALL, WITHIN) else _md(st)
+            rows.append(f"| {_md(a)} | {label} | {n} | {_share(share)} | "
                         + " | ".join(_r_cell(c, n) for c in found) + " |")
     return rows
 
@@ -198,7 +202,7 @@ def _regression(results: Results, report: Report) -> list[str]:
     lines = ["## Regression of mean moves per maze (OLS)", "",
              "Per condition: mean moves per maze on the parameters, each z-scored over the "
              "mazes (coefficient = moves per standard deviation)"
-             + (f", with generator as a factor (one dummy per generator but {strata[0]})"
+             + (f", with generator as a factor (one dummy per generator but {_md(strata[0])})"
                 if len(strata) >= 2 else "")
              + f". Cells: coefficient [95% CI]; **bold**: Holm-adjusted p < {SIGNIFICANCE} over "
              f"the {len(terms)} terms shown (intercepts aside). Every term with its p and "
@@ -216,15 +220,15 @@ def _regression(results: Results, report: Report) -> list[str]:
         if not mine:
             continue
         names = [t.term for t in mine[0].terms if t.term != INTERCEPT]
-        lines += [f"### vision {v}", "", "| agent | n | R² | " + " | ".join(names) + " |",
+        lines += [f"### vision {_md(v)}", "", "| agent | n | R² | " + " | ".join(names) + " |",
                   "|---|---:|---:|" + "---:|" * len(names)]
         for f in mine:
             by = {t.term: t for t in f.terms}
-            lines.append(f"| {f.agent} | {f.n} | {f.r2:.2f} | " + " | ".join(
+            lines.append(f"| {_md(f.agent)} | {f.n} | {f.r2:.2f} | " + " | ".join(
                 _coef(by[n], adjusted[id(by[n])]) if n in by else "" for n in names) + " |")
         lines.append("")
     notes = [f for f in shown if f.note]
-    lines += [f"- {f.agent}, vision {f.vision}: {f.note}." for f in notes]
+    lines += [f"- {_md(f.agent)}, vision {_md(f.vision)}: {f.note}." for f in notes]
     return lines + ([""] if notes else [])
 
 
@@ -252,7 +256,8 @@ def _choices(report: Report) -> list[str]:
     missing = [t for t in tests if not t.n]
     if missing:
         lines += ["No trial left the mark: " + "; ".join(
-            f"mark {t.mark}, {t.agent}, vision {t.vision}" for t in missing) + ".", ""]
+            f"mark {_md(t.mark)}, {_md(t.agent)}, vision {_md(t.vision)}" for t in missing)
+            + ".", ""]
     return lines
 
 
@@ -266,26 +271,27 @@ def _choice_block(t: ChoiceTest) -> list[str]:
                    "compare` tests them against agents)")
     else:
         verdict = f"no test: {t.note}"
-    lines = [f"**{t.agent}, vision {t.vision}, mark {t.mark}**: {t.n} {who} left the mark; "
-             f"{verdict}.", ""]
+    lines = [f"**{_md(t.agent)}, vision {_md(t.vision)}, mark {_md(t.mark)}**: {t.n} {who} left "
+             f"the mark; {verdict}.", ""]
     if t.human_n:
         lines += [f"| direction | count | share (95% CI) | expected of {t.human_n} | people | "
                   "people's share (95% CI) |", "|---|---:|---:|---:|---:|---:|"]
-        lines += [f"| {c.direction} | {c.count} | {_interval(c.proportion, c.ci_low, c.ci_high)}"
-                  f" | {c.expected_human:.1f} | {'' if c.human is None else c.human} | "
+        lines += [f"| {_md(c.direction)} | {c.count} | "
+                  f"{_interval(c.proportion, c.ci_low, c.ci_high)} | {c.expected_human:.1f} | "
+                  f"{'' if c.human is None else c.human} | "
                   f"{_interval(c.human_share, c.human_ci_low, c.human_ci_high)} |"
                   for c in t.directions]
     else:
         lines += ["| direction | count | share (95% CI) |", "|---|---:|---:|"]
-        lines += [f"| {c.direction} | {c.count} | {_interval(c.proportion, c.ci_low, c.ci_high)}"
-                  " |" for c in t.directions]
+        lines += [f"| {_md(c.direction)} | {c.count} | "
+                  f"{_interval(c.proportion, c.ci_low, c.ci_high)} |" for c in t.directions]
     if t.power is not None:
         w = t.power
         needed = (f"{TARGET_POWER:.0%} power needs {w.people_for_target} people"
                   if w.people_for_target else f"{TARGET_POWER:.0%} power needs more people "
                   "than were searched")
-        lines += ["", f"Power: had the {w.people} people chosen {w.direction} as often as this "
-                  f"agent ({w.share:.1%}), a two-sided exact binomial test at the {ALPHA:.0%} "
+        lines += ["", f"Power: had the {w.people} people chosen {_md(w.direction)} as often as "
+                  f"this agent ({w.share:.1%}), a two-sided exact binomial test at the {ALPHA:.0%} "
                   f"level would tell them from chance ({w.chance:.0%}) with probability "
                   f"{w.power:.1%}; {needed}. With so few people a test that finds no "
                   "difference says little about agreement."]
@@ -296,7 +302,7 @@ def _figures(results: Results, report: Report) -> list[str]:
     lines = ["## Figures", ""]
     for i, f in enumerate(report.figures, 1):
         path = f.path.relative_to(results.run_dir).as_posix()
-        lines += [f"![{f.caption}]({path})", "", f"*Figure {i}. {f.caption}*", ""]
+        lines += [f"![{_md(f.caption)}]({path})", "", f"*Figure {i}. {_md(f.caption)}*", ""]
     return lines
 
 

@@ -17,7 +17,6 @@ This module is the one place that knows the layout of `trials`, `choices` and `s
 
 from __future__ import annotations
 
-import csv
 import json
 import os
 import sqlite3
@@ -30,6 +29,7 @@ from typing import Any, BinaryIO, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
+from mazesim import csvfile
 from mazesim.errors import RunError
 from mazesim.experiment.rundir import (RunLock, check_config, check_database, database_error,
                                        lock_run, open_database)
@@ -460,6 +460,6 @@ def _cell(value: Any) -> Any:
 
 def _write_csv(path: Path, header: list[str], rows: Iterable[Sequence[Any]]) -> None:
     with open(path, "w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
+        writer = csvfile.writer(handle)
         writer.writerow(header)
         writer.writerows(rows)

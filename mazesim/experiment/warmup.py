@@ -12,8 +12,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor
-from pathlib import Path
-from typing import Any, Callable
+from typing import Callable
 
 import numpy as np
 
@@ -23,6 +22,7 @@ from mazesim.analysis.parameters import KERNEL as PARAMETERS_KERNEL
 from mazesim.experiment._kernels import resampled_ranks
 from mazesim.experiment.config import Config, GeneratedMazes
 from mazesim.experiment.statistics import correlate
+from mazesim.jit import cached
 from mazesim.maze import parse_maze
 from mazesim.walks import simulate_many
 
@@ -53,20 +53,13 @@ def cold_kernels(config: Config) -> bool:
     Spearman intervals) the bootstrap's has no cache index."""
     kernels = [PARAMETERS_KERNEL] + ([resampled_ranks] if _bootstraps(config) else []) + [
         spec.agent.kernel() for spec in config.agents if isinstance(spec.agent, KernelAgent)]
-    return any(not _cached(kernel) for kernel in kernels)
+    return any(not cached(kernel) for kernel in kernels)
 
 
 def _bootstraps(config: Config) -> bool:
     """Whether the run's report bootstraps (Spearman intervals): only then are its kernels
     compiled, and only then can their cache be asked for."""
     return "spearman" in config.methods
-
-
-def _cached(kernel: Any) -> bool:
-    try:
-        return Path(kernel._cache._cache_file._index_path).is_file()
-    except AttributeError:        # another numba's internals: assume warm, compile as we go
-        return True
 
 
 def _tasks(config: Config) -> list[Task]:

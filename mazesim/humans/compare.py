@@ -36,6 +36,7 @@ from mazesim.humans.fit import BOOTSTRAP_SAMPLES, CONFIDENCE, fit_run
 from mazesim.agents import AGENTS, KernelAgent
 from mazesim.agents.trees import maze_name
 from mazesim.humans.models import ModelSpec, fitted_params
+from mazesim.markup import markdown_text as _md
 
 __all__ = ["ParticipantBits", "AgentBits", "Comparison", "compare_runs", "format_comparison"]
 
@@ -220,8 +221,9 @@ def _per_maze(pairs: list[tuple[int, int]], maze_ids: list[int]) -> np.ndarray:
 
 
 def format_comparison(c: Comparison) -> str:
-    """Markdown tables of a comparison."""
-    lines = [f"# {c.human_run} (people) against {c.sim_run} (agents)", "",
+    """Markdown tables of a comparison; every text from the runs (names, agents, visions,
+    marks, directions, participant ids) escaped (`markup.markdown_text`)."""
+    lines = [f"# {_md(c.human_run)} (people) against {_md(c.sim_run)} (agents)", "",
              f"Mazes shared: {len(c.matched)} (human maze id -> simulated maze id: "
              + ", ".join(f"{h}->{s}" for h, s in c.matched.items()) + ")", "",
              "## Bits per junction decision", "",
@@ -234,29 +236,30 @@ def format_comparison(c: Comparison) -> str:
              "| vision | agent | parameters | lapse | trials | decisions | bits | 95 % CI | "
              "uniform |", "|---|---|---|---:|---:|---:|---:|---|---:|"]
     for x in c.scores:
-        params = ", ".join(f"{k} {_value(v)}" for k, v in x.params.items()) or "none"
-        lines.append(f"| {x.vision} | {x.agent} | {x.how}: {params} | {x.lapse:.4f} | "
+        params = ", ".join(f"{_md(k)} {_md(_value(v))}" for k, v in x.params.items()) or "none"
+        lines.append(f"| {_md(x.vision)} | {_md(x.agent)} | {x.how}: {params} | {x.lapse:.4f} | "
                      f"{x.trials} | {x.decisions} | {x.bits:.3f} | {x.ci[0]:.3f}-"
                      f"{x.ci[1]:.3f} | {x.baseline_bits:.3f} |")
-    lines += [f"- not scored: {u}" for u in c.unscored]
+    lines += [f"- not scored: {_md(u)}" for u in c.unscored]
     for v in sorted({x.vision for x in c.scores}):
         best = c.best_agent(v)
-        lines += ["", f"Best predictor of people, vision {v}: **{best.agent}** "
+        lines += ["", f"Best predictor of people, vision {_md(v)}: **{_md(best.agent)}** "
                   f"({best.bits:.3f} bits per decision)"]
         lines += _participant_table([x for x in c.scores if x.vision == v])
     lines += ["", "## Moves per maze: people against agents", "",
               "| vision | agent | method | r | p | n mazes |", "|---|---|---|---:|---:|---:|"]
-    lines += [f"| {r.vision} | {r.agent} | {r.method} | {r.r:.3f} | {r.p:.3g} | {r.n} |"
+    lines += [f"| {_md(r.vision)} | {_md(r.agent)} | {r.method} | {r.r:.3f} | {r.p:.3g} | "
+              f"{r.n} |"
               for r in c.correlations]
     lines += ["", "## First choices at the marks", "",
               f"Fisher's exact test per mark; Holm-adjusted over the {_tests(c)} tests made.", "",
               "| vision | agent | mark | agent counts | human counts | Fisher p | Holm p |",
               "|---|---|---|---|---|---:|---:|"]
     for t, adjusted in zip(c.choices, c.holm_p):
-        agent = ", ".join(f"{d.direction} {d.count} ({100 * d.proportion:.0f}%)"
+        agent = ", ".join(f"{_md(d.direction)} {d.count} ({100 * d.proportion:.0f}%)"
                           for d in t.directions if d.count)
-        human = ", ".join(f"{d.direction} {d.human}" for d in t.directions if d.human)
-        lines.append(f"| {t.vision} | {t.agent} | {t.mark} | {agent} | {human} | "
+        human = ", ".join(f"{_md(d.direction)} {d.human}" for d in t.directions if d.human)
+        lines.append(f"| {_md(t.vision)} | {_md(t.agent)} | {_md(t.mark)} | {agent} | {human} | "
                      f"{t.fisher_p:.3g} | {adjusted:.3g} |")
     return "\n".join(lines) + "\n"
 
@@ -264,12 +267,12 @@ def format_comparison(c: Comparison) -> str:
 def _participant_table(scores: list[AgentBits]) -> list[str]:
     lines = ["", "Per participant (bits per decision, 95 % bootstrap interval over their "
              "trials):", "", "| participant | trials | decisions | "
-             + " | ".join(x.agent for x in scores) + " |",
+             + " | ".join(_md(x.agent) for x in scores) + " |",
              "|---|---:|---:|" + "---|" * len(scores)]
     for i, p in enumerate(scores[0].participants):
         cells = [f"{x.participants[i].bits:.3f} ({x.participants[i].ci[0]:.2f}-"
                  f"{x.participants[i].ci[1]:.2f})" for x in scores]
-        lines.append(f"| {p.participant} | {p.trials} | {p.decisions} | "
+        lines.append(f"| {_md(p.participant)} | {p.trials} | {p.decisions} | "
                      + " | ".join(cells) + " |")
     return lines
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 import json
 from pathlib import Path
 
@@ -11,6 +10,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from mazesim import csvfile  # noqa: E402
 from mazesim.errors import DataError  # noqa: E402
 from mazesim.humans.fit import FitReport  # noqa: E402
 
@@ -60,7 +60,7 @@ def _write(report: FitReport, folder: Path) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
     paths = [folder / FIT_CSV, folder / PARTICIPANTS_CSV, folder / FIGURE]
     with open(paths[0], "w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
+        writer = csvfile.writer(handle)
         writer.writerow(["model", "agent", "k", "decisions", "participants", "baseline_bits",
                          "lapse", "bits", "cv_bits", "cv_bits_low", "cv_bits_high", "aic", "bic",
                          "params"])
@@ -71,7 +71,7 @@ def _write(report: FitReport, folder: Path) -> list[Path]:
                              "" if m.cv_bits is None else m.cv_bits, low, high, m.aic, m.bic,
                              json.dumps(m.estimate.params)])
     with open(paths[1], "w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
+        writer = csvfile.writer(handle)
         writer.writerow(["model", "participant", "decisions", "cv_bits", "lapse", "bits",
                          "params"])
         for m in report.models:

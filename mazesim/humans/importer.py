@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from mazesim.agents.vision import Vision
-from mazesim.errors import DataError
+from mazesim.errors import DataError, printable
 from mazesim.experiment.config import human_run_config
 from mazesim.experiment.storage import (HUMAN, MazeRecord, RunStore, TrialRows, transaction,
                                         write_samples, write_trials)
@@ -67,12 +67,13 @@ class ImportSummary:
 
 
 def format_summary(summary: ImportSummary) -> str:
-    """What an import wrote, and every skipped trial, one line each."""
+    """What an import wrote, and every skipped trial, one line each (the input's ids and names
+    with their control characters escaped, `errors.printable`)."""
     lines = [f"wrote {summary.run_dir}: {summary.trials:,} trials of {summary.participants} "
              f"participants on {summary.mazes} mazes, {summary.decisions:,} junction decisions, "
              f"{summary.unfinished} unfinished; {len(summary.skipped)} skipped"]
-    lines += [f"skipped line {p.line}: participant {p.participant}, maze {p.maze}"
-              + ("" if p.step is None else f", step {p.step}") + f": {p.reason}"
+    lines += [printable(f"skipped line {p.line}: participant {p.participant}, maze {p.maze}"
+                        + ("" if p.step is None else f", step {p.step}") + f": {p.reason}")
               for p in summary.skipped]
     return "\n".join(lines) + "\n"
 

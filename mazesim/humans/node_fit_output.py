@@ -3,12 +3,13 @@ CSVs and figure (`mazesim.humans.fit_output`) plus `ranking.csv`."""
 
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 
+from mazesim import csvfile
 from mazesim.errors import DataError
 from mazesim.humans.fit_output import write_fit
 from mazesim.humans.node_fit import NodeFitReport
+from mazesim.markup import markdown_text
 
 __all__ = ["RANKING_CSV", "format_node_fit", "write_node_fit"]
 
@@ -24,7 +25,7 @@ def format_node_fit(result: NodeFitReport) -> str:
     r = result.report
     cv = _PROTOCOL_TEXT[result.protocol].format(folds=r.folds) if (
         r.folds or result.protocol == "peer") else "maximum likelihood, no cross-validation"
-    lines = [f"# Node models fitted to {r.run}", "",
+    lines = [f"# Node models fitted to {markdown_text(r.run)}", "",
              f"{r.decisions:,} node decisions of {r.participants} participants; {cv} (seed "
              f"{r.seed}); uniform choice: {r.baseline_bits:.3f} bits per decision. Bits = "
              "-mean log2 p(chosen child); interval: 95 % bootstrap over participants.", "",
@@ -63,7 +64,7 @@ def write_node_fit(result: NodeFitReport, folder: str | Path) -> list[Path]:
     f = rank.frequencies
     try:
         with open(path, "w", newline="", encoding="utf-8") as handle:
-            writer = csv.writer(handle)
+            writer = csvfile.writer(handle)
             writer.writerow(["model", "bits", "bits_lost", "ci_low", "ci_high", "people_worse",
                              "people_better", "p", "p_adjusted", "best_for",
                              "expected_frequency", "exceedance", "protected_exceedance"])

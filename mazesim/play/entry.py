@@ -7,11 +7,18 @@ The `participants` block of a session::
       ids: ids.txt           # allowed ids: a list, or a file with one id a line
       generate: 30           # or generated ids P01 ... P30
       pilot: [pilot-1]       # pilot ids: may enter, are marked, and are left out of reports
+      expected: 3000         # how many people the study expects (an open entry keeps room)
 
 `link`: a participant enters only through `URL?t=TOKEN`; `prolific`: through the query Prolific
-appends (`PROLIFIC_PID` becomes the id; `STUDY_ID` and `SESSION_ID` are stored). Tokens and the
-dashboard key come from the session seed through `numpy.random.SeedSequence` (the same links on
-every restart), so on a public host the seed is the study's secret and must be large.
+appends (`PROLIFIC_PID` becomes the id; `STUDY_ID` and `SESSION_ID` are stored, and a later join
+with that id must bring the same two, or the participant's token). Tokens and the dashboard key
+come from the session seed through `numpy.random.SeedSequence` (the same links on every
+restart), so on a public host the seed is the study's secret and must be large.
+
+An open entry (no `ids` or `generate`: anyone with a valid id, or any Prolific id) lets in at
+most `recorder.MAX_WAITING` new participants who have not started a maze within
+`recorder.WAITING_SECONDS`, or `expected` if that is more: a flood of made-up ids is slowed
+down, and the study's own people all fit even if they all come at once.
 """
 
 from __future__ import annotations
@@ -27,7 +34,8 @@ from mazesim.errors import ConfigError, read_text
 from mazesim.schema import Reader, short
 
 __all__ = ["ENTRIES", "ID_ENTRY", "LINK_ENTRY", "PROLIFIC_ENTRY", "PROLIFIC_FIELDS",
-           "PARTICIPANT_MAX_LENGTH", "MAX_GENERATED", "MIN_PUBLIC_SEED", "Participants",
+           "PARTICIPANT_MAX_LENGTH", "MAX_GENERATED", "MAX_PARTICIPANTS", "MIN_PUBLIC_SEED",
+           "Participants",
            "parse_participants", "check_participant", "prolific_query", "secret",
            "participant_token", "dashboard_key", "tokens_match"]
 
@@ -38,24 +46,27 @@ PROLIFIC_FIELDS = ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID")
 PARTICIPANT_MAX_LENGTH = 64
 MAX_GENERATED = 10_000
 """Most generated participant ids (and links) of a session."""
+MAX_PARTICIPANTS = 100_000
+"""Most participants of a session (about 2.4 KB of memory each), and the largest `expected`."""
 MAX_IDS_FILE_BYTES = 1 << 20
 MIN_PUBLIC_SEED = 2**62
 """Smallest session seed on a public host: tokens are derived from it, so it must not be
 guessable (a random 63-bit number is at least this with probability 1/2)."""
 TOKEN_PURPOSE, DASHBOARD_PURPOSE = 1, 2
 """First entropy word after the seed of each secret (shuffled orders use the id's bytes, >= 45)."""
-_KEYS = ("entry", "ids", "generate", "pilot")
+_KEYS = ("entry", "ids", "generate", "pilot", "expected")
 _PARTICIPANT_RE = re.compile(r"[A-Za-z0-9_-]+")
 
 
 @dataclass(frozen=True)
 class Participants:
     """The entry rule: `ids` the allowed main participants (empty: any valid id), `pilot` the
-    pilot ids (always allowed)."""
+    pilot ids (always allowed), `expected` how many people the study expects (or None)."""
 
     entry: str = ID_ENTRY
     ids: tuple[str, ...] = ()
     pilot: tuple[str, ...] = ()
+    expected: int | None = None
 
     @property
     def listed(self) -> tuple[str, ...]:
@@ -63,13 +74,19 @@ class Participants:
         return self.ids + tuple(p for p in self.pilot if p not in self.ids)
 
     def allowed(self, participant: str) -> bool:
-        return not self.ids or participant in self.ids or participant in self.pilot
+        return self.open or participant in self.ids or participant in self.pilot
 
     def is_pilot(self, participant: str) -> bool:
         return participant in self.pilot
 
+    @property
+    def open(self) -> bool:
+        """Whether ids are not listed: anyone with a valid id (or Prolific id) may join."""
+        return not self.ids
+
     def to_config(self) -> dict[str, Any]:
-        return {"entry": self.entry, "ids": list(self.ids), "pilot": list(self.pilot)}
+        return {"entry": self.entry, "ids": list(self.ids), "pilot": list(self.pilot),
+                "expected": self.expected}
 
 
 def parse_participants(reader: Reader, data: Any) -> Participants:
@@ -90,7 +107,10 @@ def parse_participants(reader: Reader, data: Any) -> Participants:
     if entry == LINK_ENTRY and not ids + pilot:
         raise reader.fail("participants", "entry link needs ids or generate (the participants "
                           "who get links)")
-    return Participants(entry, ids, pilot)
+    expected = data.get("expected")
+    if expected is not None:
+        expected = reader.integer(expected, "participants.expected", 1, MAX_PARTICIPANTS)
+    return Participants(entry, ids, pilot, expected)
 
 
 def check_participant(participant: Any) -> str:

@@ -21,11 +21,13 @@ from mazesim.play.session import PlayMaze, Session
 from mazesim.play.store import ParticipantRow, Stored
 from mazesim.play.view import in_sight, maze_view
 
-__all__ = ["CONSENT", "DECLINED", "QUESTIONS", "READY", "PLAYING", "DONE", "MazeLog", "Player",
-           "new_player", "rebuild", "step"]
+__all__ = ["CONSENT", "DECLINED", "QUESTIONS", "READY", "PLAYING", "DONE", "MAX_TAB", "MazeLog",
+           "Player", "new_player", "rebuild", "step"]
 
 CONSENT, DECLINED, QUESTIONS = "consent", "declined", "questions"
 READY, PLAYING, DONE = "ready", "playing", "done"
+MAX_TAB = 2**53
+"""Largest tab number (JavaScript's largest exact integer); the join after it is tab 1 again."""
 
 
 @dataclass
@@ -41,14 +43,16 @@ class MazeLog:
 
 @dataclass
 class Player:
-    """A participant; `number` counts every participant before them (join order), `rank` those
-    of their kind (pilot or not), which picks their Latin-square row."""
+    """A participant; `number` counts every participant before them (join order), `entry` the
+    fields of their entry (Prolific's ids)."""
 
     id: str
     number: int
     pilot: bool
     order: tuple[str, ...]
     token: str
+    joined_ms: int = 0
+    entry: dict[str, str] = field(default_factory=dict)
     tab: int = 1
     consent: bool | None = None
     answers: dict[str, Any] = field(default_factory=dict)
@@ -61,6 +65,16 @@ class Player:
 
     def log(self, maze_id: str) -> MazeLog:
         return self.logs.setdefault(maze_id, MazeLog())
+
+    @property
+    def started(self) -> bool:
+        """Whether they have started a maze (the practice counts)."""
+        return any(log.started for log in self.logs.values())
+
+    def next_tab(self) -> int:
+        """Make a new tab current (a join): its number, within 1 to `MAX_TAB`."""
+        self.tab = self.tab + 1 if self.tab < MAX_TAB else 1
+        return self.tab
 
     def pending_questions(self, session: Session, when: str) -> tuple[Question, ...]:
         """The questions asked at `when` (start or end) not answered yet."""
@@ -107,11 +121,13 @@ class Player:
 
 def new_player(session: Session, row: ParticipantRow) -> Player:
     """The participant of a stored or new row (token from the seed), before their first maze;
-    ConfigError when the session no longer holds a maze of their order."""
+    ConfigError when the session no longer holds a maze of their order. A stored tab beyond
+    1 to `MAX_TAB` is read as `MAX_TAB` (the next join makes it 1)."""
     for maze_id in row.order:
         session.maze(maze_id)
     return Player(row.participant, row.number, row.pilot, row.order,
-                  participant_token(session.seed, row.participant), row.tab, row.consent,
+                  participant_token(session.seed, row.participant), row.joined_ms,
+                  dict(row.entry), min(max(row.tab, 1), MAX_TAB), row.consent,
                   active_ms=row.joined_ms)
 
 

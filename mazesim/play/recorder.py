@@ -11,40 +11,55 @@ into an open cell or a direction outside the four (a jump).
 Every request runs under one lock against the participants in memory (`Player`, rebuilt from
 the database at open) and changes them; its rows are committed before its reply is sent.
 A join makes a new tab current: requests naming an older `tab` are refused as `StaleTab`.
+
+A join with the id of a participant who joined before is a reload and must prove it: their
+token (link and Prolific entry), or under Prolific entry the `STUDY_ID` and `SESSION_ID` they
+first came with; otherwise 403. An open entry (no listed ids) admits at most `MAX_WAITING` new
+participants who have not started a maze within `WAITING_SECONDS` (or the session's
+`participants.expected`, if more), then refuses new ones with 429 until some start or the
+window passes.
 """
 
 from __future__ import annotations
 
+import hmac
 import threading
 from functools import partial
 from typing import Any, Callable
 
 from mazesim.errors import ConfigError
 from mazesim.maze import DIRECTIONS
-from mazesim.play.entry import (ID_ENTRY, LINK_ENTRY, PROLIFIC_ENTRY, check_participant,
-                                dashboard_key, participant_token, prolific_query, tokens_match)
-from mazesim.play.player import (CONSENT, DONE, PLAYING, QUESTIONS, READY, MazeLog, Player,
-                                 new_player, rebuild, step)
+from mazesim.play.entry import (ID_ENTRY, LINK_ENTRY, MAX_PARTICIPANTS, PROLIFIC_ENTRY,
+                                PROLIFIC_FIELDS, check_participant, dashboard_key,
+                                participant_token, prolific_query, tokens_match)
+from mazesim.play.player import (CONSENT, DONE, MAX_TAB, PLAYING, QUESTIONS, READY, MazeLog,
+                                 Player, new_player, rebuild, step)
 from mazesim.play.questions import END, START, check_answers
 from mazesim.play.refusals import (BadRequest, Conflict, Forbidden, PlayError, StaleTab,
-                                   Unavailable, Unprocessable)
+                                   TooMany, Unavailable, Unprocessable)
 from mazesim.play.session import PlayMaze, Session
 from mazesim.play.store import (BumpRow, MoveRow, ParticipantRow, PlayStore, ProgressRow, Work,
                                 now_ms)
 from mazesim.schema import short
 
 __all__ = ["ACCEPTED", "DUPLICATE", "ACTIONS", "MAX_MOVES_PER_MAZE", "MAX_BUMPS_PER_MAZE",
-           "MAX_PARTICIPANTS", "MAX_CLIENT_MS", "PlayError", "Recorder", "TrialWriter"]
+           "MAX_PARTICIPANTS", "MAX_WAITING", "WAITING_SECONDS", "MAX_CLIENT_MS", "MAX_TAB",
+           "PlayError", "Recorder", "TrialWriter"]
 
 ACCEPTED, DUPLICATE = "accepted", "duplicate"
 ACTIONS = ("join", "state", "consent", "answer", "start", "move", "bump")
 """The participant's requests (`/api/<action>`)."""
 MAX_MOVES_PER_MAZE = 1_000_000
 MAX_BUMPS_PER_MAZE = 1_000_000
-MAX_PARTICIPANTS = 100_000
+MAX_WAITING = 1_000
+"""New participants of an open entry who have not started a maze, joined within
+`WAITING_SECONDS` (3,000 people in 20 minutes, each a few minutes from joining to their first
+maze, are a few hundred at once)."""
+WAITING_SECONDS = 600
 MAX_CLIENT_MS = 2.0**53
 """Largest client timestamp (JavaScript's largest exact integer; epoch ms are about 1.7e12)."""
-MAX_TAB = 2**53
+_PROOF_FIELDS = PROLIFIC_FIELDS[1:]
+"""What a Prolific re-join must repeat: STUDY_ID and SESSION_ID."""
 
 TrialWriter = Callable[[Any, Player, PlayMaze, list], None]
 """Writes a finished maze's trial inside the move's transaction: (db, player, maze,
@@ -68,6 +83,11 @@ class Recorder:
         self._players = {p.id: p for p in rebuild(session, store.load())}
         self._ranks = {kind: sum(p.pilot == kind for p in self._players.values())
                        for kind in (False, True)}
+        # new participants who have not started a maze, in join order (`MAX_WAITING`)
+        cutoff = now_ms() - WAITING_SECONDS * 1000
+        self._waiting = {p.id: p.joined_ms for p in sorted(self._players.values(),
+                                                           key=lambda p: p.joined_ms)
+                         if not p.started and not p.pilot and p.joined_ms >= cutoff}
         self._token_ids: dict[str, str] = {}
         if session.participants.entry == LINK_ENTRY:
             self._token_ids = {participant_token(session.seed, pid): pid
@@ -164,6 +184,7 @@ class Recorder:
                                     "copied?)")
             elif entry == PROLIFIC_ENTRY:
                 pid, fields = prolific_query(body.get("prolific"))
+                self._check_rejoin(pid, fields, body.get("token"))
             else:
                 pid = check_participant(body.get("participant"))
         except ConfigError as err:
@@ -176,8 +197,7 @@ class Recorder:
         if player is None:
             player, works = self._create(pid, fields)
         else:
-            player.tab += 1
-            works = [partial(PlayStore.set_tab, participant=pid, tab=player.tab)]
+            works = [partial(PlayStore.set_tab, participant=pid, tab=player.next_tab())]
         player.active_ms = now_ms()
         reply = {"state": self._state(player)}
         if self.tokens:
@@ -227,6 +247,7 @@ class Recorder:
         works: list[Work] = []
         if not log.started:
             log.started = True
+            self._waiting.pop(player.id, None)
             player.active_ms = now_ms()
             row = ProgressRow(player.id, current.id, player.index, player.active_ms, client_ms,
                               None)
@@ -339,16 +360,44 @@ class Recorder:
             raise Conflict(f"maze {current.id} has not been started")
         return current, log
 
+    def _check_rejoin(self, pid: str, fields: dict[str, str], token: Any) -> None:
+        """A Prolific id that joined before enters again only with its token or the STUDY_ID
+        and SESSION_ID it first came with (another session of that id is someone else)."""
+        player = self._players.get(pid)
+        if player is None or tokens_match(token, player.token) or all(
+                hmac.compare_digest(fields[k].encode(), player.entry.get(k, "").encode())
+                for k in _PROOF_FIELDS):
+            return
+        raise Forbidden(f"prolific: participant {pid} started this study in another session "
+                        "(SESSION_ID); open the study from Prolific again, or contact the "
+                        "researcher")
+
     def _create(self, pid: str, fields: dict[str, str]) -> tuple[Player, list[Work]]:
         if len(self._players) >= MAX_PARTICIPANTS:
             raise Conflict(f"this session is full ({MAX_PARTICIPANTS:,} participants)")
         pilot = self.session.participants.is_pilot(pid)
+        joined = now_ms()
+        if self.session.participants.open and not pilot:
+            self._admit(pid, joined)
         order = tuple(self.session.order_of(pid, self._ranks[pilot]))
         self._ranks[pilot] += 1
-        row = ParticipantRow(pid, len(self._players), pilot, order, fields, now_ms(), 1, None)
+        row = ParticipantRow(pid, len(self._players), pilot, order, fields, joined, 1, None)
         player = self._players[pid] = new_player(self.session, row)
         player.enter(self.session, 0)
         return player, [partial(PlayStore.insert_participant, row=row)]
+
+    def _admit(self, pid: str, joined: int) -> None:
+        """Count a new participant of an open entry as waiting, or refuse them (TooMany) when
+        the waiting room is full."""
+        cutoff = joined - WAITING_SECONDS * 1000
+        while self._waiting and next(iter(self._waiting.values())) < cutoff:
+            del self._waiting[next(iter(self._waiting))]
+        room = max(MAX_WAITING, self.session.participants.expected or 0)
+        if len(self._waiting) >= room:
+            raise TooMany(f"the study is busy: {room:,} people joined in the last "
+                          f"{WAITING_SECONDS // 60} minutes and have not started yet; please "
+                          "try again in a few minutes")
+        self._waiting[pid] = joined
 
     def _state(self, player: Player) -> dict[str, Any]:
         phase = player.phase(self.session)

@@ -3,7 +3,7 @@
 from mazesim.errors import PlayError
 
 __all__ = ["PlayError", "BadRequest", "Forbidden", "Conflict", "StaleTab", "Unprocessable",
-           "Unavailable"]
+           "TooMany", "Unavailable"]
 
 
 class BadRequest(PlayError):
@@ -32,6 +32,12 @@ class Unprocessable(PlayError):
     """Well-formed but impossible: a move into a wall, a bump into an open cell, a bad answer."""
 
     status = 422
+
+
+class TooMany(PlayError):
+    """Too many at once: joins from one address, or new participants who have not started."""
+
+    status = 429
 
 
 class Unavailable(PlayError):

@@ -19,15 +19,16 @@ them apart.
 
 from __future__ import annotations
 
-import csv
 import json
 from dataclasses import astuple, dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from mazesim import csvfile
 from mazesim.errors import ConfigError, RunError
 from mazesim.experiment.report import REPORT, Report, build_report
 from mazesim.experiment.storage import DATABASE, RunStore, peek_meta
+from mazesim.markup import markdown_text as _md
 from mazesim.maze import parse_maze
 from mazesim.play.run import RECORDER
 
@@ -184,7 +185,7 @@ def build_play_report(run_dir: str | Path) -> Report:
                                - set(asked))
     entry_fields = sorted({k for person in people.values() for k in person["entry"]})
     with open(run_dir / PARTICIPANTS_CSV, "w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
+        writer = csvfile.writer(handle)
         writer.writerow([f.name for f in fields(ParticipantMaze)] + ["consent"] + entry_fields
                         + [f"answer:{q}" for q in questions])
         for r in rows:
@@ -193,7 +194,7 @@ def build_play_report(run_dir: str | Path) -> Report:
                             + [person["entry"].get(k, "") for k in entry_fields]
                             + [_cell(person["answers"].get(q)) for q in questions])
     with open(run_dir / MOVES_CSV, "w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
+        writer = csvfile.writer(handle)
         writer.writerow(MOVE_COLUMNS)
         writer.writerows(move_rows(run_dir))
     with open(run_dir / REPORT, "a", encoding="utf-8") as handle:
@@ -249,17 +250,17 @@ def _markdown(rows: list[ParticipantMaze]) -> list[str]:
              ""]
     if pilots:
         lines += [f"Pilot participants, left out of this report and its statistics (their rows "
-                  f"are in the CSV files, marked `pilot`): {', '.join(pilots)}.", ""]
+                  f"are in the CSV files, marked `pilot`): {', '.join(map(_md, pilots))}.", ""]
     lines += ["| participant | maze | vision | moves | reached | efficiency | seconds | "
               "first move s | choices | bumps | position |",
               "|---|---|---|---:|---|---:|---:|---:|---|---:|---:|"]
     for r in rows:
         if r.pilot or not r.maze:
             continue
-        maze = f"{r.maze} (practice)" if r.practice else r.maze
-        lines.append(f"| {r.participant} | {maze} | {r.vision} | {r.moves} | "
+        maze = f"{_md(r.maze)} (practice)" if r.practice else _md(r.maze)
+        lines.append(f"| {_md(r.participant)} | {maze} | {_md(r.vision)} | {r.moves} | "
                      f"{'yes' if r.reached else 'no'} | {_num(r.efficiency, 3)} | "
-                     f"{_num(r.seconds, 1)} | {_num(r.first_move_seconds, 2)} | {r.choices} | "
+                     f"{_num(r.seconds, 1)} | {_num(r.first_move_seconds, 2)} | {_md(r.choices)} | "
                      f"{r.bumps} | {r.position} |")
     return lines
 

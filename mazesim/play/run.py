@@ -14,7 +14,6 @@ the transaction of its last move.
 
 from __future__ import annotations
 
-import csv
 import json
 import sqlite3
 from pathlib import Path
@@ -23,6 +22,7 @@ from typing import Any
 import numpy as np
 import yaml
 
+from mazesim import csvfile
 from mazesim.errors import ConfigError
 from mazesim.experiment.runner import ENVIRONMENT_FILE, environment
 from mazesim.experiment.config import human_run_config
@@ -127,7 +127,7 @@ def write_links(session: Session, url: str) -> Path:
     """`links.csv` in the run directory: participant, pilot, personal link."""
     path = session.output / LINKS_FILE
     with open(path, "w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
+        writer = csvfile.writer(handle)
         writer.writerow(["participant", "pilot", "link"])
         for pid in session.participants.listed:
             writer.writerow([pid, int(session.participants.is_pilot(pid)),

@@ -8,13 +8,18 @@ reading) and its JSON (an object; no NaN or infinite numbers; nesting refused cl
 requests are POSTs of JSON (a cross-site page cannot send one without a CORS preflight, which is
 never granted) to `/api/<action>`, answered with the recorder's reply once its rows are committed
 (the rows of every request of one event-loop turn share a transaction),
-or `{error}` with 400, 403, 404, 409 (with `code: other-tab` for a replaced tab), 422 or 503.
-The page's assets ship in `static/`; nothing is loaded from the internet.
+or `{error}` with 400, 403, 404, 409 (with `code: other-tab` for a replaced tab), 422, 429 or
+503. The page's assets ship in `static/`; nothing is loaded from the internet.
+
+What one client may take is limited below the app (`mazesim.play.protocol`: time and size of a
+request, connections per address) and in it (`mazesim.play.guard`: joins per address); every
+403 and 429 is logged in one line, the logging itself rate-limited.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import gc
 import ipaddress
 import json
@@ -27,8 +32,10 @@ from urllib.parse import urlsplit
 
 import uvicorn
 
+from mazesim.play.guard import PROXIES, Guard, throttle_log
+from mazesim.play.protocol import GuardedProtocol
 from mazesim.play.recorder import ACTIONS, Recorder
-from mazesim.play.refusals import BadRequest, Forbidden, PlayError, Unavailable
+from mazesim.play.refusals import BadRequest, Forbidden, PlayError, TooMany, Unavailable
 
 __all__ = ["DEFAULT_HOST", "DEFAULT_PORT", "MAX_BODY_BYTES", "BACKLOG", "PlayApp", "PlayServer",
            "HostRule", "make_server", "is_loopback"]
@@ -40,12 +47,16 @@ MAX_BODY_BYTES = 4096
 BACKLOG = 2048
 """Pending connections the listening socket holds (the standard library's server held 5)."""
 MAX_CONNECTIONS = 4000
-"""Open connections and requests at once; uvicorn answers 503 beyond."""
+"""Open connections and requests at once; uvicorn answers 503 beyond (a complete head)."""
 KEEP_ALIVE_SECONDS = 30
 MAX_HOST_NAMES = 64
 """Host headers whose verdict is remembered."""
 SHUTDOWN_SECONDS = 10
-DASHBOARD, INFO = "dashboard", "info"
+DASHBOARD, INFO, JOIN = "dashboard", "info", "join"
+_UVICORN_LOG = "uvicorn.error"
+"""Where uvicorn warns of each malformed request and each 503 (rate-limited like ours)."""
+_LOGGED = (403, 429)
+"""Refusals the server logs (a wrong token, key or host; too many joins or connections)."""
 _STATIC = {
     "/": ("index.html", "text/html; charset=utf-8"),
     "/index.html": ("index.html", "text/html; charset=utf-8"),
@@ -108,11 +119,12 @@ class HostRule:
 
 
 class PlayApp:
-    """The ASGI application of one `Recorder`."""
+    """The ASGI application of one `Recorder`; `guard` limits joins per client address."""
 
-    def __init__(self, recorder: Recorder, hosts: HostRule) -> None:
+    def __init__(self, recorder: Recorder, hosts: HostRule, guard: Guard | None = None) -> None:
         self.recorder = recorder
         self.hosts = hosts
+        self.guard = guard or Guard(public=False)
         self.batch = _Batch(recorder.store)
         folder = resources.files("mazesim.play").joinpath("static")
         self.files = {path: (folder.joinpath(name).read_bytes(), kind)
@@ -132,7 +144,7 @@ class PlayApp:
                     await _send(send, 405, _json({"error": f"{path}: use POST"}), _JSON,
                                 [(b"allow", b"POST")])
                     return
-                reply = await self._api(path[len("/api/"):], headers, receive)
+                reply = await self._api(path[len("/api/"):], scope, headers, receive)
                 await _send(send, 200, _json(reply), _JSON)
                 return
             entry = self.files.get(path)
@@ -143,6 +155,8 @@ class PlayApp:
             else:
                 await _send(send, 200, *entry)
         except PlayError as err:
+            if err.status in _LOGGED:
+                self._log(err, scope, headers)
             payload = {"error": str(err)}
             if getattr(err, "code", None):
                 payload["code"] = err.code
@@ -151,9 +165,12 @@ class PlayApp:
             else:
                 await _send(send, err.status, f"{err}\n".encode(), _TEXT)
 
-    async def _api(self, action: str, headers: dict, receive: Any) -> dict:
+    async def _api(self, action: str, scope: dict, headers: dict, receive: Any) -> dict:
         if action not in (DASHBOARD, INFO, *ACTIONS):
             raise _NotFound(f"no API /api/{action[:40]}")
+        if action == JOIN and not self.guard.allow_join(self._client(scope, headers)):
+            raise TooMany("too many people joined from this address just now; please wait a "
+                          "minute and reload the page")
         body = _parse(await _read_body(headers, receive))
         if action == DASHBOARD:
             return self.recorder.dashboard(body.get("key"))
@@ -163,6 +180,16 @@ class PlayApp:
         if works:
             await self.batch.write(works)
         return reply
+
+    def _client(self, scope: dict, headers: dict) -> str | None:
+        peer = scope.get("client")
+        return self.guard.client(peer[0] if peer else None, headers.get(b"x-forwarded-for"))
+
+    def _log(self, err: PlayError, scope: dict, headers: dict) -> None:
+        where = scope["path"][:40]
+        who = self.guard.pseudonym(self._client(scope, headers)) if self.guard.public else "-"
+        kind = "join" if where == f"/api/{JOIN}" else "request"
+        self.guard.log.refused(kind, f"{err.status} {where} (client {who}): {err}")
 
 
 class _NotFound(PlayError):
@@ -200,22 +227,29 @@ class _Batch:
 
 
 class PlayServer:
-    """A uvicorn server of one recorder on a socket bound at creation (port 0: any free one)."""
+    """A uvicorn server of one recorder on a socket bound at creation (port 0: any free one).
+
+    With a public URL, clients are counted per address (`guard.Guard`), a peer in `proxies`
+    being a reverse proxy that names the client in `X-Forwarded-For`."""
 
     def __init__(self, recorder: Recorder, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT,
-                 public_url: str | None = None) -> None:
+                 public_url: str | None = None, proxies: tuple[str, ...] = PROXIES) -> None:
         self.recorder = recorder
         self.public_url = public_url
         self.socket = _listen(host, port)
-        self.app = PlayApp(recorder, HostRule(public_url))
-        # No access log and no proxy headers: participants' addresses are never read or kept.
+        self.guard = Guard(public=public_url is not None, proxies=proxies)
+        self.app = PlayApp(recorder, HostRule(public_url), self.guard)
+        # No access log and no proxy headers: addresses are counted in memory (guard), never
+        # logged or stored.
         config = uvicorn.Config(self.app, lifespan="off", access_log=False, log_config=None,
+                                http=functools.partial(GuardedProtocol, guard=self.guard),
                                 log_level="warning", server_header=False, proxy_headers=False,
                                 backlog=BACKLOG,
                                 limit_concurrency=MAX_CONNECTIONS,
                                 timeout_keep_alive=KEEP_ALIVE_SECONDS,
                                 timeout_graceful_shutdown=SHUTDOWN_SECONDS)
         self._server = uvicorn.Server(config)
+        throttle_log(_UVICORN_LOG)
         self._stopped = threading.Event()
 
     @property
@@ -254,9 +288,10 @@ class PlayServer:
 
 
 def make_server(recorder: Recorder, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT,
-                public_url: str | None = None) -> PlayServer:
+                public_url: str | None = None, proxies: tuple[str, ...] = PROXIES
+                ) -> PlayServer:
     """Bind a server for `recorder`; call `serve_forever` to run it."""
-    return PlayServer(recorder, host, port, public_url)
+    return PlayServer(recorder, host, port, public_url, proxies)
 
 
 def _listen(host: str, port: int) -> socket.socket:

@@ -205,3 +205,13 @@ def test_fit_node_level_errors_are_one_line(three, args, message):
 def test_compare_excludes_too(three):
     result = run("compare", three, three, "--exclude-participants", "s9")
     assert result.exit_code == 2 and "no participant 's9' to exclude" in result.output
+
+
+def test_control_characters_of_imported_ids_are_escaped_in_the_error_line(mst, tmp_path):
+    """Issue 23, point 5: a NUL and an OSC sequence in an id reached the terminal raw."""
+    evil = "s3\x00\x1b]52;c;aGk=\x07"
+    result = run("import", "mst", mst(GOOD + [(evil, "fork", 4, "p(2,0)p(2,1);p(2,2);", "1;1;")]),
+                 "-o", tmp_path / "run")
+    assert result.exit_code == 2 and result.output.count("\n") == 1
+    assert "\x00" not in result.output and "\x1b" not in result.output
+    assert "participant s3\\x00\\x1b]52;c;aGk=\\x07, maze fork, step 2" in result.output

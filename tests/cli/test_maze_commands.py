@@ -213,3 +213,17 @@ def test_generators_json(runner):
     assert list(listing) == list(GENERATORS)
     assert listing["digging"]["description"] == GENERATORS["digging"].description
     assert listing["eller"]["options"] == dict(GENERATORS["eller"].options)
+
+
+def test_control_characters_of_file_names_are_escaped_in_the_error_line(runner, tmp_path):
+    evil = tmp_path / "m\x1b]0;owned\x07\x1b[2J.txt"
+    evil.write_text("#####\n#S.G#\n#.%.#\n#####\n")
+    result = runner.invoke(main, ["analyze", str(evil)])
+    assert result.exit_code == 2
+    line = error_line(result)
+    assert "\x1b" not in line and "\x07" not in line
+    assert line == (f"Error: {tmp_path}/m\\x1b]0;owned\\x07\\x1b[2J.txt:3:3: unknown character "
+                    "'%' (allowed: # . space S G A-Z)")
+    result = runner.invoke(main, ["analyze", str(tmp_path / "gone\x1b[31m\x9b.txt")])
+    assert result.exit_code == 2 and "\x1b" not in result.stderr and "\x9b" not in result.stderr
+    assert "gone\\x1b[31m\\x9b.txt" in error_line(result)     # click's own "does not exist"

@@ -8,9 +8,11 @@ import signal
 import socket
 import subprocess
 import sys
+import urllib.error
 import urllib.request
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from mazesim.cli import main
@@ -83,10 +85,18 @@ def test_play_serves_on_loopback_and_prints_the_address(tmp_path):
             state = json.loads(response.read())["state"]
         assert state["phase"] == "ready" and state["maze"] == {
             "id": "maze-1", "practice": False, "vision": 1, "number": 1, "of": 1}
+        foreign = urllib.request.Request(url.group(1), headers={"Host": "evil.example"})
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(foreign, timeout=10)
+        assert refused.value.code == 403                # and one line on stderr
     finally:
         process.send_signal(signal.SIGINT)            # Ctrl-C: requests in flight finish first
         assert process.wait(timeout=20) == 0
-    assert process.stderr.read().strip().splitlines()[-1] == "stopped"
+    *logged, last = process.stderr.read().strip().splitlines()
+    assert last == "stopped"
+    assert len(logged) == 1 and re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d mazesim play: "
+                                             r"refused request: 403 / \(client -\): forbidden "
+                                             r"host", logged[0]), logged
     assert (tmp_path / "run" / "results.sqlite").is_file()
     assert (tmp_path / "run" / "session.yaml").is_file()
 

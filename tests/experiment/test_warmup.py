@@ -44,5 +44,5 @@ def test_the_bootstrap_counts_as_cold_only_in_a_run_that_bootstraps(tmp_path, mo
     config = tmp_path / "run.yaml"
     config.write_text(QUICKSTART.read_text(encoding="utf-8").replace(
         "methods: [pearson, spearman]", f"methods: {methods}"), encoding="utf-8")
-    monkeypatch.setattr(warmup, "_cached", lambda kernel: kernel is not warmup.resampled_ranks)
+    monkeypatch.setattr(warmup, "cached", lambda kernel: kernel is not warmup.resampled_ranks)
     assert warmup.cold_kernels(load_config(config)) is cold

@@ -201,3 +201,18 @@ def test_compare_fits_every_model_agent(tmp_path, human_run):
     scores = compare_runs(human_run, run, fit=True).scores
     assert sorted({s.agent for s in scores}) == sorted(default_models())
     assert all(math.isfinite(s.bits) for s in scores)
+
+
+def test_names_and_ids_from_the_runs_are_escaped_in_the_markdown(tmp_path):
+    from mazesim.humans.compare import AgentBits, Comparison, ParticipantBits
+
+    evil = "<script>alert(1)</script>|![x](http://t.example/)\x1b[2J"
+    person = ParticipantBits(evil, 1, 3, 1.0, (0.5, 1.5))
+    score = AgentBits("a<b>", "0", "fixed", {}, 0.1, 1, 3, 1.0, (0.5, 1.5), 1.58, (person,))
+    text = format_comparison(Comparison(tmp_path / "<i>people", tmp_path / "sim", {0: 0}, (), (),
+                                        (), (score,), ("x|y",)))
+    assert all(raw not in text for raw in ("<script", "<b>", "<i>", "\x1b"))
+    assert "| &lt;script&gt;alert(1)&lt;/script&gt;\\|!\\[x\\](http://t.example/)\\\\x1b\\[2J | 1 " \
+           "| 3 |" in text
+    assert "**a&lt;b&gt;**" in text and "- not scored: x\\|y" in text
+    assert text.startswith(f"# {tmp_path}/&lt;i&gt;people (people) against")

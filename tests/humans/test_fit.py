@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 import math
 
@@ -202,3 +203,14 @@ def test_every_default_model_fits_a_tiny_run(small):
         assert set(m.estimate.params) == {p.name for p in fitted_params(m.agent)}
         assert 0.0 <= m.bits and m.cv_bits is not None and math.isfinite(m.cv_bits)
         make_agent(m.agent, **m.estimate.params)        # the fitted values are valid keys
+
+
+def test_imported_ids_that_are_formulas_are_neutralised_in_fit_participants(write_mst, tmp_path):
+    formula = "@SUM(1+1)*cmd|' /C calc'!A0"
+    rows = [(formula if s == "s1" else s, *rest) for s, *rest in GOOD]
+    import_mst(write_mst(rows), tmp_path / "run")
+    report = fit_run(load_human_run(tmp_path / "run"), ["random-walk"], folds=2, seed=0)
+    write_fit(report, tmp_path / "out")
+    with open(tmp_path / "out" / PARTICIPANTS_CSV, encoding="utf-8", newline="") as handle:
+        people = [row["participant"] for row in csv.DictReader(handle)]
+    assert people == ["'" + formula, "s2"]

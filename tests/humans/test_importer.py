@@ -158,3 +158,12 @@ def test_experiment_1_imports_whole(experiment_1_run):
                            "SUM(reached) FROM trials") == [(4758, 119, 40, 4758)]
         assert store.query("SELECT COUNT(*) FROM choices") == [(9927,)]
         assert store.meta("skipped") == 0
+
+
+def test_skipped_trials_are_listed_with_control_characters_escaped(write_mst, tmp_path):
+    evil = ("s3\x1b]0;owned\x07\x1b[2J", *WALL_ROW[1:])
+    summary = import_mst(write_mst([evil] + GOOD), tmp_path / "run", skip_invalid=True)
+    assert summary.skipped[0].participant == evil[0]          # the data itself is kept
+    assert format_summary(summary).splitlines()[1] == (
+        "skipped line 2: participant s3\\x1b]0;owned\\x07\\x1b[2J, maze fork, step 2: (2, 2) is "
+        "a wall")

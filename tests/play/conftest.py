@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from mazesim.play.guard import PROXIES
 from mazesim.play.run import open_run
 from mazesim.play.server import make_server
 from mazesim.play.session import parse_session
@@ -136,14 +137,15 @@ def session_factory(tmp_path: Path, write_maze_file):
 
 @pytest.fixture
 def serve():
-    """serve(session or recorder, public_url=None, port=0) -> (Client, Recorder): a live server
-    on a loopback port (0: any free one); `serve.stop(client)` ends one early (its recorder
-    stays open, its port free for a restart)."""
+    """serve(session or recorder, public_url=None, port=0, proxies=PROXIES) -> (Client,
+    Recorder): a live server on a loopback port (0: any free one); `serve.stop(client)` ends
+    one early (its recorder stays open, its port free for a restart); `serve.server(client)` is
+    its PlayServer."""
     started = {}
 
-    def start(what, public_url=None, port=0):
+    def start(what, public_url=None, port=0, proxies=PROXIES):
         recorder = open_run(what) if hasattr(what, "mazes") else what
-        server = make_server(recorder, "127.0.0.1", port, public_url)
+        server = make_server(recorder, "127.0.0.1", port, public_url, proxies)
         thread = threading.Thread(target=server.serve_forever, daemon=True)
         thread.start()
         client = Client(_bound_url(server))
@@ -159,6 +161,7 @@ def serve():
         thread.join(timeout=10)
 
     start.stop = stop
+    start.server = lambda client: started[client.url][0]
     yield start
     for server, thread, recorder in started.values():
         if thread.is_alive():

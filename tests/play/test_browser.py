@@ -376,9 +376,12 @@ def test_personal_links(browser, session_factory, serve):
     assert not _visible(browser, "login")
     browser.get(client.url + "?t=" + "0" * 32)
     _wait(browser, lambda d: "this link is not valid" in _text(d, "message"), "the refusal")
-    browser.get(client.url + "?t=" + participant_token(STRONG_SEED, "P2"))
+    token = participant_token(STRONG_SEED, "P2")
+    browser.get(client.url + "?t=" + token + "&lang=en#top")
     _start(browser)
-    browser.refresh()                              # token and tab survive a reload
+    assert browser.current_url == client.url + "/?lang=en#top"   # the token left the address
+    assert token not in browser.execute_script("return window.location.href + document.referrer")
+    browser.refresh()                              # the tab remembers: a reload resumes
     _moves_shown(browser, 0)
     _press(browser, "right", "right", "right")
     _wait(browser, lambda d: _visible(d, "done"), "the end")
@@ -412,6 +415,7 @@ def test_prolific_entry_completion_code_and_redirect(browser, session_factory, s
         pid = "5f1e2d3c4b5a69788796a5b4"
         browser.get(f"{client.url}?PROLIFIC_PID={pid}&STUDY_ID=study-7&SESSION_ID=sess-9")
         _start(browser)
+        assert browser.current_url == client.url + "/"           # Prolific's ids left it too
         _press(browser, "right", "right", "right")
         _wait(browser, lambda d: _visible(d, "done"), "the end")
         assert _text(browser, "completion-code") == "C0DE42"

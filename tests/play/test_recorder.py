@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from mazesim.play import recorder as recorder_module
 from mazesim.play.entry import participant_token
 from mazesim.play.refusals import (BadRequest, Conflict, Forbidden, PlayError, StaleTab,
-                                   Unprocessable)
+                                   TooMany, Unprocessable)
 from mazesim.play.run import open_run
 
 from tests.play.conftest import CORRIDOR, TUTORIAL
@@ -264,3 +264,114 @@ def test_any_json_body_is_answered_or_refused_in_one_line(fuzzed, action, change
     else:
         assert isinstance(reply, dict) and "state" in reply
     assert fuzzed.store.failure is None
+
+
+PROLIFIC = {"PROLIFIC_PID": "5f1e2d3c4b5a69788796a5b4", "STUDY_ID": "s-1", "SESSION_ID": "x9"}
+
+
+def test_a_prolific_rejoin_must_bring_the_same_session_or_the_token(session_factory, opened):
+    """Issue 23, point 1: the victim's PROLIFIC_PID with another STUDY_ID or SESSION_ID was
+    answered with the victim's token; now 403, and the victim's tab stays theirs."""
+    rec = opened(session_factory([(CORRIDOR, "full")], seed=STRONG_SEED,
+                                 participants={"entry": "prolific"}))
+    victim = rec.call("join", {"prolific": PROLIFIC})
+    pid, token, tab = PROLIFIC["PROLIFIC_PID"], victim["token"], victim["state"]["tab"]
+    rec.start(pid, "m0", token=token, tab=tab)
+    for changed in ({"SESSION_ID": "attacker"}, {"STUDY_ID": "other"},
+                    {"STUDY_ID": "other", "SESSION_ID": "attacker"}):
+        with pytest.raises(Forbidden, match=f"prolific: participant {pid} started this study in "
+                                            "another session .SESSION_ID.; open the study"):
+            rec.call("join", {"prolific": {**PROLIFIC, **changed}})
+        with pytest.raises(Forbidden):
+            rec.call("join", {"prolific": {**PROLIFIC, **changed}, "token": "0" * 32})
+    assert rec.move(pid, "m0", 1, "right", token=token, tab=tab)[0] == "accepted"   # no 409
+    assert _rows(rec, "SELECT tab FROM play_participants") == [(tab,)]
+    again = rec.call("join", {"prolific": PROLIFIC})               # the same session: a reload
+    assert again["token"] == token and again["state"]["seq"] == 2
+    proven = rec.call("join", {"prolific": {**PROLIFIC, "SESSION_ID": "new"}, "token": token})
+    assert proven["state"]["tab"] == again["state"]["tab"] + 1
+    rec.store.close()
+    rec = opened(session_factory([(CORRIDOR, "full")], seed=STRONG_SEED,
+                                 participants={"entry": "prolific"}))
+    with pytest.raises(Forbidden, match="another session"):       # kept across a restart
+        rec.call("join", {"prolific": {**PROLIFIC, "SESSION_ID": "attacker"}})
+
+
+def _prolific(i: int) -> dict:
+    return {"prolific": {"PROLIFIC_PID": f"fake{i}", "STUDY_ID": "s", "SESSION_ID": f"x{i}"}}
+
+
+def test_an_open_entry_admits_a_bounded_number_that_never_start(session_factory, opened,
+                                                                 monkeypatch):
+    """Issue 23, point 2: made-up Prolific ids filled the session. New participants who have
+    not started a maze are at most MAX_WAITING within WAITING_SECONDS; starting frees a place,
+    and so does time."""
+    monkeypatch.setattr(recorder_module, "MAX_WAITING", 5)
+    clock = [1_700_000_000_000]
+    monkeypatch.setattr(recorder_module, "now_ms", lambda: clock[0])
+    rec = opened(session_factory([(CORRIDOR, "full")], seed=STRONG_SEED,
+                                 participants={"entry": "prolific", "pilot": ["pilot"]}))
+    tokens = [rec.call("join", _prolific(i))["token"] for i in range(5)]
+    with pytest.raises(TooMany, match="the study is busy: 5 people joined in the last 10 "
+                                      "minutes and have not started yet"):
+        rec.call("join", _prolific(5))
+    assert rec.call("join", {"prolific": {"PROLIFIC_PID": "pilot", "STUDY_ID": "s",
+                                          "SESSION_ID": "p"}})["state"]["phase"] == "ready"
+    assert rec.call("join", _prolific(0))["token"] == tokens[0]     # the joined come back
+    rec.start("fake0", "m0", token=tokens[0])                       # one starts: a place
+    rec.call("join", _prolific(5))
+    with pytest.raises(TooMany):
+        rec.call("join", _prolific(6))
+    clock[0] += recorder_module.WAITING_SECONDS * 1000 + 1          # the window passes
+    assert [rec.call("join", _prolific(i))["state"]["participant"] for i in (6, 7)] == [
+        "fake6", "fake7"]
+    assert len(rec.store.participants()) == 9
+    rec.store.close()
+    rec = opened(session_factory([(CORRIDOR, "full")], seed=STRONG_SEED,
+                                 participants={"entry": "prolific", "pilot": ["pilot"]}))
+    for i in (8, 9, 10):                         # a restart counts the waiting ones again
+        rec.call("join", _prolific(i))
+    with pytest.raises(TooMany):
+        rec.call("join", _prolific(11))
+
+
+def test_the_expected_count_keeps_room_and_listed_ids_are_not_capped(session_factory, opened,
+                                                                       monkeypatch):
+    monkeypatch.setattr(recorder_module, "MAX_WAITING", 2)
+    rec = opened(session_factory([(CORRIDOR, "full")], seed=STRONG_SEED, output="expected",
+                                 participants={"entry": "prolific", "expected": 4}))
+    for i in range(4):
+        rec.call("join", _prolific(i))
+    with pytest.raises(TooMany, match="busy: 4 people"):
+        rec.call("join", _prolific(4))
+    listed = opened(session_factory([(CORRIDOR, "full")], output="listed",
+                                    participants={"generate": 5}))
+    assert [listed.join(f"P{i}")["participant"] for i in range(1, 6)] == [
+        "P1", "P2", "P3", "P4", "P5"]
+
+
+def test_a_stored_tab_at_the_int64_ceiling_does_not_break_later_requests(session_factory,
+                                                                           opened):
+    """Issue 23, point 5: a stored tab of 2^63 - 1 made the next join overflow the database
+    (and every later request 503). Tabs stay within 1 to MAX_TAB and wrap to 1."""
+    from mazesim.play.player import MAX_TAB
+
+    session = session_factory([(CORRIDOR, "full")])
+    rec = opened(session)
+    rec.join("p1")
+    rec.join("p2")
+    rec.store.close()
+    with sqlite3.connect(session.output / "results.sqlite") as db:
+        db.execute("UPDATE play_participants SET tab = ? WHERE participant = 'p1'", (2**63 - 1,))
+        db.execute("UPDATE play_participants SET tab = ? WHERE participant = 'p2'", (MAX_TAB - 1,))
+    rec = opened(session)
+    assert rec.state("p1")["tab"] == MAX_TAB
+    assert rec.join("p1")["tab"] == 1 and rec.state("p1", tab=1)["tab"] == 1
+    assert [rec.join("p2")["tab"] for _ in range(3)] == [MAX_TAB, 1, 2]
+    assert rec.start("p1", "m0", tab=1)["phase"] == "playing"
+    assert rec.move("p1", "m0", 1, "right", tab=1)[0] == "accepted"
+    assert rec.store.failure is None
+    assert _rows(rec, "SELECT participant, tab FROM play_participants ORDER BY number") == [
+        ("p1", 1), ("p2", 2)]
+    with pytest.raises(BadRequest, match="tab: 9007199254740993 .allowed"):
+        rec.state("p1", tab=MAX_TAB + 1)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import logging
 import sqlite3
 import threading
 import time
@@ -551,3 +552,93 @@ def test_requests_of_one_loop_turn_share_a_transaction():
     store = Store(fail=True)
     first, _ = asyncio.run(three(_Batch(store)))
     assert [str(e) for e in first] == ["the results database failed (disk full)"] * 2
+
+
+STRONG_SEED = 2**62 + 12345
+PUBLIC_HOST = "study.example.org"
+PROLIFIC_QUERY = {"PROLIFIC_PID": "5f1e2d3c4b5a69788796a5b4", "STUDY_ID": "s-1",
+                  "SESSION_ID": "x9"}
+
+
+def _public_join(port: int, body: dict, forwarded: str | None = None,
+                 source: str = "127.0.0.1") -> tuple[int, dict]:
+    """A join as a public client: the public Host, from `source`, through a proxy that says
+    `forwarded` (X-Forwarded-For) when given."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10,
+                                            source_address=(source, 0))
+    headers = {"Host": PUBLIC_HOST, "Content-Type": "application/json"}
+    if forwarded is not None:
+        headers["X-Forwarded-For"] = forwarded
+    connection.request("POST", "/api/join", body=json.dumps(body).encode(), headers=headers)
+    response = connection.getresponse()
+    reply = response.status, json.loads(response.read())
+    connection.close()
+    return reply
+
+
+def _fake(i: int) -> dict:
+    return {"prolific": {"PROLIFIC_PID": f"made-up-{i}", "STUDY_ID": "s", "SESSION_ID": f"x{i}"}}
+
+
+@pytest.fixture
+def prolific_public(session_factory, serve):
+    session = session_factory([(CORRIDOR, "full")], seed=STRONG_SEED,
+                              participants={"entry": "prolific"})
+    client, recorder = serve(session, public_url=f"https://{PUBLIC_HOST}/")
+    return urlsplit(client.url).port, recorder
+
+
+def test_made_up_ids_from_one_address_are_slowed_to_its_join_rate(prolific_public, caplog):
+    """Issue 23, point 2: 100,000 made-up Prolific ids joined in 48 s. One address (behind the
+    proxy: the last X-Forwarded-For entry) gets JOIN_BURST joins, then one every
+    JOIN_REFILL_SECONDS; a real participant from another address is let in."""
+    from mazesim.play.guard import JOIN_BURST
+
+    port, recorder = prolific_public
+    caplog.set_level(logging.WARNING, "mazesim.play")
+    replies = [_public_join(port, _fake(i), "10.9.9.9, 203.0.113.66") for i in range(50)]
+    assert [status for status, _ in replies] == [200] * JOIN_BURST + [429] * (50 - JOIN_BURST)
+    assert replies[-1][1] == {"error": "too many people joined from this address just now; "
+                                       "please wait a minute and reload the page"}
+    assert len(recorder.store.participants()) == JOIN_BURST
+    status, body = _public_join(port, {"prolific": PROLIFIC_QUERY}, "198.51.100.20")
+    assert status == 200 and body["state"]["participant"] == PROLIFIC_QUERY["PROLIFIC_PID"]
+    refusals = [r.getMessage() for r in caplog.records if r.getMessage().startswith("refused")]
+    assert refusals[0].startswith("refused join: 429 /api/join (client ")
+    assert "203.0.113" not in " ".join(refusals)                 # no address in the log
+    assert len(refusals) == 10                                   # the log's own limit
+
+
+def test_a_prolific_rejoin_from_elsewhere_is_refused_and_logged(prolific_public, caplog):
+    port, recorder = prolific_public
+    caplog.set_level(logging.WARNING, "mazesim.play")
+    status, victim = _public_join(port, {"prolific": PROLIFIC_QUERY}, "198.51.100.20")
+    assert status == 200
+    status, body = _public_join(port, {"prolific": {**PROLIFIC_QUERY, "SESSION_ID": "evil"}},
+                                "203.0.113.66")
+    assert status == 403 and "token" not in body and "another session" in body["error"]
+    (line,) = [r.getMessage() for r in caplog.records]
+    assert line.startswith("refused join: 403 /api/join (client ") and "another session" in line
+    assert recorder.state(PROLIFIC_QUERY["PROLIFIC_PID"], token=victim["token"],
+                          tab=victim["state"]["tab"])["tab"] == victim["state"]["tab"]
+
+
+def test_without_a_proxy_the_peer_address_is_counted(session_factory, serve):
+    from mazesim.play.guard import JOIN_BURST
+
+    session = session_factory([(CORRIDOR, "full")], seed=STRONG_SEED,
+                              participants={"entry": "prolific"})
+    client, _ = serve(session, public_url=f"https://{PUBLIC_HOST}/", proxies=())
+    port = urlsplit(client.url).port
+    statuses = [_public_join(port, _fake(i), "192.0.2.1", "127.0.0.5")[0]   # header ignored
+                for i in range(JOIN_BURST + 1)]
+    assert statuses == [200] * JOIN_BURST + [429]
+    assert _public_join(port, _fake(99), source="127.0.0.6")[0] == 200
+
+
+def test_a_loopback_server_counts_no_address(session_factory, serve):
+    from mazesim.play.guard import JOIN_BURST
+
+    client, recorder = serve(session_factory([(CORRIDOR, "full")]))
+    assert all(client.post("/api/join", {"participant": f"p{i}"})[0] == 200
+               for i in range(2 * JOIN_BURST))

@@ -77,6 +77,17 @@ function forget() {
   sessionStorage.removeItem(STORAGE_KEY);
 }
 
+// After a join the token (and Prolific's ids) leave the address bar and the history: a shared
+// screen, a screenshot or a copied address does not hand the session to someone else. A reload
+// joins with what this tab remembers.
+function clearAddress() {
+  const url = new URL(window.location.href);
+  const secret = ["t", ...PROLIFIC].filter((name) => url.searchParams.has(name));
+  if (!secret.length) return;
+  for (const name of secret) url.searchParams.delete(name);
+  window.history.replaceState(window.history.state, "", url.pathname + url.search + url.hash);
+}
+
 function visionText(vision) {
   if (vision === "full") return "You can see the whole maze.";
   if (typeof vision === "number") {
@@ -329,6 +340,7 @@ async function join(fields) {
   try {
     const reply = await api("join", fields);
     remember(reply.state.participant, reply.token);
+    clearAddress();
     say("");
     render(reply.state);
   } catch (error) {

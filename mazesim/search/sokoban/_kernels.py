@@ -100,17 +100,22 @@ def free_regions(nbr, occupied):
 
 
 @njit(cache=True)
-def push_distances(nbr, goals, outward=False):
+def push_distances(nbr, goals, outward, clock, deadline):
     """Pushes needed to bring a lone box from each cell to each goal; (len(goals), n), INF if never.
 
     A push moves a box from p to p's neighbour in direction d and needs the player's cell on the
     other side of p to be floor; other boxes are ignored (so the distance is a lower bound). With
-    `outward`, the pushes from each of `goals` to each cell instead (the pulls back to it).
+    `outward`, the pushes from each of `goals` to each cell instead (the pulls back to it). One
+    unit of work per cell reached is charged to `clock`, and the clock is read between goals (a
+    goal's search takes a millisecond or two at the size ceiling); returns (the table, whether
+    it is complete: false when `deadline` passed first).
     """
     n = nbr.shape[0]
     dist = np.full((len(goals), n), INF, np.int32)
     queue = np.empty(n, np.int32)
     for k in range(len(goals)):
+        if late(clock, deadline):
+            return dist, False
         dist[k, goals[k]] = 0
         queue[0] = goals[k]
         head, tail = 0, 1
@@ -129,7 +134,8 @@ def push_distances(nbr, goals, outward=False):
                     dist[k, p] = dist[k, x] + 1
                     queue[tail] = p
                     tail += 1
-    return dist
+        charge(clock, tail)
+    return dist, True
 
 
 @njit(cache=True)
@@ -191,10 +197,11 @@ def frozen_off_goal(t, nbr, box, dead, goal, member):
 
 
 @njit(cache=True)
-def goals_cut_off(nbr, box, goal, fixed, count):
+def goals_cut_off(nbr, box, goal, fixed, count, clock):
     """Whether boxes frozen on goals (`fixed[:count]`) cut the other boxes off the other goals.
 
-    Push distances are recomputed with the frozen boxes as walls; no perfect matching of the free
+    Push distances are recomputed with the frozen boxes as walls (their work charged to `clock`,
+    never cut short: a partial table would read as a deadlock); no perfect matching of the free
     boxes to the free goals at finite distance means a deadlock.
     """
     n = nbr.shape[0]
@@ -205,12 +212,13 @@ def goals_cut_off(nbr, box, goal, fixed, count):
     boxes = np.array([c for c in range(n) if box[c] and not wall[c]], np.int32)
     if len(goals) == 0:
         return False
+    charge(clock, n)
     walled = nbr.copy()
     for c in range(n):
         for d in range(NDIR):
             if walled[c, d] >= 0 and (wall[walled[c, d]] or wall[c]):
                 walled[c, d] = -1
-    dist = push_distances(walled, goals)
+    dist, _ = push_distances(walled, goals, False, clock, np.inf)
     cost = np.empty((len(boxes), len(goals)), np.int64)
     for r in range(len(boxes)):
         for c in range(len(goals)):

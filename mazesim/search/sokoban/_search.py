@@ -249,7 +249,7 @@ def _add_child(p, s, nodes, i, m):
 @njit(cache=True)
 def deadlocked(t, nbr, occ, dead, goal, member, group, clock):
     """After a push to `t`: a frozen box off a goal, or boxes newly frozen on goals that cut the
-    remaining boxes off the remaining goals (that test is charged to `clock`)."""
+    remaining boxes off the remaining goals (that test charges its work to `clock`)."""
     count = frozen_group(t, nbr, occ, dead, member, group)
     if count == 0:
         return False
@@ -260,8 +260,7 @@ def deadlocked(t, nbr, occ, dead, goal, member, group, clock):
         fresh = fresh or group[i] == t
     if not fresh:
         return False
-    charge(clock, NDIR * nbr.shape[0] * count)
-    return goals_cut_off(nbr, occ, goal, group, count)
+    return goals_cut_off(nbr, occ, goal, group, count, clock)
 
 
 @njit(cache=True)

@@ -10,16 +10,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from mazesim import _grid
 from mazesim.errors import LevelError, read_text
 from mazesim.maze import DELTAS, DOWN, LEFT, PASSAGE, RIGHT, UP, WALL, Cell
-
-if TYPE_CHECKING:
-    from mazesim.search.sokoban.board import Board
 
 __all__ = [
     "Level",
@@ -28,6 +24,8 @@ __all__ = [
     "TUTORIAL_MOVE_ORDER",
     "MAX_LEVEL_CELLS",
     "MAX_BOXES",
+    "MAX_LEVELS",
+    "MAX_LEVEL_FILE_BYTES",
     "parse_levels",
     "read_levels",
     "read_level",
@@ -41,8 +39,15 @@ LURD = {UP: "u", RIGHT: "r", DOWN: "d", LEFT: "l"}
 TUTORIAL_MOVE_ORDER = (UP, DOWN, LEFT, RIGHT)
 """Move order of the tutorial's BFS (source 001): up, down, left, right."""
 MAX_LEVEL_CELLS = 1 << 15
-"""Most cells (rows x columns of the text) of a level the solvers take: the compiled search
-stores floor numbers as 16-bit integers (a 181 x 181 room fits)."""
+"""Most cells (rows x columns of the text) of a level, read or solved: the compiled search
+stores floor numbers as 16-bit integers (a 181 x 181 room fits), and the reader pads ragged rows
+to a rectangle only below it."""
+MAX_LEVELS = 10_000
+"""Most levels of one text: the largest published collections hold a few thousand (reading
+10,000 takes about a second)."""
+MAX_LEVEL_FILE_BYTES = 4 << 20
+"""Largest level file read (4 MiB, a tenth of a second per MiB): XSokoban's 90 levels are 22 kB,
+a collection of thousands a megabyte or two."""
 MAX_BOXES = 64
 """Most boxes of a level the solvers take: every state stores them all and the lower bound is a
 matching of cubic cost in their number."""
@@ -55,6 +60,11 @@ _LEVEL_CHARS = set("#@+$*.") | _FLOOR
 _TO_SPACE = str.maketrans({ch: " " for ch in _FLOOR})
 _COMMENT = ";"
 _LETTER_DIR = {letter: d for d, letter in LURD.items()}
+_PLAYER_MARK, _BOX_MARK, _GOAL_MARK = 1, 2, 4
+_MARK_OF = {_PLAYER: _PLAYER_MARK, _PLAYER_GOAL: _PLAYER_MARK | _GOAL_MARK, _BOX: _BOX_MARK,
+            _BOX_GOAL: _BOX_MARK | _GOAL_MARK, _GOAL: _GOAL_MARK}
+_MARKS = np.array([_MARK_OF.get(chr(code), 0) for code in range(256)], np.uint8)
+"""What each character code of a level holds: the sum of its marks above."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -80,12 +90,6 @@ class Level:
         h, w = self.shape
         return not (0 <= r < h and 0 <= c < w) or self.rows[r][c] == WALL_CHAR
 
-    def board(self) -> Board:
-        """The solver's view: the player's region as numbered floor cells."""
-        from mazesim.search.sokoban.board import Board
-
-        return Board.of(self)
-
     def text(self) -> str:
         """The level as XSB text (floor as spaces, trailing spaces stripped)."""
         return format_level(self, self.player, self.boxes)
@@ -100,42 +104,45 @@ def parse_levels(text: str, source: str = "<text>") -> list[Level]:
     >>> level.player, sorted(level.boxes), sorted(level.goals)
     ((1, 1), [(1, 2)], [(1, 3)])
     """
-    items: list[tuple[str, int, str]] = []           # (kind, line number, text)
+    levels: list[Level] = []
+    block: list[tuple[int, str]] = []                # (line number, row) of the level being read
+    width = 0                                        # its widest row so far
+    before = comment = None     # titles of the ; line just before the block, before this line
     for lineno, line in enumerate(text.splitlines(), start=1):
         stripped = line.strip()
-        if not stripped:
-            items.append(("blank", lineno, ""))
-        elif stripped.startswith(_COMMENT):
-            items.append(("comment", lineno, stripped[1:].strip()))
-        else:
-            for col, ch in enumerate(line.rstrip(), start=1):
-                if ch not in _LEVEL_CHARS:
-                    raise LevelError(f"{source}:{lineno}:{col}: unknown character {ch!r} "
-                                     f"(allowed: {_ALLOWED})")
-            items.append(("row", lineno, line.rstrip()))
-    levels, claimed, i = [], -1, 0
-    while i < len(items):
-        if items[i][0] != "row":
-            i += 1
+        if stripped and not stripped.startswith(_COMMENT):
+            row = line.rstrip()
+            if not _LEVEL_CHARS.issuperset(row):
+                col, ch = next((col, ch) for col, ch in enumerate(row, start=1)
+                               if ch not in _LEVEL_CHARS)
+                raise LevelError(f"{source}:{lineno}:{col}: unknown character {ch!r} "
+                                 f"(allowed: {_ALLOWED})")
+            if not block:
+                before, width = comment, 0
+            block.append((lineno, row))
+            width = max(width, len(row))
+            if len(block) * width > MAX_LEVEL_CELLS:         # refused before it is padded
+                raise LevelError(f"{source}: level {len(levels) + 1} (line {block[0][0]}): "
+                                 f"{len(block)}x{width} = {len(block) * width} cells by line "
+                                 f"{lineno}, too large (at most {MAX_LEVEL_CELLS} cells)")
+            comment = None
             continue
-        first = i
-        while i < len(items) and items[i][0] == "row":
-            i += 1
-        title = None
-        if i < len(items) and items[i][0] == "comment" and items[i][2]:
-            title, claimed = items[i][2], i
-        elif first > 0 and items[first - 1][0] == "comment" and first - 1 != claimed:
-            title = items[first - 1][2] or None
-        block = [(lineno, row) for _, lineno, row in items[first:i]]
-        levels.append(_build(block, title, source, len(levels) + 1))
+        note = (stripped[1:].strip() or None) if stripped else None      # a ; line's title
+        if block:                                    # a ; line directly after is the title
+            _add(levels, block, note or before, source)
+            block, note = [], None                   # (then it is no title of the next)
+        comment = note
+    if block:
+        _add(levels, block, before, source)
     if not levels:
         raise LevelError(f"{source}: no level found")
     return levels
 
 
 def read_levels(path: str | Path) -> list[Level]:
-    """Read an XSB level file (one or many levels); errors name the file, line and column."""
-    return parse_levels(read_text(path, LevelError), str(path))
+    """Read an XSB level file (one or many levels, at most `MAX_LEVEL_FILE_BYTES`); errors name
+    the file, line and column."""
+    return parse_levels(read_text(path, LevelError, MAX_LEVEL_FILE_BYTES), str(path))
 
 
 def read_level(path: str | Path, number: int = 1) -> Level:
@@ -147,47 +154,51 @@ def read_level(path: str | Path, number: int = 1) -> Level:
     return levels[number - 1]
 
 
+def _add(levels: list[Level], block: list[tuple[int, str]], title: str | None,
+         source: str) -> None:
+    """Append the level of `block` to `levels`, at most `MAX_LEVELS` of them."""
+    number = len(levels) + 1
+    if number > MAX_LEVELS:
+        raise LevelError(f"{source}:{block[0][0]}: more than {MAX_LEVELS:,} levels (at most "
+                         f"{MAX_LEVELS:,} in one text)")
+    levels.append(_build(block, title, source, number))
+
+
 def _build(block: list[tuple[int, str]], title: str | None, source: str, number: int) -> Level:
     where = f"{source}: level {number} (line {block[0][0]})"
     width = max(len(row) for _, row in block)
     rows = tuple(row.ljust(width) for _, row in block)
-    players, boxes, goals = [], set(), set()
-    for r, (lineno, row) in enumerate(block):
-        for c, ch in enumerate(row):
-            if ch in (_PLAYER, _PLAYER_GOAL):
-                players.append((r, c, lineno))
-            if ch in (_BOX, _BOX_GOAL):
-                boxes.add((r, c))
-            if ch in (_GOAL, _PLAYER_GOAL, _BOX_GOAL):
-                goals.add((r, c))
+    text = np.frombuffer("".join(rows).encode("ascii"), np.uint8).reshape(len(rows), width)
+    marks = _MARKS[text]
+    players = np.argwhere(marks & _PLAYER_MARK).tolist()
+    boxes = frozenset(map(tuple, np.argwhere(marks & _BOX_MARK).tolist()))
+    goals = frozenset(map(tuple, np.argwhere(marks & _GOAL_MARK).tolist()))
     if not players:
         raise LevelError(f"{where}: no player (@ or +)")
     if len(players) > 1:
-        r, c, lineno = players[1]
-        raise LevelError(f"{source}:{lineno}:{c + 1}: second player in level {number} "
-                         f"(first at line {players[0][2]}, column {players[0][1] + 1})")
+        (r0, c0), (r, c) = players[:2]
+        raise LevelError(f"{source}:{block[r][0]}:{c + 1}: second player in level {number} "
+                         f"(first at line {block[r0][0]}, column {c0 + 1})")
     if not boxes:
         raise LevelError(f"{where}: no boxes")
     if len(boxes) != len(goals):
         raise LevelError(f"{where}: {len(boxes)} boxes but {len(goals)} goals")
-    player = players[0][:2]
-    _check_closed(block, player, source, number)
+    player = tuple(players[0])
+    _check_closed(block, text, player, source, number)
     rows = tuple(row.translate(_TO_SPACE) for row in rows)
-    return Level(rows, player, frozenset(boxes), frozenset(goals), title,
-                 f"{source}: level {number}")
+    return Level(rows, player, boxes, goals, title, f"{source}: level {number}")
 
 
-def _check_closed(block: list[tuple[int, str]], player: Cell, source: str, number: int) -> None:
-    """Raise unless the player's region (boxes ignored) stays inside the text of the level."""
-    h = len(block)
-    w = max(len(row) for _, row in block)
-    grid = np.zeros((h + 2, w + 2), np.uint8)          # outside the text: passage, one cell wide
-    for r, (_, row) in enumerate(block):
-        for c, ch in enumerate(row):
-            grid[r + 1, c + 1] = WALL if ch == WALL_CHAR else PASSAGE
+def _check_closed(block: list[tuple[int, str]], text: np.ndarray, player: Cell, source: str,
+                  number: int) -> None:
+    """Raise unless the player's region (boxes ignored) stays inside the rows of the level (its
+    character codes `text`, ragged rows padded)."""
+    h, w = text.shape
+    grid = np.full((h + 2, w + 2), PASSAGE, np.uint8)  # outside the text: passage, one cell wide
+    grid[1:-1, 1:-1][text == ord(WALL_CHAR)] = WALL
     inside = np.zeros_like(grid, dtype=bool)
-    for r, (_, row) in enumerate(block):
-        inside[r + 1, 1:len(row) + 1] = True
+    lengths = np.array([len(row) for _, row in block])
+    inside[1:-1, 1:-1] = np.arange(w) < lengths[:, None]
     dist, parent = _grid.distances(grid, player[0] + 1, player[1] + 1)
     leaks = np.argwhere((dist >= 0) & ~inside)
     if len(leaks) == 0:
@@ -221,7 +232,7 @@ def format_level(level: Level, player: Cell, boxes: frozenset[Cell] | set[Cell])
 
 def check_size(level: Level) -> None:
     """Raise `LevelError` when `level` is above the solvers' ceilings (`MAX_LEVEL_CELLS`,
-    `MAX_BOXES`); checked before any work."""
+    `MAX_BOXES`); checked before any work (the reader refuses levels of more cells already)."""
     h, w = level.shape
     if h * w > MAX_LEVEL_CELLS:
         raise LevelError(f"{level.source}: {h}x{w} = {h * w} cells is too large to solve "

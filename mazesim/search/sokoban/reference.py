@@ -33,7 +33,7 @@ def push_astar(board: Board, prune: str, deadline: float = math.inf):
     Examples
     --------
     >>> from mazesim.search.sokoban.level import parse_levels
-    >>> board = parse_levels("#######\\n#@ $ .#\\n#######\\n")[0].board()
+    >>> board = Board.of(parse_levels("#######\\n#@ $ .#\\n#######\\n")[0])
     >>> pushes, states, timed_out = push_astar(board, "full")
     >>> pushes.tolist(), states, timed_out
     ([[2, 1], [3, 1]], 3, False)

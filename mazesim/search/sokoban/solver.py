@@ -6,32 +6,43 @@ queue. ``astar`` searches pushes: the player is normalised to the smallest squar
 boxes may not enter dead squares (reverse pulls) nor freeze off a goal, and the lower bound is a
 minimum-cost matching of boxes to goals on push distances. With a time limit it runs the staged
 search of `mazesim.search.sokoban.stages` (A* forward and backward, then greedy stages whose
-solutions are not proven optimal). The time limit covers the whole solve, set-up included. Every
-solution is verified by playing it before it is returned.
+solutions are not proven optimal). The time limit covers the whole solve, set-up included; the
+kernels it calls are compiled (first run after installing or editing: about half a minute) or
+loaded before its clock starts, by solving `WARM_UP_LEVEL` once per process. Every solution is
+verified by playing it before it is returned.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
 from mazesim.errors import SearchError
+from mazesim.jit import compiling
 from mazesim.search import generic
+from mazesim.search.sokoban import _kernels as _k
 from mazesim.search.sokoban import _walks, reference
 from mazesim.search.sokoban.board import Board
 from mazesim.search.sokoban.deadlocks import PRUNES, dead_mask, dead_squares, is_frozen
 from mazesim.search.sokoban.level import (LURD, TUTORIAL_MOVE_ORDER, Level, check_size,
-                                          verify_solution)
-from mazesim.search.sokoban.stages import STAGES, push_search
+                                          parse_levels, verify_solution)
+from mazesim.search.sokoban.stages import STAGES, push_search, run_stage, zobrist_keys
 
-__all__ = ["METHODS", "ENGINES", "PRUNES", "DEFAULT_PRUNE", "SokobanResult", "solve"]
+__all__ = ["METHODS", "ENGINES", "PRUNES", "DEFAULT_PRUNE", "WARM_UP_LEVEL", "SokobanResult",
+           "solve"]
 
 METHODS = ("bfs", "astar")
 ENGINES = ("numba", "generic")
 DEFAULT_PRUNE = {"bfs": "dead-squares", "astar": "full"}
+WARM_UP_LEVEL = "######\n#@   #\n# $$ #\n#    #\n## ###\n #.#\n #.#\n ###\n"
+"""Two boxes for a dead-end corridor of goals: every method and stage solves it within
+milliseconds, and the goal-macro stage walks a box on to the far goal, so solving it once calls
+every kernel of a solve with the argument types of any level."""
 _LETTERS = [LURD[d] for d in range(_walks.PUSH)] + [LURD[d].upper() for d in range(_walks.PUSH)]
 
 
@@ -66,12 +77,14 @@ class SokobanResult:
 
 
 def solve(level: Level, *, method: str = "astar", prune: str | None = None,
-          time_limit: float | None = None, engine: str = "numba") -> SokobanResult:
+          time_limit: float | None = None, engine: str = "numba",
+          notice: Callable[[], None] | None = None) -> SokobanResult:
     """Solve `level`; see the module text for the methods. `time_limit` in seconds (None: none).
 
     `engine` ``generic`` runs ``astar`` as plain A* on `mazesim.search.generic` (the reference
     for the compiled loop; no backward or greedy stages). Levels above the size ceilings of
-    `check_size` raise `LevelError` before any work.
+    `check_size` raise `LevelError` before any work. `notice()` is called before kernels are
+    compiled, outside the time limit (the CLI says "compiling kernels, first run only").
 
     Examples
     --------
@@ -90,6 +103,8 @@ def solve(level: Level, *, method: str = "astar", prune: str | None = None,
     if time_limit is not None and not time_limit > 0:
         raise SearchError(f"time limit must be > 0 seconds, got {time_limit}")
     check_size(level)
+    with compiling(notice):
+        _warm_up(method, engine, method == "astar" and time_limit is not None)
     start = time.perf_counter()
     board = Board.of(level)
     solution, optimal, states, timed_out, stage = None, False, 0, False, None
@@ -122,6 +137,21 @@ def _dispatch(board: Board, method: str, prune: str, engine: str, start: float,
     if run.pushes is None:
         return None, False, run.states, run.timed_out, None
     return _lurd(board, run.pushes), run.stage.optimal, run.states, False, run.stage.name
+
+
+@functools.cache
+def _warm_up(method: str, engine: str, staged: bool) -> None:
+    """Solve `WARM_UP_LEVEL` as `solve` would, every stage when `staged`: this compiles (first
+    run) or loads the kernels, once per process, so that no time limit counts it. The kernels'
+    clock is read first: its call back into Python compiles in every process (numba cannot cache
+    it; 0.05-0.13 s), and a level this small never reads it."""
+    _k.now()
+    board = Board.of(parse_levels(WARM_UP_LEVEL)[0])
+    _dispatch(board, method, "full", engine, time.perf_counter(), None)
+    if staged and engine == "numba":
+        keys = zobrist_keys(board)
+        for stage in STAGES[1:]:
+            run_stage(board, stage, "full", keys, math.inf)
 
 
 def _left(deadline: float) -> float | None:

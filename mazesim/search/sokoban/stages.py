@@ -18,7 +18,7 @@ from mazesim.maze import DELTAS
 from mazesim.search.sokoban import _kernels as _k
 from mazesim.search.sokoban import _search, _walks
 from mazesim.search.sokoban.board import Board
-from mazesim.search.sokoban.deadlocks import dead_mask, push_distances
+from mazesim.search.sokoban.deadlocks import dead_mask, unreached
 
 __all__ = ["Stage", "STAGES", "AREA_WEIGHT", "MAX_NODES", "NODE_MEMORY", "ZOBRIST_SEED",
            "StageRun", "push_search", "run_stage", "zobrist_keys"]
@@ -101,7 +101,7 @@ def push_search(board: Board, prune: str, start: float, time_limit: float | None
     Examples
     --------
     >>> from mazesim.search.sokoban.level import parse_levels
-    >>> board = parse_levels("#######\\n#@ $ .#\\n#######\\n")[0].board()
+    >>> board = Board.of(parse_levels("#######\\n#@ $ .#\\n#######\\n")[0])
     >>> run = push_search(board, "full", time.perf_counter(), time_limit=1.0)
     >>> run.stage.name, run.pushes.tolist()              # (box cell, direction RIGHT) twice
     ('astar-forward', [[2, 1], [3, 1]])
@@ -112,7 +112,8 @@ def push_search(board: Board, prune: str, start: float, time_limit: float | None
     states = 0
     for stage in stages:
         deadline = math.inf if time_limit is None else start + time_limit * stage.share
-        status, pushes, seen = run_stage(board, stage, prune, keys, deadline, tables)
+        status, pushes, seen = run_stage(board, stage, prune, keys, deadline, tables,
+                                         math.inf if time_limit is None else start + time_limit)
         states += seen
         if status > 0:
             return StageRun(pushes, stage, states, False)
@@ -122,17 +123,23 @@ def push_search(board: Board, prune: str, start: float, time_limit: float | None
 
 
 def run_stage(board: Board, stage: Stage, prune: str, keys: tuple[np.ndarray, np.ndarray],
-              deadline: float, tables: dict | None = None):
+              deadline: float, tables: dict | None = None, setup_deadline: float | None = None):
     """One stage until the `time.perf_counter` time `deadline`: (status 1 solved, 0 unsolvable,
     -1 out of time or nothing to try; pushes or None; states seen). `tables` caches the set-up of
-    each direction between stages."""
+    each direction between stages, which may run on until `setup_deadline` (default `deadline`;
+    the staged search gives the whole limit, as later stages use it too); a set-up cut short is
+    not kept."""
     tables = {} if tables is None else tables
     if time.perf_counter() >= deadline:
         return -1, None, 0
-    if stage.backward not in tables:
-        tables[stage.backward] = _Tables.of(board, prune, stage.backward)
-    setup = tables[stage.backward]
     clock = _k.new_clock()
+    if stage.backward not in tables:
+        setup = _Tables.of(board, prune, stage.backward, clock,
+                           deadline if setup_deadline is None else setup_deadline)
+        if setup is None:
+            return -1, None, 0
+        tables[stage.backward] = setup
+    setup = tables[stage.backward]
     order = np.empty(0, np.int32)
     if stage.goal_macros:
         order = _walks.packing_order(board.nbr, setup.targets, clock, deadline)
@@ -179,23 +186,27 @@ class _Tables:
     final_player: int
 
     @classmethod
-    def of(cls, board: Board, prune: str, backward: bool) -> _Tables:
+    def of(cls, board: Board, prune: str, backward: bool, clock: np.ndarray,
+           deadline: float) -> _Tables | None:
+        """The set-up, or None when `deadline` passes first (its work is charged to `clock`)."""
         goals = np.flatnonzero(board.goal).astype(np.int16)
         boxes = np.array(board.boxes, np.int16)
+        starts, targets = (goals, boxes) if backward else (boxes, goals)
+        dist, complete = _k.push_distances(board.nbr, targets.astype(np.int32), backward, clock,
+                                           deadline)
+        if not complete:
+            return None
         if backward:
-            starts, targets = goals, boxes
-            dist = _k.push_distances(board.nbr, boxes.astype(np.int32), True)
-            dead = (dist.min(axis=0) >= _k.INF) if len(boxes) else np.ones(board.size, bool)
+            dead = unreached(dist, board.size)
             occupied = np.zeros(board.size, np.uint8)
             occupied[goals] = 1
             roots, final = _k.free_regions(board.nbr, occupied), board.player
         else:
-            starts, targets = boxes, goals
-            dist, dead = push_distances(board), dead_mask(board, prune)
+            dead = dead_mask(board, prune, dist)
             roots, final = np.array([board.player], np.int32), -1
         mask = np.zeros(board.size, np.uint8)
         mask[targets] = 1
-        return cls(starts, mask, np.array(dist), dead.astype(np.uint8), roots, final)
+        return cls(starts, mask, dist, dead.astype(np.uint8), roots, final)
 
 
 def _node_limit(boxes: int) -> int:

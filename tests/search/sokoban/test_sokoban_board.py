@@ -9,7 +9,7 @@ from mazesim.search.sokoban.level import parse_levels
 def test_a_gap_outside_the_players_region_is_fine():
     # Microban 24's shape: the top row has a gap that the player's region never reaches
     (level,) = parse_levels("# #####\n  #   #\n###$$@#\n#   ###\n#     #\n# . . #\n#######\n")
-    assert level.board().size == 19
+    assert Board.of(level).size == 19
 
 
 def test_board_numbers_the_region_row_by_row():
@@ -26,8 +26,8 @@ def test_board_numbers_the_region_row_by_row():
 
 def test_boxes_outside_the_region_never_move():
     # a walled-off pocket holds a box on a goal (fine) or a box off its goal (never solvable)
-    solved = parse_levels("#######\n#@$.#*#\n#######\n")[0].board()
+    solved = Board.of(parse_levels("#######\n#@$.#*#\n#######\n")[0])
     assert solved.fixed_boxes == solved.fixed_goals == {(1, 5)} and solved.solvable_outside()
-    stuck = parse_levels("########\n#@$.#$.#\n########\n")[0].board()
+    stuck = Board.of(parse_levels("########\n#@$.#$.#\n########\n")[0])
     assert stuck.fixed_boxes == {(1, 5)} and stuck.fixed_goals == {(1, 6)}
     assert not stuck.solvable_outside() and np.array_equal(stuck.goal, [False, False, True])

@@ -1,12 +1,14 @@
 """Sokoban levels: XSB parsing, validation errors with their place, the board, verify_solution."""
 
+import tracemalloc
 from pathlib import Path
 
 import pytest
 
 from mazesim.errors import LevelError
-from mazesim.search.sokoban.level import (format_level, parse_levels, read_level, read_levels,
-                                          verify_solution)
+from mazesim.search.sokoban import level as level_module
+from mazesim.search.sokoban.level import (MAX_LEVEL_FILE_BYTES, format_level, parse_levels,
+                                          read_level, read_levels, verify_solution)
 
 DATA = Path(__file__).parents[2] / "data"
 TUTORIAL = DATA / "sokoban_tutorial_9x6.txt"
@@ -110,3 +112,29 @@ def test_microban_reads_all_155_levels(microban):
     assert len(levels) == 155
     assert [lv.title for lv in levels[:3]] == ["1", "2", "3"]
     assert all(len(lv.boxes) == len(lv.goals) for lv in levels)
+
+
+def test_a_huge_ragged_level_is_refused_before_its_rows_are_padded():
+    text = "#" * 20_000 + "\n" + "#@$.#\n" + "#\n" * 1997 + "#####\n"     # 40 million cells
+    tracemalloc.start()
+    with pytest.raises(LevelError, match=r"^big.txt: level 1 \(line 1\): 2x20000 = 40000 cells "
+                                         r"by line 2, too large \(at most 32768 cells\)$"):
+        parse_levels(text, "big.txt")
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 1 << 20
+    with pytest.raises(LevelError, match=r"32769x1 = 32769 cells by line 32769, too large"):
+        parse_levels("#\n" * 40_000)
+
+
+def test_the_level_count_and_the_file_size_have_ceilings(tmp_path, monkeypatch):
+    monkeypatch.setattr(level_module, "MAX_LEVELS", 2)
+    three = "#####\n#@$.#\n#####\n\n" * 3
+    with pytest.raises(LevelError, match=r"^set.txt:9: more than 2 levels \(at most 2 in one "
+                                         r"text\)$"):
+        parse_levels(three, "set.txt")
+    path = tmp_path / "huge.txt"
+    path.write_text("#####\n#@$.#\n#####\n" + " " * MAX_LEVEL_FILE_BYTES)
+    with pytest.raises(LevelError, match=rf"huge.txt: {MAX_LEVEL_FILE_BYTES + 18:,} bytes "
+                                         rf"\(allowed: at most {MAX_LEVEL_FILE_BYTES:,}\)$"):
+        read_levels(path)

@@ -5,13 +5,14 @@ import math
 import numpy as np
 import pytest
 
+from mazesim.search.sokoban.board import Board
 from mazesim.search.sokoban.level import parse_levels, verify_solution
 from mazesim.search.sokoban.reference import push_astar
 from mazesim.search.sokoban.solver import solve
 
 
 def test_reference_pushes_on_a_corridor():
-    board = parse_levels("#######\n#@ $ .#\n#######\n")[0].board()
+    board = Board.of(parse_levels("#######\n#@ $ .#\n#######\n")[0])
     pushes, states, timed_out = push_astar(board, "full", math.inf)
     assert pushes.dtype == np.int16 and pushes.tolist() == [[2, 1], [3, 1]]
     assert (states, timed_out) == (3, False)

@@ -1,16 +1,21 @@
 """Sokoban solvers: the tutorial's exact figures (source 001), push-optimal A*, the result."""
 
+import math
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from numba.core import event
 
 from mazesim.errors import SearchError
 from mazesim.maze import DELTAS
 from mazesim.search import generic
+from mazesim.search.sokoban import solver, stages
+from mazesim.search.sokoban.board import Board
 from mazesim.search.sokoban.level import parse_levels, read_levels, verify_solution
-from mazesim.search.sokoban.solver import solve
+from mazesim.search.sokoban.solver import WARM_UP_LEVEL, solve
+from mazesim.search.sokoban.stages import STAGES, run_stage, zobrist_keys
 
 DATA = Path(__file__).parents[2] / "data"
 TUTORIAL = read_levels(DATA / "sokoban_tutorial_9x6.txt")[0]
@@ -134,9 +139,41 @@ def _small_levels(draw):
 @given(_small_levels())
 def test_astar_matches_the_push_oracle_on_random_levels(level):
     result = solve(level, method="astar")
-    best = _push_optimal(level) if level.board().solvable_outside() else -1
+    best = _push_optimal(level) if Board.of(level).solvable_outside() else -1
     assert result.solved == (best >= 0)
     if result.solved:
         assert result.optimal and result.pushes == best and verify_solution(level, result.solution)
         moves = solve(level, method="bfs", prune="none")
         assert moves.solved and moves.moves <= result.moves
+
+
+@pytest.mark.parametrize("method, engine", [("astar", "numba"), ("bfs", "numba"),
+                                            ("astar", "generic")])
+def test_the_notice_comes_when_the_warm_up_compiles_only(monkeypatch, method, engine):
+    said = []
+    solve(TUTORIAL, method=method, engine=engine, notice=lambda: said.append(1))
+    assert said == []                                  # the kernels are loaded by now
+
+    def compiles(*args):
+        for _ in range(2):                             # numba says so for each kernel
+            with event.trigger_event("numba:compile", data={}):
+                pass
+
+    monkeypatch.setattr(solver, "_warm_up", compiles)
+    assert solve(TUTORIAL, method=method, engine=engine, notice=lambda: said.append(1)).solved
+    assert said == [1]
+
+
+def test_the_warm_up_level_takes_every_stage_and_a_goal_macro(monkeypatch):
+    expanded = []
+
+    def expand(board, path, *args):
+        expanded.append(path[:, 1].max() >= len(DELTAS))         # a macro: direction + 4
+        return expand_macros(board, path, *args)
+
+    expand_macros = stages._expand_macros
+    monkeypatch.setattr(stages, "_expand_macros", expand)
+    board = Board.of(parse_levels(WARM_UP_LEVEL)[0])
+    keys = zobrist_keys(board)
+    assert [run_stage(board, stage, "full", keys, math.inf)[0] for stage in STAGES] == [1] * 6
+    assert expanded == [True]

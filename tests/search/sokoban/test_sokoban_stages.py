@@ -10,6 +10,7 @@ import pytest
 from mazesim.maze import LEFT
 from mazesim.search.sokoban import _kernels as _k
 from mazesim.search.sokoban import _search, _walks
+from mazesim.search.sokoban.board import Board
 from mazesim.search.sokoban.level import parse_levels, verify_solution
 from mazesim.search.sokoban.solver import _lurd, solve
 from mazesim.search.sokoban.stages import STAGES, Stage, push_search, run_stage, zobrist_keys
@@ -45,7 +46,7 @@ def test_a_stage_share_must_be_a_share():
 
 @pytest.mark.parametrize("stage", STAGES, ids=lambda stage: stage.name)
 def test_every_stage_solves_a_corridor_with_a_verified_solution(stage):
-    board = CORRIDOR.board()
+    board = Board.of(CORRIDOR)
     status, pushes, seen = run_stage(board, stage, "full", zobrist_keys(board),
                                      time.perf_counter() + 10)
     assert status == 1 and seen > 0
@@ -53,13 +54,13 @@ def test_every_stage_solves_a_corridor_with_a_verified_solution(stage):
 
 
 def test_a_stage_past_its_deadline_does_no_work():
-    board = CORRIDOR.board()
+    board = Board.of(CORRIDOR)
     assert run_stage(board, STAGES[0], "full", zobrist_keys(board), time.perf_counter()) == \
         (-1, None, 0)
 
 
 def test_without_a_time_limit_forward_astar_runs_alone():
-    run = push_search(CORRIDOR.board(), "full", time.perf_counter(), None)
+    run = push_search(Board.of(CORRIDOR), "full", time.perf_counter(), None)
     assert run.stage is STAGES[0] and not run.timed_out and run.pushes.tolist() == [[2, 1],
                                                                                    [3, 1]]
     result = solve(CORRIDOR)
@@ -75,7 +76,7 @@ def test_a_time_limit_stops_the_search(microban):
 
 
 def test_packing_order_fills_the_corridor_from_its_end(microban):
-    board = microban[152].board()                   # Microban 153
+    board = Board.of(microban[152])                  # Microban 153
     order = _walks.packing_order(board.nbr, board.goal.astype(np.uint8), _k.new_clock(),
                                  math.inf)
     assert [board.cell(g) for g in order] == [(1, 1), (2, 1), (3, 1), (4, 1), (5, 1), (6, 1),
@@ -83,7 +84,7 @@ def test_packing_order_fills_the_corridor_from_its_end(microban):
 
 
 def test_a_box_walk_stops_at_its_deadline():
-    board = parse_levels(open_room(150, 1))[0].board()        # one box, far from its goal
+    board = Board.of(parse_levels(open_room(150, 1))[0])    # one box, far from its goal
     box, goal = board.boxes[0], int(np.flatnonzero(board.goal)[0])
     occupied, goals = np.zeros(board.size, np.uint8), board.goal.astype(np.uint8)
     side = np.zeros(4, np.uint8)
@@ -95,18 +96,19 @@ def test_a_box_walk_stops_at_its_deadline():
     walk = _walks.box_walk(board.nbr, occupied, box, side, False, goal, goals, clock,
                            start + 0.05)
     assert len(walk) == 0 and _k.late(clock, math.inf)        # late, and stays late
-    assert time.perf_counter() - start < 0.3                  # the whole walk takes seconds
+    assert time.perf_counter() - start < 1.0      # the whole walk takes seconds (a loaded machine)
 
 
 @pytest.mark.parametrize("number", [1, 3, 60, 100])
 def test_greedy_with_goal_macros_gives_verified_solutions(number, microban):
     level = microban[number - 1]
-    board = level.board()
+    board = Board.of(level)
     status, pushes, _ = run_stage(board, _stage("greedy-macros"), "full", zobrist_keys(board),
                                   time.perf_counter() + 20)
     assert status == 1 and verify_solution(level, _lurd(board, pushes))
 
 
+@pytest.mark.slow
 def test_connectivity_stage_solves_microban_153_within_the_limit(microban):
     solve(microban[0], method="astar", time_limit=10.0)  # compile or load the kernels first
     level = microban[152]                                # every distance-guided stage times out
@@ -118,7 +120,7 @@ def test_connectivity_stage_solves_microban_153_within_the_limit(microban):
 
 
 def test_free_areas_counts_the_separate_free_regions():
-    board = CORRIDOR.board()
+    board = Board.of(CORRIDOR)
     occupied = np.zeros(board.size, np.uint8)
     mark = np.zeros(board.size, np.int32)
     assert _search.free_areas(board.nbr, occupied, mark, 0) == (1, 1)
