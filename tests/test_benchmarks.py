@@ -17,6 +17,8 @@ SECTIONS = {
                             "first run of"],
     "bench_fit.py": ["import of", "fit of"],
     "bench_generators.py": ["digging", "Peers", "Dead-end share"],
+    "bench_node_fit.py": ["1. trees and node decisions", "2. ml: every node model",
+                          "3. peer: every node model", "the budget of"],
     "bench_planners.py": ["1. values of every model", "2. the protocol for every model",
                           "3. reproduction over", "people best fitted"],
     "bench_play.py": ["participants,", "round trip: median", "lost 0, doubled 0"],

@@ -6,8 +6,9 @@ search scale), the grid the authors of the Maze Search Task searched (their valu
 column headers), the values it holds fixed, and its rule: a function
 `rule(decisions, **params)` taking one array (G,) per parameter and returning the
 probabilities (rows, G). The planners and heuristics of Kryven et al. (2024) are registered
-here (`mazesim.agents.planners`); other node-level models (a choice model over node features,
-walking agents scored at nodes) join the registry behind the same interface.
+here (`mazesim.agents.planners`). `node-choice` is ours, a `NodeLogit`: a conditional logit
+over features of each child that depend on the walk so far too
+(`mazesim.agents.node_features`), its weights fitted per person by `mazesim.humans.node_fit`.
 
 Examples
 --------
@@ -29,11 +30,12 @@ import numpy as np
 
 from mazesim.agents.base import LINEAR, LOG, Param
 from mazesim.agents.decision_nodes import DecisionNodes
+from mazesim.agents.node_features import NODE_FEATURES, child_features, observed_rows
 from mazesim.agents.planners import (heuristic_probabilities, planner_probabilities,
                                      uniform_probabilities)
 from mazesim.errors import AgentError, did_you_mean
 
-__all__ = ["NodeModel", "NODE_MODELS", "node_model", "TAUS", "GAMMAS", "BETAS", "KS",
+__all__ = ["NodeModel", "NodeLogit", "NODE_MODELS", "node_model", "TAUS", "GAMMAS", "BETAS", "KS",
            "MAX_VALUE_CELLS"]
 
 MAX_VALUE_CELLS = 50_000_000    # (nodes or rows) x grid points of one call, 8 bytes each
@@ -119,9 +121,54 @@ class NodeModel:
                                  f"{p.low:g} to {p.high:g})")
 
 
-def _registered(*models: NodeModel) -> Mapping[str, NodeModel]:
+@dataclass(frozen=True)
+class NodeLogit:
+    """A conditional logit over `features` (names of `NODE_FEATURES`) of every child at the
+    decisions a walker met: P(child) proportional to exp(features . weights). Its features
+    read the walk so far, so it gives probabilities per observed decision, not per tree
+    decision."""
+
+    name: str
+    features: tuple[str, ...] = NODE_FEATURES
+
+    def __post_init__(self) -> None:
+        unknown = [f for f in self.features if f not in NODE_FEATURES]
+        if unknown or not self.features or len(set(self.features)) != len(self.features):
+            raise AgentError(f"node model {self.name}: features {list(self.features)} "
+                             f"(allowed: distinct names of {', '.join(NODE_FEATURES)})")
+
+    def feature_rows(self, decisions: DecisionNodes, decision: np.ndarray,
+                     walks) -> np.ndarray:
+        """The features (rows, k) of every child row of the observed decisions `decision`
+        (indices into `decisions`), `walks` the cells walked up to each node."""
+        every = child_features(decisions, decision, walks)
+        return every[:, [NODE_FEATURES.index(f) for f in self.features]]
+
+    def probabilities(self, decisions: DecisionNodes, decision: np.ndarray, walks,
+                      weights: np.ndarray) -> np.ndarray:
+        """P of every child row of the observed decisions (rows,) at one weight vector (k,)
+        or one per decision (decisions, k)."""
+        start, _ = observed_rows(decisions, decision)
+        weights = np.asarray(weights, dtype=float)
+        if weights.shape[-1:] != (len(self.features),) or weights.ndim not in (1, 2) or (
+                weights.ndim == 2 and len(weights) != len(start) - 1):
+            raise AgentError(f"node model {self.name}: weights of shape {weights.shape} "
+                             f"(allowed: ({len(self.features)},) or (decisions, "
+                             f"{len(self.features)}))")
+        x = self.feature_rows(decisions, decision, walks)
+        counts = np.diff(start)
+        w = weights if weights.ndim == 1 else np.repeat(weights, counts, axis=0)
+        u = x @ w if weights.ndim == 1 else np.einsum("rk,rk->r", x, w)
+        which = np.repeat(np.arange(len(counts)), counts)
+        e = np.exp(u - np.maximum.reduceat(u, start[:-1])[which])
+        return e / np.add.reduceat(e, start[:-1])[which]
+
+
+def _registered(*models: NodeModel | NodeLogit) -> Mapping[str, NodeModel | NodeLogit]:
     """The registry; every grid lies within its parameter's bounds."""
     for model in models:
+        if isinstance(model, NodeLogit):
+            continue
         if len(model.params) != len(model.grid):
             raise TypeError(f"node model {model.name}: {len(model.params)} parameters, "
                             f"{len(model.grid)} grid axes")
@@ -131,7 +178,7 @@ def _registered(*models: NodeModel) -> Mapping[str, NodeModel]:
     return MappingProxyType({model.name: model for model in models})
 
 
-NODE_MODELS: Mapping[str, NodeModel] = _registered(
+NODE_MODELS: Mapping[str, NodeModel | NodeLogit] = _registered(
     NodeModel("eu", planner_probabilities, (TAU,), (TAUS,), {"gamma": 1.0, "beta": 1.0}),
     NodeModel("du", planner_probabilities, (TAU, GAMMA), (TAUS, GAMMAS), {"beta": 1.0}),
     NodeModel("pw", planner_probabilities, (TAU, BETA), (TAUS, BETAS), {"gamma": 1.0}),
@@ -140,12 +187,13 @@ NODE_MODELS: Mapping[str, NodeModel] = _registered(
     NodeModel("cells", heuristic_probabilities, (TAU,), (TAUS,), {"k": 0.0}),
     NodeModel("steps-cells", heuristic_probabilities, (TAU, K), (TAUS, KS)),
     NodeModel("random", uniform_probabilities),
+    NodeLogit("node-choice"),
 )
 """The Maze Search Task paper's models (their numerosity variants are not here: the table they
-need, `Q_k_n.pickle`, is not part of the shared data)."""
+need, `Q_k_n.pickle`, is not part of the shared data) and ours, `node-choice`."""
 
 
-def node_model(name: str) -> NodeModel:
+def node_model(name: str) -> NodeModel | NodeLogit:
     """The registered node model `name`; AgentError naming the known ones and the closest."""
     if name in NODE_MODELS:
         return NODE_MODELS[name]

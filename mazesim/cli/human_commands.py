@@ -15,6 +15,12 @@ _JSON = click.option("--json", "as_json", is_flag=True, help="Print one JSON obj
 _OUTPUT = click.option("-o", "--output", "output", required=True,
                        type=click.Path(file_okay=False),
                        help="The run directory to create (must not exist or be empty).")
+_EXCLUDE_PARTICIPANTS = click.option(
+    "--exclude-participants", "exclude_participants", metavar="ID,...|FILE",
+    help="Leave out these participants (ids separated by commas, or a file of ids).")
+_EXCLUDE_MAZE = click.option(
+    "--exclude-maze", "exclude_mazes", multiple=True, metavar="NAME",
+    help="Leave out the trials of this maze (repeat for several).")
 _SKIP = click.option("--skip-invalid", is_flag=True,
                      help="Import the valid trials and list the others (default: the first "
                           "bad trial stops the import).")
@@ -73,31 +79,50 @@ def _print(result, as_json: bool, text) -> None:
 
 @main.command()
 @click.argument("run_dir", type=click.Path(exists=True, file_okay=False))
+@click.option("--level", type=click.Choice(["junction", "node"]), default="junction",
+              show_default=True, help="Decisions at junction cells, or at the decision nodes "
+                                      "of each maze's tree (the Maze Search Task's yardstick).")
+@click.option("--protocol", type=click.Choice(["ml", "peer"]), default="ml", show_default=True,
+              help="ml: maximum likelihood, pooled and cross-validated by participant; peer "
+                   "(node level): the Maze Search Task authors' per-person grid protocol.")
 @click.option("--model", "models", multiple=True, metavar="NAME[:KEY=VALUE,...]",
               help="A model to fit (repeat for several; default: every agent with step "
-                   "probabilities); KEY=VALUE fixes a parameter.")
+                   "probabilities, at the node level every node model); KEY=VALUE fixes a "
+                   "parameter (junction level).")
 @click.option("--by", type=click.Choice(["pooled", "participant"]), default="pooled",
               show_default=True, help="Also fit each participant alone (participant).")
 @click.option("--cv", "folds", type=int, default=5, show_default=True,
-              help="Folds of cross-validation by participant (0: none).")
+              help="Folds of cross-validation by participant (0: none); under the peer "
+                   "protocol, folds of each person's decisions.")
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Seed of the folds, the starts and the bootstrap.")
 @click.option("--starts", type=int, default=3, show_default=True,
               help="Starts of each optimisation (the first is deterministic).")
+@_EXCLUDE_PARTICIPANTS
+@_EXCLUDE_MAZE
 @_JSON
 @click.option("-o", "--output", type=click.Path(file_okay=False),
-              help="Folder for fit.csv, fit_participants.csv and fit.png.")
-def fit(run_dir: str, models: tuple[str, ...], by: str, folds: int, seed: int, starts: int,
-        as_json: bool, output: str | None) -> None:
-    """Fit models to the people of RUN_DIR by maximum likelihood (bits per junction decision)."""
-    from mazesim.humans import fit_models
+              help="Folder for fit.csv, fit_participants.csv and fit.png (node level: and "
+                   "ranking.csv).")
+def fit(run_dir: str, level: str, protocol: str, models: tuple[str, ...], by: str, folds: int,
+        seed: int, starts: int, exclude_participants: str | None,
+        exclude_mazes: tuple[str, ...], as_json: bool, output: str | None) -> None:
+    """Fit models to the people of RUN_DIR by maximum likelihood (bits per junction decision,
+    or per node decision with --level node)."""
+    from mazesim.humans import fit_models, fit_node_models
+    from mazesim.humans.data import participant_list
     from mazesim.humans.fit_output import format_fit, write_fit
+    from mazesim.humans.node_fit_output import format_node_fit, write_node_fit
 
-    report = fit_models(run_dir, list(models) or None, by=by, folds=folds, seed=seed,
-                        starts=starts)
+    fitter, text, write = ((fit_node_models, format_node_fit, write_node_fit) if level == "node"
+                           else (fit_models, format_fit, write_fit))
+    report = fitter(run_dir, list(models) or None, protocol=protocol, by=by, folds=folds,
+                    seed=seed, starts=starts, exclude_mazes=exclude_mazes,
+                    exclude_participants=participant_list(exclude_participants)
+                    if exclude_participants else ())
     if output:
-        write_fit(report, output)
-    _print(report, as_json, format_fit)
+        write(report, output)
+    _print(report, as_json, text)
 
 
 @main.command()
@@ -107,7 +132,10 @@ def fit(run_dir: str, models: tuple[str, ...], by: str, folds: int, seed: int, s
               help="Fit the agents' parameters to the people (default: the simulated run's; "
                    "the lapse is fitted either way).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the bootstrap.")
-def compare(human_run: str, sim_run: str, fit_params: bool, seed: int) -> None:
+@_EXCLUDE_PARTICIPANTS
+@_EXCLUDE_MAZE
+def compare(human_run: str, sim_run: str, fit_params: bool, seed: int,
+            exclude_participants: str | None, exclude_mazes: tuple[str, ...]) -> None:
     """People of HUMAN_RUN beside the agents of SIM_RUN on their shared mazes (Markdown).
 
     Bits per junction decision under each agent (pooled and per participant, with intervals),
@@ -115,5 +143,9 @@ def compare(human_run: str, sim_run: str, fit_params: bool, seed: int) -> None:
     """
     from mazesim.humans.compare import compare_runs, format_comparison
 
-    click.echo(format_comparison(compare_runs(human_run, sim_run, fit=fit_params, seed=seed)),
-               nl=False)
+    from mazesim.humans.data import participant_list
+
+    click.echo(format_comparison(compare_runs(
+        human_run, sim_run, fit=fit_params, seed=seed, exclude_mazes=exclude_mazes,
+        exclude_participants=participant_list(exclude_participants)
+        if exclude_participants else ())), nl=False)

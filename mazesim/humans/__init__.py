@@ -5,6 +5,8 @@ compare them with simulated runs.
 - `load_human_run`, `node_decisions` (`data`): a run of people, its junction decisions and its
   node decisions (on each maze's decision tree);
 - `fit_models` (`fit`, `models`, `fit_output`): maximum likelihood, cross-validated by person;
+- `fit_node_models` (`node_choices`, `node_fit`, `node_fit_output`): node models at the decision
+  nodes of the mazes' trees, under our protocol or the Maze Search Task authors';
 - `compare_runs` (`compare`): people against the agents of a simulated run;
 - `simulate_population` (`recovery`): a synthetic run of people, for parameter recovery.
 """
@@ -14,20 +16,42 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Sequence
 
-from mazesim.humans.data import HumanRun, NodeDecisions, load_human_run, node_decisions
+from mazesim.errors import DataError
+from mazesim.humans.data import (HumanRun, NodeDecisions, excluded, load_human_run,
+                                 node_decisions)
 from mazesim.humans.fit import FitReport, fit_run
 from mazesim.humans.importer import ImportSummary, import_csv, import_mst
 from mazesim.humans.models import default_models, parse_model
+from mazesim.humans.node_fit import NodeFitReport
 from mazesim.humans.sources import Problem, read_csv, read_mst, read_mst_maze
 
-__all__ = ["FitReport", "HumanRun", "ImportSummary", "NodeDecisions", "Problem",
-           "default_models", "fit_models", "fit_run", "import_csv", "import_mst",
+__all__ = ["FitReport", "HumanRun", "ImportSummary", "NodeDecisions", "NodeFitReport", "Problem",
+           "default_models", "fit_models", "fit_node_models", "fit_run", "import_csv", "import_mst",
            "load_human_run", "node_decisions", "parse_model", "read_csv", "read_mst",
            "read_mst_maze"]
 
 
-def fit_models(run_dir: str | Path, models: Sequence[str] | None = None, **options
-               ) -> FitReport:
-    """Fit `models` (default: every agent with step probabilities) to the people of `run_dir`;
-    options as `fit_run` (by, folds, seed, starts)."""
-    return fit_run(load_human_run(run_dir), list(models or default_models()), **options)
+def fit_models(run_dir: str | Path, models: Sequence[str] | None = None, *,
+               protocol: str = "ml", exclude_participants: Sequence[str] = (),
+               exclude_mazes: Sequence[str] = (), **options) -> FitReport:
+    """Fit `models` (default: every agent with step probabilities) to the people of `run_dir`
+    without the excluded participants (ids) and mazes (names); options as `fit_run` (by,
+    folds, seed, starts). The junction level has one protocol, `ml`."""
+    if protocol != "ml":
+        raise DataError(f"protocol {protocol!r} at the junction level (allowed: ml; the peer "
+                        "protocol is the node level's)")
+    run = excluded(load_human_run(run_dir), exclude_participants, exclude_mazes)
+    return fit_run(run, list(models or default_models()), **options)
+
+
+def fit_node_models(run_dir: str | Path, models: Sequence[str] | None = None, *,
+                    exclude_participants: Sequence[str] = (),
+                    exclude_mazes: Sequence[str] = (), **options) -> NodeFitReport:
+    """Fit node models (default: every one of the registry) to the node decisions of the
+    people of `run_dir` (`run_node_choices`) without the excluded participants and mazes;
+    options as `node_fit.fit_nodes` (protocol, by, folds, seed, starts)."""
+    from mazesim.humans.node_choices import run_node_choices
+    from mazesim.humans.node_fit import fit_nodes
+
+    run = excluded(load_human_run(run_dir), exclude_participants, exclude_mazes)
+    return fit_nodes(run_node_choices(run), models, **options)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -31,9 +31,10 @@ from mazesim.experiment.config import CORRELATION_METHODS
 from mazesim.experiment.statistics import (ChoiceTest, Correlation, choice_test, correlations,
                                            holm)
 from mazesim.experiment.storage import HUMAN, RunStore
-from mazesim.humans.data import HumanRun, bits, load_human_run
+from mazesim.humans.data import HumanRun, bits, excluded, load_human_run
 from mazesim.humans.fit import BOOTSTRAP_SAMPLES, CONFIDENCE, fit_run
 from mazesim.agents import AGENTS, KernelAgent
+from mazesim.agents.trees import maze_name
 from mazesim.humans.models import ModelSpec, fitted_params
 from mazesim.markup import markdown_text as _md
 
@@ -95,22 +96,28 @@ class Comparison:
 
 
 def compare_runs(human_run: str | Path, sim_run: str | Path, *, fit: bool = False,
-                 seed: int = 0) -> Comparison:
-    """Compare a run of people with a simulated run over the mazes they share."""
+                 seed: int = 0, exclude_participants: Sequence[str] = (),
+                 exclude_mazes: Sequence[str] = ()) -> Comparison:
+    """Compare a run of people with a simulated run over the mazes they share, without the
+    excluded participants (ids) and mazes (names)."""
     human_run, sim_run = Path(human_run), Path(sim_run)
-    people = load_human_run(human_run)
+    people = excluded(load_human_run(human_run), exclude_participants, exclude_mazes)
+    gone = {i for i, maze in people.mazes.items() if maze_name(maze) in set(exclude_mazes)}
     with RunStore(human_run) as human, RunStore(sim_run) as sim:
         if sim.meta("kind") == HUMAN:
             raise DataError(f"{sim_run}: a run of people, not a simulated run (`mazesim run`)")
         sim_texts = {m.text: m.maze_id for m in sim.mazes()}
         texts = {m.maze_id: m.text for m in human.mazes()}
-        matched = {i: sim_texts[t] for i, t in texts.items() if t in sim_texts}
+        matched = {i: sim_texts[t] for i, t in texts.items()
+                   if t in sim_texts and i not in gone}
         if not matched:
             raise DataError(f"{sim_run}: shares no maze with {human_run}")
         agents = list(sim.meta("config")["agents"])
-        h_moves = human.query("SELECT maze_id, vision, moves FROM trials WHERE agent = ?",
-                              (HUMAN,))
-        h_choices = _first_choices(human, matched.keys())
+        out = sorted(set(exclude_participants))
+        h_moves = [(m, v, n) for m, v, n, who in human.query(
+            "SELECT maze_id, vision, moves, seed FROM trials WHERE agent = ?", (HUMAN,))
+            if who not in set(out)]
+        h_choices = _first_choices(human, matched.keys(), out)
         s_choices = _first_choices(sim, matched.values())
         s_means = _mean_moves(sim)
     visions = sorted({str(t.vision) for t in people.trials})
@@ -186,14 +193,16 @@ def _interval(nats_per_decision: np.ndarray) -> tuple[float, float]:
     return float(low), float(high)
 
 
-def _first_choices(store: RunStore, maze_ids: Any) -> dict:
-    """{(agent, vision, mark): {direction: count}} of first departures on the given mazes."""
+def _first_choices(store: RunStore, maze_ids: Any, without: Sequence[str] = ()) -> dict:
+    """{(agent, vision, mark): {direction: count}} of first departures on the given mazes,
+    the trials of the participants `without` left out."""
     ids = sorted(set(maze_ids))
     out: dict = {}
     for a, v, mark, direction, n in store.query(
             "SELECT agent, vision, mark, direction, COUNT(*) FROM choices WHERE first = 1 AND "
-            f"mark != '' AND maze_id IN ({','.join('?' * len(ids))}) GROUP BY agent, vision, "
-            "mark, direction", ids):
+            f"mark != '' AND maze_id IN ({','.join('?' * len(ids))}) AND trial_id NOT IN "
+            f"(SELECT trial_id FROM trials WHERE seed IN ({','.join('?' * len(without))})) "
+            "GROUP BY agent, vision, mark, direction", [*ids, *without]):
         out.setdefault((a, v, mark), {})[direction] = n
     return out
 

@@ -35,13 +35,15 @@ from mazesim.maze import Maze, parse_maze
 from mazesim.records import mask_directions
 
 __all__ = ["HumanTrial", "HumanRun", "Decisions", "NodeDecisions", "load_human_run",
-           "node_decisions", "run_maze", "bits", "MAX_RUN_TRIALS", "MAX_RUN_PARTICIPANTS",
-           "MAX_DECISIONS"]
+           "node_decisions", "excluded", "participant_list", "run_maze", "bits",
+           "MAX_RUN_TRIALS", "MAX_RUN_PARTICIPANTS", "MAX_DECISIONS", "MAX_EXCLUDED"]
 
 MAX_RUN_TRIALS = 1_000_000
 """Most trials of a run read for fitting or comparison."""
 MAX_RUN_PARTICIPANTS = 100_000
 """Most participants of a run."""
+MAX_EXCLUDED = 100_000
+"""Most participants or mazes one exclusion names."""
 MAX_DECISIONS = 10_000_000
 """Most junction decisions (the fits hold a few floats per decision and direction)."""
 
@@ -180,6 +182,55 @@ def node_decisions(run: HumanRun, vision: Vision | str | int | dict = SWEEP_VISI
     columns = np.array(rows, np.int64).reshape(-1, len(_NODE_COLUMNS)).T
     return NodeDecisions({m: cut.tree for m, cut in cutters.items()}, *columns[:-1],
                          columns[-1].astype(bool))
+
+
+def participant_list(value: str) -> tuple[str, ...]:
+    """Participant ids from `ID,ID,...` or from the file `value` names (ids separated by
+    commas, spaces or lines; `#` starts a comment), at most `MAX_EXCLUDED`."""
+    from mazesim.errors import read_text
+
+    path = Path(value)
+    if path.is_file():
+        lines = [line.split("#", 1)[0] for line in read_text(path, DataError).splitlines()]
+        ids = " ".join(lines).replace(",", " ").split()
+    else:
+        ids = [v.strip() for v in value.split(",")]
+        if not all(ids):
+            raise DataError(f"participants {value!r}: an empty id (allowed: ID,ID,... or a "
+                            "file of ids)")
+    if len(ids) > MAX_EXCLUDED:
+        raise DataError(f"participants {value!r}: {len(ids):,} ids (allowed: at most "
+                        f"{MAX_EXCLUDED:,})")
+    return tuple(dict.fromkeys(ids))
+
+
+def excluded(run: HumanRun, participants: Sequence[str] = (), mazes: Sequence[str] = ()
+             ) -> HumanRun:
+    """`run` without the trials of `participants` (ids) and of `mazes` (names, as
+    `maze_name`); DataError naming an id or a name the run does not have."""
+    from mazesim.agents.trees import maze_name
+
+    if len(participants) > MAX_EXCLUDED or len(mazes) > MAX_EXCLUDED:
+        raise DataError(f"exclusions: {len(participants):,} participants and {len(mazes):,} "
+                        f"mazes (allowed: at most {MAX_EXCLUDED:,} each)")
+    unknown = [p for p in participants if p not in set(run.participants)]
+    if unknown:
+        raise DataError(f"{run.path}: no participant {unknown[0]!r} to exclude "
+                        f"({len(run.participants)} participants)")
+    names = {m: maze_name(maze) for m, maze in run.mazes.items()}
+    missing = [m for m in mazes if m not in set(names.values())]
+    if missing:
+        raise DataError(f"{run.path}: no maze {missing[0]!r} to exclude (mazes: "
+                        f"{', '.join(sorted(set(names.values()))[:10])}"
+                        f"{', ...' if len(names) > 10 else ''})")
+    if not participants and not mazes:
+        return run
+    people, gone = set(participants), set(mazes)
+    keep = np.array([t.participant not in people and names[t.maze_id] not in gone
+                     for t in run.trials], dtype=bool)
+    if not keep.any():
+        raise DataError(f"{run.path}: the exclusions leave no trial")
+    return run.select(keep)
 
 
 def run_maze(text: str, meta: dict) -> Maze:

@@ -32,7 +32,7 @@ from mazesim.humans.fit import BOOTSTRAP_SAMPLES, CONFIDENCE
 from mazesim.limits import INT64_MAX
 
 __all__ = ["FOLDS", "FLOOR", "MAX_GRID_CELLS", "GridFit", "grid_fit", "fit_node_model",
-           "folds_of", "tau_prior", "prior_of"]
+           "folds_of", "deal_folds", "tau_prior", "prior_of"]
 
 FOLDS = 5
 FLOOR = 1e-5
@@ -144,7 +144,7 @@ def grid_fit(chosen: np.ndarray, people: Sequence[str],
     ids, person = _check(chosen, people, grid, seed, folds, floor, log_prior)
     n_people, size = len(ids), chosen.shape[1]
     counts = np.bincount(person, minlength=n_people)
-    fold = _deal(person, counts, folds, seed)
+    fold = deal_folds(person, counts, folds, seed)
     group = person * folds + fold
     order = np.argsort(group, kind="stable")
     starts = np.flatnonzero(np.diff(group[order], prepend=-1))
@@ -182,9 +182,9 @@ def fit_node_model(model: NodeModel, decisions: DecisionNodes, rows: np.ndarray,
                     log_prior=prior_of(points))
 
 
-def _deal(person: np.ndarray, counts: np.ndarray, folds: int, seed: int) -> np.ndarray:
-    """The fold of every decision: each person's own draw (`folds_of`), from the person's
-    stream."""
+def deal_folds(person: np.ndarray, counts: np.ndarray, folds: int, seed: int) -> np.ndarray:
+    """The fold of every decision (`person`: its person's number, `counts`: the decisions of
+    each): each person's own draw (`folds_of`), from the person's stream."""
     fold = np.empty(len(person), dtype=np.int64)
     mine = np.split(np.argsort(person, kind="stable"), np.cumsum(counts)[:-1])
     for p, rows in enumerate(mine):

@@ -38,7 +38,8 @@ MAX_SEEDS = 1000        # fold draws of one comparison (about half a second each
 class PeerChoices:
     """The authors' decisions on their trees: the flat decisions of every tree, and per
     decision the chosen child's row, the person, the map, the node and the chosen child
-    (NIDs)."""
+    (NIDs), and the cells the person walked from the start up to the node (the segments of
+    the table's nodes before it, in order; (L, 2) arrays)."""
 
     decisions: DecisionNodes
     rows: np.ndarray
@@ -46,14 +47,16 @@ class PeerChoices:
     worlds: tuple[str, ...]
     nodes: tuple[str, ...]
     chosen: tuple[str, ...]
+    walks: tuple[np.ndarray, ...]
 
 
 def peer_choices(peer: str | Path, mazes: str | Path) -> PeerChoices:
     """Every decision of the people the authors kept (`EXCLUDED` left out), on their trees
     (`read_peer_trees(peer, mazes)`); DataError if a decision's children are not the tree's."""
     decisions = decision_nodes(read_peer_trees(peer, mazes))
-    kept = [d for d in read_peer_decisions(peer)
-            if d.subject not in EXCLUDED and len(d.children) >= MIN_CHILDREN]
+    table = [d for d in read_peer_decisions(peer) if d.subject not in EXCLUDED]
+    walks = _walks(decisions, table)
+    kept = [d for d in table if len(d.children) >= MIN_CHILDREN]
     rows = []
     for d in kept:
         at = decisions.decision(d.world, d.node)        # DataError: no such map or decision
@@ -65,7 +68,25 @@ def peer_choices(peer: str | Path, mazes: str | Path) -> PeerChoices:
         rows.append(decisions.row(d.world, d.node, d.chosen))
     return PeerChoices(decisions, np.array(rows, dtype=np.int64),
                        *(tuple(getattr(d, key) for d in kept)
-                         for key in ("subject", "world", "node", "chosen")))
+                         for key in ("subject", "world", "node", "chosen")),
+                       tuple(walks[d.subject, d.world, d.node] for d in kept))
+
+
+def _walks(decisions: DecisionNodes, table: list) -> dict[tuple[str, str, str], np.ndarray]:
+    """The cells walked up to every node of `table` (the tree's root cell, then each later
+    node's segment), by (person, map, node)."""
+    out, walked = {}, {}
+    for d in table:
+        key = d.subject, d.world
+        if key not in walked:
+            if d.world not in decisions.names:
+                continue                                  # peer_choices names it
+            tree = decisions.trees[decisions.names.index(d.world)]
+            walked[key] = [tree.nodes[0].cell]            # the table writes the root's own
+        else:                                             # cell in another order
+            walked[key].extend(d.path)
+        out[d.subject, d.world, d.node] = np.array(walked[key], dtype=np.int64)
+    return out
 
 
 @dataclass(frozen=True, eq=False)

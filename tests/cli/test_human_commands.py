@@ -140,6 +140,73 @@ def test_an_unwritable_output_is_one_line(mst, tmp_path):
     assert result.exit_code == 2 and result.output.startswith(f"Error: -o {tmp_path / 'file'}")
 
 
+@pytest.fixture
+def three(mst, tmp_path):
+    """A run of three people on the fork (one node decision each) and the line."""
+    folder = mst(GOOD + [("s3", "fork", 1, "p(2,0)p(2,1);p(1,1);p(0,1);p(0,2);p(0,3);",
+                          "1;1;1;1;1;")])
+    assert run("import", "mst", folder, "-o", tmp_path / "run").exit_code == 0
+    return tmp_path / "run"
+
+
+def test_fit_node_level_json_and_files(three, tmp_path):
+    result = run("fit", three, "--level", "node", "--model", "du", "--model", "node-choice",
+                 "--model", "random", "--cv", "3", "--json", "-o", tmp_path / "out")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert {k: data[k] for k in ("level", "protocol", "decisions", "participants", "folds",
+                                 "baseline_bits")} == {
+        "level": "node", "protocol": "ml", "decisions": 3, "participants": 3, "folds": 3,
+        "baseline_bits": 1.0}
+    assert {m["model"] for m in data["models"]} == {"du", "node-choice", "random"}
+    assert set(data["models"][0]) == {"model", "params", "lapse", "bits", "cv_bits",
+                                      "cv_bits_ci", "aic", "bic", "params_ci"}
+    assert {m["model"] for m in data["ranking"]["models"]} == {"du", "node-choice", "random"}
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
+        "fit.csv", "fit.png", "fit_participants.csv", "ranking.csv"]
+    text = run("fit", three, "--level", "node", "--model", "random", "--cv", "0")
+    assert text.exit_code == 0 and text.output.startswith("# Node models fitted to")
+    assert "3 node decisions of 3 participants" in text.output
+
+
+def test_fit_excludes_participants_and_mazes(three, tmp_path):
+    (tmp_path / "out.txt").write_text("s3  # failed the quiz\n")
+    for exclude in ("s3", tmp_path / "out.txt"):
+        result = run("fit", three, "--level", "node", "--model", "random", "--cv", "2",
+                     "--exclude-participants", exclude, "--json")
+        assert result.exit_code == 0, result.output
+        assert json.loads(result.output)["participants"] == 2
+    junction = run("fit", three, "--model", "random-walk", "--cv", "0", "--exclude-maze",
+                   "line", "--exclude-participants", "s3", "--json")
+    assert junction.exit_code == 0 and json.loads(junction.output)["decisions"] == 3  # of 4
+    result = run("fit", three, "--level", "node", "--exclude-maze", "fork")
+    assert result.exit_code == 2 and result.output.count("\n") == 1
+    assert "no node decision (a node with two or more children): nothing to fit" in \
+        result.output
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--protocol", "peer"], "Error: protocol 'peer' at the junction level (allowed: ml; "),
+    (["--level", "node", "--protocol", "peer"], "Error: folds 5 (allowed under the peer "
+                                                "protocol: 2 to 1, the fewest decisions"),
+    (["--level", "node", "--model", "dv"], "Error: unknown node model 'dv'"),
+    (["--level", "node", "--exclude-participants", "s9"], "no participant 's9' to exclude"),
+    (["--level", "node", "--exclude-participants", "s1,,s2"], "participants 's1,,s2': an "
+                                                             "empty id"),
+    (["--exclude-maze", "maze9"], "no maze 'maze9' to exclude (mazes: fork, line)"),
+    (["--level", "tree"], "Invalid value for '--level'"),
+])
+def test_fit_node_level_errors_are_one_line(three, args, message):
+    result = run("fit", three, *args)
+    assert result.exit_code == 2 and result.output.count("\n") == 1
+    assert message in result.output
+
+
+def test_compare_excludes_too(three):
+    result = run("compare", three, three, "--exclude-participants", "s9")
+    assert result.exit_code == 2 and "no participant 's9' to exclude" in result.output
+
+
 def test_control_characters_of_imported_ids_are_escaped_in_the_error_line(mst, tmp_path):
     """Issue 23, point 5: a NUL and an OSC sequence in an id reached the terminal raw."""
     evil = "s3\x00\x1b]52;c;aGk=\x07"

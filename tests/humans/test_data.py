@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mazesim.errors import AgentError
+from mazesim.errors import AgentError, DataError
 from mazesim.humans import import_mst
-from mazesim.humans.data import load_human_run, node_decisions
+from mazesim.humans.data import excluded, load_human_run, node_decisions, participant_list
 from mazesim.humans.peer import EXCLUDED
 from mazesim.walks.nodes import NodeCutter
 
@@ -74,3 +74,25 @@ def test_node_decisions_of_experiment_1(experiment_1_run):
         assert nodes.node[rows].tolist() == [c.node for c in cut]
         assert nodes.chosen[rows].tolist() == [c.chosen for c in cut]
         assert nodes.reached[rows].tolist() == [c.reached for c in cut]
+
+
+def test_exclusions(small_run):
+    without = excluded(small_run, ["s2"])
+    assert without.participants == ("s1",) and len(without.trials) == 3
+    assert len(without.decisions) == 3                     # s1: 1 + 2 on the fork
+    fork_only = excluded(small_run, mazes=["line"])
+    assert {t.maze_id for t in fork_only.trials} == {0} and len(fork_only.decisions) == 5
+    assert excluded(small_run) is small_run
+    for args, message in [((["s9"],), "no participant 's9' to exclude (2 participants)"),
+                          (((), ["maze"]), "no maze 'maze' to exclude (mazes: fork, line)"),
+                          ((["s1", "s2"],), "the exclusions leave no trial")]:
+        with pytest.raises(DataError, match=message.replace("(", r"\(").replace(")", r"\)")):
+            excluded(small_run, *args)
+
+
+def test_participant_lists(tmp_path):
+    assert participant_list("a,b, c,a") == ("a", "b", "c")
+    (tmp_path / "ids.txt").write_text("# left out\nS1, S2\nS3 # quiz\n\n")
+    assert participant_list(str(tmp_path / "ids.txt")) == ("S1", "S2", "S3")
+    with pytest.raises(DataError, match=r"participants 'a,': an empty id"):
+        participant_list("a,")
