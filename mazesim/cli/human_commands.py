@@ -107,13 +107,20 @@ def fit(run_dir: str, models: tuple[str, ...], by: str, folds: int, seed: int, s
               help="Fit the agents' parameters to the people (default: the simulated run's; "
                    "the lapse is fitted either way).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the bootstrap.")
-def compare(human_run: str, sim_run: str, fit_params: bool, seed: int) -> None:
+@_JSON
+@click.option("-o", "--output", type=click.Path(file_okay=False),
+              help="Folder for comparison.md and its tables (comparison_*.csv).")
+def compare(human_run: str, sim_run: str, fit_params: bool, seed: int, as_json: bool,
+            output: str | None) -> None:
     """People of HUMAN_RUN beside the agents of SIM_RUN on their shared mazes (Markdown).
 
     Bits per junction decision under each agent (pooled and per participant, with intervals),
     choices at each mark (Fisher's test, Holm-adjusted), moves per maze correlations.
     """
     from mazesim.humans.compare import compare_runs, format_comparison
+    from mazesim.humans.compare_output import write_comparison
 
-    click.echo(format_comparison(compare_runs(human_run, sim_run, fit=fit_params, seed=seed)),
-               nl=False)
+    comparison = compare_runs(human_run, sim_run, fit=fit_params, seed=seed)
+    if output:
+        write_comparison(comparison, output)
+    _print(comparison, as_json, format_comparison)
