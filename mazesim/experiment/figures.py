@@ -159,6 +159,7 @@ def choice_figure(path: Path, title: str, tests: Sequence[ChoiceTest]) -> Path:
                                   for c in test.directions], _HUMAN_COLOR,
                   f"humans (n = {test.human_n:,})")
         ax.set_xticks(pos)
+        ax.set_xlim(-0.6, len(pos) - 0.4)
         ax.set_xticklabels([c.direction for c in test.directions], fontsize=_LABEL_SIZE)
         ax.set_ylim(0, 1)
         ax.set_ylabel("share of first departures", fontsize=_LABEL_SIZE)

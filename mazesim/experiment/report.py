@@ -21,7 +21,7 @@ from mazesim.experiment.choices import ChoiceTest
 from mazesim.experiment.regression import RegressionTerm, Vif
 from mazesim.experiment.report_text import Figure, Report, markdown
 from mazesim.experiment.results import Results, Settings, read_run
-from mazesim.experiment.statistics import Correlation, Summary, correlations
+from mazesim.experiment.statistics import MIN_MAZES, Correlation, Summary, correlations
 from mazesim.experiment.storage import RunStore
 from mazesim.experiment.tables import (Omitted, Outcome, choice_tests, correlation_table,
                                        omitted_conditions, outcomes, regression_table,
@@ -104,6 +104,12 @@ def _figures(folder: Path, results: Results, omitted: tuple[Omitted, ...],
         if all((o.agent, v) in no_finding for o in mine):
             notes.append(f"Vision {v}: no scatter plot; every condition is no finding (see "
                          "Table 1).")
+            continue
+        most = max(int(np.isfinite(o.values).sum()) for o in mine)
+        if most < MIN_MAZES["pearson"]:
+            notes.append(f"Vision {v}: no scatter plot; at most {most} maze"
+                         f"{'' if most == 1 else 's'} with moves per condition (a correlation "
+                         f"needs {MIN_MAZES['pearson']}).")
             continue
         labels = {o.agent: o.agent + (" (no finding)" if (o.agent, v) in no_finding else "")
                   + (f" ({o.estimate})" if o.estimate != "mean" else "") for o in mine}

@@ -22,10 +22,12 @@ from mazesim.experiment.tables_text import (SIGNIFICANCE, WARN, choices_section,
                                             estimate_text, number, p_text, regression_section,
                                             table_1)
 
-__all__ = ["COLLINEAR_R", "Figure", "Report", "markdown"]
+__all__ = ["COLLINEAR_R", "COLLINEAR_MAZES", "Figure", "Report", "markdown"]
 
 COLLINEAR_R = 0.5
-"""Parameter pairs with a larger pooled |r| are listed."""
+"""Parameter pairs with a larger pooled |r| are listed ..."""
+COLLINEAR_MAZES = 10
+"""... in a run of at least this many mazes (with fewer, any two parameters go together)."""
 _STRONGEST = 3   # correlations named in the summary, per vision
 
 
@@ -83,9 +85,10 @@ def _summary(results: Results, report: Report, env: dict[str, Any]) -> list[str]
     kind = "people" if results.kind == HUMAN else "agents"
     mazes = count(len(results.mazes), "maze") + (
         " (" + ", ".join(f"{k} {n:,}" for k, n in counts.items()) + ")" if len(counts) else "")
+    who = ("" if results.kind == HUMAN else
+           f"{count(len(s.agents), 'agent')} ({', '.join(s.agents)}); ")
     lines = ["## Summary", "",
-             f"- **Run**: a run of {kind}; {mazes}; {count(len(s.agents), 'agent')} "
-             f"({', '.join(s.agents)}); vision {', '.join(s.visions)}; "
+             f"- **Run**: a run of {kind}; {mazes}; {who}vision {', '.join(s.visions)}; "
              f"{count(len(results.trials), 'trial')}; root seed {s.seed}; mazesim "
              f"{env.get('mazesim', '?')}, git {env.get('git_commit') or 'n/a'}, python "
              f"{env.get('python', '?')}."]
@@ -97,8 +100,7 @@ def _summary(results: Results, report: Report, env: dict[str, Any]) -> list[str]
             low, high = min(shown, key=lambda x: x.mean), max(shown, key=lambda x: x.mean)
             spread = (f"{_mean(low)} ({low.agent})" if low is high else
                       f"from {_mean(low)} ({low.agent}) to {_mean(high)} ({high.agent})")
-            lines.append(f"- **Moves, vision {v}**: mean over mazes of the moves per maze "
-                         f"{spread}.")
+            lines.append(f"- **Moves, vision {v}** (mean [95% interval]): {spread}.")
     lines += _summary_table_1(results, report)
     flagged = [x for x in report.summaries if x.capped_share > CAPPED_WARNING]
     lines += [f"- **{WARN} Capped**: {x.agent}, vision {x.vision}: {x.capped_share:.1%} of "
@@ -215,7 +217,8 @@ def _strata(results: Results) -> list[str]:
         lines.append(f"| {stratum} | {len(group):,} | " + " | ".join(
             _mean_sd(group[p].to_numpy(float)) for p in names) + " |")
     pairs = [(a, b, mazes[a].corr(mazes[b])) for i, a in enumerate(names) for b in names[i + 1:]]
-    strong = [f"{a} ~ {b} {r:.2f}" for a, b, r in pairs if abs(r) >= COLLINEAR_R]
+    strong = [f"{a} ~ {b} {r:.2f}" for a, b, r in pairs
+              if abs(r) >= COLLINEAR_R and len(mazes) >= COLLINEAR_MAZES]
     if strong:
         lines += ["", f"Parameters that go together (pooled Pearson r, n = {len(mazes):,} "
                   f"mazes, |r| >= {COLLINEAR_R}): " + "; ".join(strong) + "."]

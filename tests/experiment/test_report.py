@@ -87,7 +87,7 @@ def test_the_report_opens_with_a_summary(sim):
     assert (f"- **Run**: a run of agents; 6 mazes (digging 3, stick-knocking 2, file 1); 3 agents "
             f"(weighted-walker, dfs, random-walk); vision full, 2; {len(run.trials):,} trials; "
             "root seed 7;") in summary
-    assert "- **Moves, vision 2**: mean over mazes of the moves per maze from " in summary
+    assert "- **Moves, vision 2** (mean [95% interval]): from " in summary
     assert "- **No findings**: 3 conditions where vision cannot matter" in summary
     family = [c for c in report.correlations if np.isfinite(c.p_adjusted)]
     held = sum(c.p_adjusted < 0.05 for c in family)
