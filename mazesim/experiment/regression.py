@@ -16,7 +16,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from mazesim.experiment.config import REGRESSION_ERRORS
-from mazesim.experiment.statistics import ALL, CONFIDENCE
+from mazesim.experiment.statistics import ALL, CONFIDENCE, WITHIN
 
 __all__ = ["INTERCEPT", "RegressionTerm", "Regression", "Vif", "regression",
            "vif_table", "factor_term"]
@@ -56,7 +56,8 @@ class RegressionTerm:
 @dataclass(frozen=True)
 class Vif:
     """The variance inflation factor of a parameter among those of `n` mazes of one stratum (a
-    generator; `all`: the parameters with the generator dummies, as in the regression)."""
+    generator; `all`: the parameters with the generator dummies, as in the regression;
+    `within`: the parameters with each generator's mean removed)."""
 
     stratum: str
     term: str
@@ -113,20 +114,26 @@ def regression(agent: str, vision: str, parameters: Mapping[str, np.ndarray],
 
 def vif_table(parameters: Mapping[str, np.ndarray], strata: Sequence[str]) -> list[Vif]:
     """Variance inflation factors of the parameters over the mazes with every value: with the
-    generator dummies of the regression (stratum `all`), and within each stratum (nothing for a
-    stratum with no more mazes than terms, or with collinear terms; a constant parameter is left
-    out)."""
+    generator dummies of the regression (stratum `all`: a parameter that tells the generators
+    apart is inflated by them), of the parameters with each generator's mean removed (`within`:
+    the spread the regression separates them by) and among each generator's mazes; nothing for
+    a stratum with no more mazes than terms or with collinear terms, a constant parameter left
+    out."""
     x = {k: np.asarray(v, float) for k, v in parameters.items()}
     labels = np.asarray(list(strata), dtype=object)
     ok = np.all([np.isfinite(v) for v in x.values()], axis=0) if x else np.ones(len(labels), bool)
-    groups = [(ALL, ok)] + [(g, ok & (labels == g)) for g in dict.fromkeys(labels.tolist())]
+    levels = list(dict.fromkeys(labels[ok].tolist()))
+    groups = [(ALL, ok)] + ([(WITHIN, ok)] + [(g, ok & (labels == g)) for g in levels]
+                            if len(levels) >= 2 else [])
     out = []
-    for stratum, keep in groups if len(groups) > 2 else groups[:1]:
+    for stratum, keep in groups:
         n = int(keep.sum())
         if n <= 1 + len(x):
             continue
-        design, names, _ = _design({k: v[keep] for k, v in x.items()}, n,
-                                   labels[keep] if stratum == ALL else None)
+        values = {k: v[keep] for k, v in x.items()}
+        if stratum == WITHIN:     # each generator's mean removed: the spread within them
+            values = {k: v - _group_means(v, labels[keep]) for k, v in values.items()}
+        design, names, _ = _design(values, n, labels[keep] if stratum == ALL else None)
         if n <= design.shape[1] or np.linalg.matrix_rank(design) < design.shape[1]:
             continue
         vif = _vif(design)
@@ -146,6 +153,14 @@ def _design(x: Mapping[str, np.ndarray], n: int, labels: np.ndarray | None = Non
     note = f"constant, left out: {', '.join(constant)}" if constant else ""
     design = np.column_stack([np.ones(n)] + list(columns.values()))
     return design, [INTERCEPT, *columns], note
+
+
+def _group_means(v: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """The mean of each value's group, per value."""
+    out = np.empty_like(v)
+    for g in set(labels.tolist()):
+        out[labels == g] = v[labels == g].mean()
+    return out
 
 
 def _z(v: np.ndarray) -> np.ndarray:

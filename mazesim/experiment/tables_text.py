@@ -171,12 +171,14 @@ def _vif_lines(vifs: Sequence[Vif]) -> list[str]:
     sizes = {v.stratum: v.n for v in vifs}
     cells = {(v.term, v.stratum): v.vif for v in vifs}
     terms = list(dict.fromkeys(v.term for v in vifs))
-    heads = [("with the generator dummies" if st == ALL and len(strata) > 1 else
-              "all mazes" if st == ALL else st) + f" (n = {sizes[st]})" for st in strata]
+    names = {ALL: "with the generator dummies" if len(strata) > 1 else "all mazes",
+             WITHIN: "within generators"}
+    heads = [names.get(st, st) + f" (n = {sizes[st]})" for st in strata]
     lines = [f"Variance inflation factors of the parameters (above {_VIF_HIGH} a term is "
              "largely told by the others, and its coefficient is unstable)"
              + (": in the regression, where the parameters that tell the generators apart "
-                "are inflated by the generator dummies, and among the mazes of each generator"
+                "are inflated by the generator dummies; of the parameters with each "
+                "generator's mean removed (within); and among the mazes of each generator"
                 if len(strata) > 1 else "") + ".", "",
              "| parameter | " + " | ".join(heads) + " |", "|---|" + "---:|" * len(strata)]
     lines += [f"| {t} | " + " | ".join(number(cells.get((t, st), np.nan), 1) for st in strata)

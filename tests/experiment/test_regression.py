@@ -96,7 +96,13 @@ def test_vifs_within_generators_are_those_of_each_generators_mazes():
         assert [table[g, k].vif for k in x] == pytest.approx(
             [variance_inflation_factor(design, i) for i in (1, 2)])
         assert table[g, "a"].n == 20
-    assert {s for s, _ in table} == {"all", "stick-knocking", "digging", "wall-extending"}
+    demeaned = [v - np.array([v[strata == g].mean() for g in strata]) for v in x.values()]
+    design = np.column_stack([np.ones(60), *[(v - v.mean()) / v.std(ddof=1) for v in demeaned]])
+    assert [table["within", k].vif for k in x] == pytest.approx(
+        [variance_inflation_factor(design, i) for i in (1, 2)])
+    assert table["within", "a"].vif < table["all", "a"].vif     # a tells the generators apart
+    assert {s for s, _ in table} == {"all", "within", "stick-knocking", "digging",
+                                     "wall-extending"}
     assert [v.stratum for v in vif_table(x, ["digging"] * 60)] == ["all", "all"]   # one stratum
 
 
