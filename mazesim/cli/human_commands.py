@@ -134,18 +134,26 @@ def fit(run_dir: str, level: str, protocol: str, models: tuple[str, ...], by: st
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the bootstrap.")
 @_EXCLUDE_PARTICIPANTS
 @_EXCLUDE_MAZE
+@_JSON
+@click.option("-o", "--output", type=click.Path(file_okay=False),
+              help="Folder for comparison.md and its tables (comparison_*.csv).")
 def compare(human_run: str, sim_run: str, fit_params: bool, seed: int,
-            exclude_participants: str | None, exclude_mazes: tuple[str, ...]) -> None:
+            exclude_participants: str | None, exclude_mazes: tuple[str, ...], as_json: bool,
+            output: str | None) -> None:
     """People of HUMAN_RUN beside the agents of SIM_RUN on their shared mazes (Markdown).
 
     Bits per junction decision under each agent (pooled and per participant, with intervals),
     choices at each mark (Fisher's test, Holm-adjusted), moves per maze correlations.
     """
     from mazesim.humans.compare import compare_runs, format_comparison
+    from mazesim.humans.compare_output import write_comparison
 
     from mazesim.humans.data import participant_list
 
-    click.echo(format_comparison(compare_runs(
-        human_run, sim_run, fit=fit_params, seed=seed, exclude_mazes=exclude_mazes,
-        exclude_participants=participant_list(exclude_participants)
-        if exclude_participants else ())), nl=False)
+    comparison = compare_runs(human_run, sim_run, fit=fit_params, seed=seed,
+                              exclude_mazes=exclude_mazes,
+                              exclude_participants=participant_list(exclude_participants)
+                              if exclude_participants else ())
+    if output:
+        write_comparison(comparison, output)
+    _print(comparison, as_json, format_comparison)

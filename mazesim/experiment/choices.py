@@ -45,6 +45,7 @@ MAX_EXACT_TABLES = 2_000_000
 """Most tables the exact test enumerates; larger samples get Pearson's chi-square."""
 EXACT, CHI_SQUARE = "exact", "chi-square"
 _RELATIVE_TIE = 1 + 1e-7     # tables this close to the observed probability count as equal (R)
+_BOUND_SLACK = 1e-9          # rounding of the most powerful test's power, kept on the safe side
 
 
 @dataclass(frozen=True)
@@ -153,21 +154,67 @@ def exact_test(table: Sequence[Sequence[int]]) -> float:
 def binomial_power(n: int, share: float, chance: float, alpha: float = ALPHA) -> float:
     """Power of the two-sided exact binomial test of `chance` (scipy's `binomtest`) at level
     `alpha` with n trials when the true probability is `share`."""
-    x = np.arange(n + 1)
-    null = stats.binom.pmf(x, n, chance)
-    order = np.sort(null)
-    # two-sided p of x: the null probability of the outcomes no more likely than x
-    p = np.cumsum(order)[np.searchsorted(order, null * _RELATIVE_TIE, side="right") - 1]
-    return float(stats.binom.pmf(x, n, share)[p <= alpha].sum())
+    return _exact_power(n, share, chance, alpha, _log_factorials(n))
 
 
 def people_needed(share: float, chance: float, alpha: float = ALPHA,
                   target: float = TARGET_POWER) -> int | None:
-    """The fewest people for which `binomial_power` reaches `target`; None beyond MAX_PEOPLE."""
+    """The fewest people for which `binomial_power` reaches `target`; None beyond MAX_PEOPLE.
+
+    The exact test's power is not monotone in n, so every n is tried in turn, except where even
+    the most powerful test at level `alpha` (Neyman-Pearson's, one-sided and randomised, whose
+    power is computed for every n at once) stays below `target`: the exact test cannot do
+    better there."""
     if share == chance:
         return None
-    return next((n for n in range(1, MAX_PEOPLE + 1)
-                 if binomial_power(n, share, chance, alpha) >= target), None)
+    log_factorials = _log_factorials(MAX_PEOPLE)
+    first = 1
+    while first <= MAX_PEOPLE:                # blocks of doubling length: most answers are small
+        sizes = np.arange(first, min(2 * first, MAX_PEOPLE + 1))
+        bound = _most_powerful(sizes, share, chance, alpha)
+        for n in sizes[bound >= target - _BOUND_SLACK]:
+            if _exact_power(int(n), share, chance, alpha, log_factorials) >= target:
+                return int(n)
+        first = 2 * first
+    return None
+
+
+def _exact_power(n: int, share: float, chance: float, alpha: float,
+                 log_factorials: np.ndarray) -> float:
+    null = _pmf(n, chance, log_factorials)
+    order = np.sort(null, kind="stable")      # two ascending runs (unimodal): merged in O(n)
+    # two-sided p of x: the null probability of the outcomes no more likely than x
+    p = np.cumsum(order)[np.searchsorted(order, null * _RELATIVE_TIE, side="right") - 1]
+    return float(_pmf(n, share, log_factorials)[p <= alpha].sum())
+
+
+def _log_factorials(n: int) -> np.ndarray:
+    """log k! for k = 0 .. n."""
+    return gammaln(np.arange(n + 1) + 1.0)
+
+
+def _pmf(n: int, p: float, log_factorials: np.ndarray) -> np.ndarray:
+    """The binomial(n, p) probabilities of 0 .. n (scipy's `binom.pmf` costs 0.1 ms a call)."""
+    if p <= 0 or p >= 1:
+        out = np.zeros(n + 1)
+        out[0 if p <= 0 else n] = 1.0
+        return out
+    x = np.arange(n + 1)
+    return np.exp(log_factorials[n] - log_factorials[x] - log_factorials[n - x]
+                  + x * np.log(p) + (n - x) * np.log1p(-p))
+
+
+def _most_powerful(sizes: np.ndarray, share: float, chance: float, alpha: float) -> np.ndarray:
+    """The power against `share` of the most powerful level-`alpha` test of `chance` for each n
+    of `sizes`: reject above k, and at k with the probability that makes the size `alpha`."""
+    if share < chance:                         # the lower tail: count the other outcomes
+        share, chance = 1 - share, 1 - chance
+    k = stats.binom.isf(alpha, sizes, chance)   # the smallest k with P(X > k) <= alpha
+    at_k = stats.binom.pmf(k, sizes, chance)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        fill = np.where(at_k > 0, (alpha - stats.binom.sf(k, sizes, chance)) / at_k, 0.0)
+    return stats.binom.sf(k, sizes, share) + np.clip(fill, 0, 1) * stats.binom.pmf(
+        k, sizes, share)
 
 
 def _test(simulated: list[int], people: list[int]) -> tuple[float, str, str]:

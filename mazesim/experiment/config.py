@@ -29,6 +29,7 @@ __all__ = [
     "CORRELATION_METHODS",
     "DEFAULT_CORRELATION_PARAMETERS",
     "CAPPED",
+    "REGRESSION_ERRORS",
     "GeneratedMazes",
     "MazeFile",
     "AgentSpec",
@@ -50,6 +51,9 @@ DEFAULT_CORRELATION_PARAMETERS = (
 )  # the study's Table 1 (section 3.2)
 CAPPED = ("exclude", "include")
 """`analysis.capped`: whether trials that hit `max_steps` count in the means."""
+REGRESSION_ERRORS = ("hc3", "nonrobust")
+"""`analysis.regression.errors`: the regression's standard errors, heteroscedasticity-robust
+(HC3, the default: the spread of moves per maze grows with their size) or classical OLS."""
 MAX_MAZES = 100_000
 """Most mazes of one config."""
 MAX_MAZE_CELLS_IN_ALL = 200_000_000
@@ -63,7 +67,7 @@ _TOP_KEYS = ("name", "description", "seed", "mazes", "agents", "vision", "parame
 _GENERATOR_KEYS = ("generator", "size", "count", "seed", "placement", "braid", "options")
 _FILE_KEYS = ("file", "sha256")
 _AGENT_KEYS = ("type", "trials", "label")
-_ANALYSIS_KEYS = ("correlations", "branch_choices", "capped")
+_ANALYSIS_KEYS = ("correlations", "branch_choices", "capped", "regression")
 
 
 @dataclass(frozen=True)
@@ -138,6 +142,7 @@ class Config:
     description: str = ""
     capped: str = "exclude"
     source: str = "<config>"
+    errors: str = REGRESSION_ERRORS[0]
 
     @property
     def maze_count(self) -> int:
@@ -217,6 +222,7 @@ def resolved_config(config: Config) -> dict[str, Any]:
                              "parameters": list(config.correlation_parameters)},
             "branch_choices": probes,
             "capped": config.capped,
+            "regression": {"errors": config.errors},
         },
         "output": config.output,
         "trajectories": config.trajectories,
@@ -312,8 +318,8 @@ def _config(reader: Reader, data: Any) -> Config:
     params = data.get("parameters", list(PARAMETERS))
     params = tuple(reader.choice(p, f"parameters[{i}]", PARAMETERS, "a parameter")
                    for i, p in enumerate(reader.listing(params, "parameters", "parameters")))
-    methods, corr_params, probes, capped = _analysis(reader, data.get("analysis", {}), params,
-                                                     mazes)
+    methods, corr_params, probes, capped, errors = _analysis(reader, data.get("analysis", {}),
+                                                             params, mazes)
     output = data.get("output", "results")
     if not isinstance(output, str) or not output:
         raise reader.fail("output", f"{short(output)} (allowed: a directory path)")
@@ -321,7 +327,7 @@ def _config(reader: Reader, data: Any) -> Config:
     samples = reader.integer(data.get("trajectories", DEFAULT_SAMPLES), "trajectories", 0,
                              1000)
     config = Config(name, seed, mazes, agents, vision, params, methods, corr_params, probes,
-                    output, samples, description, capped, reader.source)
+                    output, samples, description, capped, reader.source, errors)
     if config.trial_count > MAX_SWEEP_TRIALS:
         raise reader.fail("agents", f"{config.trial_count:,} trials in all, mazes x vision x "
                           f"trials (allowed: at most {MAX_SWEEP_TRIALS:,})")
@@ -388,7 +394,12 @@ def _analysis(reader: Reader, data: Any, params: tuple[str, ...], mazes: tuple) 
                                                         "probes", nonempty=False)))
     capped = reader.choice(data.get("capped", CAPPED[0]), "analysis.capped", CAPPED,
                            "a way to treat capped trials")
-    return methods, corr_params, probes, capped
+    regression = reader.mapping(data.get("regression", {}) or {}, "analysis.regression",
+                                ("errors",))
+    errors = reader.choice(regression.get("errors", REGRESSION_ERRORS[0]),
+                           "analysis.regression.errors", REGRESSION_ERRORS,
+                           "a kind of standard errors")
+    return methods, corr_params, probes, capped, errors
 
 
 def _probe(reader: Reader, data: Any, path: str, mazes: tuple) -> Probe:

@@ -9,72 +9,56 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import astuple, dataclass, fields, replace
+from dataclasses import astuple, fields, replace
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
 from mazesim import csvfile
 from mazesim.experiment.background import Background
 from mazesim.experiment.choices import ChoiceTest
-from mazesim.experiment.regression import Regression, RegressionTerm
+from mazesim.experiment.regression import RegressionTerm, Vif
+from mazesim.experiment.report_text import Figure, Report, markdown
 from mazesim.experiment.results import Results, Settings, read_run
-from mazesim.experiment.statistics import Correlation, Summary, correlations
+from mazesim.experiment.statistics import MIN_MAZES, Correlation, Summary, correlations
 from mazesim.experiment.storage import RunStore
-from mazesim.experiment.tables import (Omitted, choice_tests, correlation_table,
-                                       omitted_conditions, regression_table, summary_table)
+from mazesim.experiment.tables import (Omitted, Outcome, choice_tests, correlation_table,
+                                       omitted_conditions, outcomes, regression_table,
+                                       summary_table, vif_rows)
 from mazesim.maze import parse_maze
 
-__all__ = ["REPORT", "FIGURES", "CORRELATIONS_CSV", "REGRESSION_CSV", "SUMMARY_CSV",
-           "CHOICES_CSV", "Figure", "Report", "build_report"]
+__all__ = ["REPORT", "FIGURES", "CORRELATIONS_CSV", "REGRESSION_CSV", "VIF_CSV", "SUMMARY_CSV",
+           "CHOICES_CSV", "WALK_MAZES", "Figure", "Report", "build_report"]
 
 REPORT = "report.md"
 FIGURES = "figures"
-CORRELATIONS_CSV, REGRESSION_CSV = "correlations.csv", "regression.csv"
+CORRELATIONS_CSV, REGRESSION_CSV, VIF_CSV = "correlations.csv", "regression.csv", "vif.csv"
 SUMMARY_CSV, CHOICES_CSV = "summary.csv", "branch_choices.csv"
-_TRAJECTORY_MAZES = 1  # trajectory pictures and heat maps on the first maze only
+WALK_MAZES = 3
+"""Mazes in each trajectory and heat-map figure: the first maze of each generator in turn, then
+the second of each, and so on."""
 _CHOICE_HEADER = ("agent", "vision", "mark", "n", "direction", "count", "proportion", "ci_low",
                   "ci_high", "human_n", "expected_human", "human", "human_share",
                   "human_ci_low", "human_ci_high", "test", "p", "power", "people_for_80")
 
 
-@dataclass(frozen=True)
-class Figure:
-    """A figure of the report and its one-line caption."""
-
-    path: Path
-    caption: str
-
-
-@dataclass(frozen=True, eq=False)
-class Report:
-    """What `build_report` computed and wrote (`path` is `report.md`)."""
-
-    path: Path
-    correlations: tuple[Correlation, ...]
-    regressions: tuple[Regression, ...]
-    choices: tuple[ChoiceTest, ...]
-    summaries: tuple[Summary, ...]
-    omitted: tuple[Omitted, ...]
-    figures: tuple[Figure, ...]
-
-
 def build_report(run_dir: str | Path) -> Report:
     """Write `mazes.csv`, `trials.csv`, `choices.csv`, `correlations.csv`, `regression.csv`,
-    `summary.csv`, `branch_choices.csv`, `figures/` and `report.md` of a run.
+    `vif.csv`, `summary.csv`, `branch_choices.csv`, `figures/` and `report.md` of a run.
 
     The figures are drawn in a forked process (`background.Background`) while this one
     computes and writes the tables."""
-    from mazesim.experiment.report_text import markdown
-
     run_dir = Path(run_dir)
     with RunStore(run_dir) as store:                     # checks the run before writing to it
         results = read_run(store)
         omitted, choices = tuple(omitted_conditions(results)), tuple(choice_tests(results))
-        with Background(_figures, run_dir / FIGURES, results, omitted, choices) as figures:
-            report = replace(_tables(store, results, omitted, choices),
-                             figures=tuple(figures.result()))
+        shown = tuple(outcomes(results))
+        with Background(_figures, run_dir / FIGURES, results, omitted, choices,
+                        shown) as figures:
+            report = _tables(store, results, omitted, choices)
+            drawn, notes = figures.result()
+            report = replace(report, figures=tuple(drawn), notes=tuple(notes))
     environment = _read_json(run_dir / "environment.json")
     report.path.write_text(markdown(results, report, environment), encoding="utf-8")
     return report
@@ -85,13 +69,14 @@ def _tables(store: RunStore, results: Results, omitted: tuple[Omitted, ...],
     """The CSV exports and the tables, written; the report without its figures."""
     run_dir = store.run_dir
     store.export_csv(run_dir)
-    report = Report(run_dir / REPORT, tuple(correlation_table(results)),
-                    tuple(regression_table(results)), choices, tuple(summary_table(results)),
-                    omitted, ())
+    report = Report(run_dir / REPORT, tuple(correlation_table(results, omitted)),
+                    tuple(regression_table(results)), tuple(vif_rows(results)), choices,
+                    tuple(summary_table(results)), omitted, ())
     _write(run_dir / CORRELATIONS_CSV, [f.name for f in fields(Correlation)],
            map(astuple, report.correlations))
     _write(run_dir / REGRESSION_CSV, [f.name for f in fields(RegressionTerm)],
            (astuple(t) for fit in report.regressions for t in fit.terms))
+    _write(run_dir / VIF_CSV, [f.name for f in fields(Vif)], map(astuple, report.vifs))
     _write(run_dir / SUMMARY_CSV, [f.name for f in fields(Summary)],
            map(astuple, report.summaries))
     _write(run_dir / CHOICES_CSV, _CHOICE_HEADER, _choice_rows(report.choices))
@@ -99,35 +84,48 @@ def _tables(store: RunStore, results: Results, omitted: tuple[Omitted, ...],
 
 
 def _figures(folder: Path, results: Results, omitted: tuple[Omitted, ...],
-             choices: tuple[ChoiceTest, ...]) -> list[Figure]:
-    """Every figure with its caption, from the run, the conditions that are no findings and the
-    choice tests (not from the other tables: the figures are drawn while they are computed)."""
+             choices: tuple[ChoiceTest, ...], shown: tuple[Outcome, ...]
+             ) -> tuple[list[Figure], list[str]]:
+    """Every figure with its caption, and the lines about figures not drawn, from the run, the
+    conditions that are no findings, the choice tests and the moves per maze (not from the
+    other tables: the figures are drawn while they are computed)."""
     from mazesim.experiment import figures as draw    # matplotlib: where the figures are drawn
 
     s = results.settings
-    out = []
-    means = results.maze_means
+    out, notes = [], []
     x = {p: results.mazes[p].to_numpy(float) for p in s.parameters}
     strata = results.mazes["stratum"].to_numpy()
     no_finding = {(o.agent, o.vision) for o in omitted}
     capped = "included" if s.include_capped else "excluded"
     for v in s.visions:
-        agents = [a for a in s.agents if not means[(means.agent == a) & (means.vision == v)]
-                  .mean_moves.dropna().empty]
-        if len(results.mazes) < 2 or not s.parameters or not agents:
+        mine = [o for o in shown if o.vision == v and np.isfinite(o.values).any()]
+        if len(results.mazes) < 2 or not s.parameters or not mine:
             continue
-        y = {a: results.mazes["maze_id"].map(means[(means.agent == a) & (means.vision == v)]
-                                             .set_index("maze_id").mean_moves).to_numpy(float)
-             for a in agents}
-        marked = [a for a in agents if (a, v) in no_finding]
+        if all((o.agent, v) in no_finding for o in mine):
+            notes.append(f"Vision {v}: no scatter plot; every condition is no finding (see "
+                         "Table 1).")
+            continue
+        most = max(int(np.isfinite(o.values).sum()) for o in mine)
+        if most < MIN_MAZES["pearson"]:
+            notes.append(f"Vision {v}: no scatter plot; at most {most} maze"
+                         f"{'' if most == 1 else 's'} with moves per condition (a correlation "
+                         f"needs {MIN_MAZES['pearson']}).")
+            continue
+        labels = {o.agent: o.agent + (" (no finding)" if (o.agent, v) in no_finding else "")
+                  + (f" ({o.estimate})" if o.estimate != "mean" else "") for o in mine}
+        y = {o.agent: o.values for o in mine}
         path = draw.scatter_figure(folder / f"scatter-vision-{_slug(v)}.png",
-                                   f"Mean moves per maze against each parameter, vision {v}",
-                                   agents, s.parameters, x, y, strata,
-                                   _pearson_cells(s, v, x, y, strata),
-                                   {a: f"{a} (no finding)" for a in marked})
-        out.append(Figure(path, f"Vision {v}: mean moves per maze (capped trials {capped}) "
-                          "against each parameter, one row per agent, colours and fit lines by "
-                          "generator; titles: pooled Pearson r and r within generators."
+                                   f"Moves per maze against each parameter, vision {v}",
+                                   list(y), s.parameters, x, y, strata,
+                                   _pearson_cells(s, v, x, y, strata), labels)
+        marked = [o.agent for o in mine if (o.agent, v) in no_finding]
+        restricted = [o for o in mine if o.estimate != "mean"]
+        out.append(Figure(path, f"Vision {v}: moves per maze (mean of the trials, capped trials "
+                          f"{capped}) against each parameter, one row per agent, colours and "
+                          "fit lines by generator; titles: pooled Pearson r and r within "
+                          "generators."
+                          + "".join(f" {o.agent}: {o.estimate} to {o.tau:,.0f} moves."
+                                    for o in restricted)
                           + (f" Rows of {', '.join(marked)} are no findings (see Table 1)."
                              if marked else "")))
     t, rows = results.trials, results.condition_rows
@@ -147,7 +145,8 @@ def _figures(folder: Path, results: Results, omitted: tuple[Omitted, ...],
                                       f"First departures from mark {mark}", tests)
             out.append(Figure(path, f"Share of first departures from mark {mark} per condition"
                               " (blue) and of the humans (orange), with 95 % Wilson intervals."))
-    return out + _walk_figures(folder, results)
+    walks, walk_notes = _walk_figures(folder, results, no_finding)
+    return out + walks, notes + walk_notes
 
 
 def _pearson_cells(settings: Settings, vision: str, x: Mapping[str, np.ndarray],
@@ -162,42 +161,72 @@ def _pearson_cells(settings: Settings, vision: str, x: Mapping[str, np.ndarray],
             for c in correlations(a, vision, x, y[a], ("pearson",), strata=strata)}
 
 
-def _walk_figures(folder: Path, results: Results) -> list[Figure]:
-    """The first stored trial of every condition in the study's style, and a heat map of all
-    its stored trials, on the first maze(s)."""
+def _walk_figures(folder: Path, results: Results, no_finding: set
+                  ) -> tuple[list[Figure], list[str]]:
+    """For each condition that is a finding, its first stored trial on each of a spread of
+    mazes (`WALK_MAZES`, `walk_mazes`) in the study's style, and a heat map of all its stored
+    trials on them; the line saying which conditions have none."""
     from mazesim.experiment import figures as draw
 
     s, t = results.settings, results.trials
     stored = t[t.trial_id.isin(results.sampled)]
-    shown = results.mazes.head(_TRAJECTORY_MAZES)
-    positions = results.trajectories(stored.trial_id[stored.maze_id.isin(shown.maze_id)])
-    out = []
-    for _, maze_row in shown.iterrows():
-        maze, m = parse_maze(maze_row.text), int(maze_row.maze_id)
-        where = f"maze {m} ({maze_row.stratum})"
-        trials, heat_maps = [], []
-        for v in s.visions:
-            for a in s.agents:
-                mine = stored[(stored.maze_id == m) & (stored.agent == a) & (stored.vision == v)]
-                if mine.empty:
-                    continue
-                walks = [positions[i] for i in mine.trial_id]
-                first = mine.iloc[0]
-                name = f"maze{m}-{_slug(a)}-vision-{_slug(v)}.png"
-                trajectory, heat_map = folder / f"trajectory-{name}", folder / f"heatmap-{name}"
-                trials.append((trajectory, f"{where}, {a}, vision {v}, trial {first.trial_id}: "
-                               f"{first.moves} moves" + ("" if first.reached else " (not reached)"),
-                               walks[0]))
-                heat_maps.append((heat_map, f"{where}, {a}, vision {v}: visits of {len(walks)} "
-                                  "stored trials", walks))
-                out += [Figure(trajectory, f"Trial {first.trial_id} ({a}, vision {v}) on {where}: "
-                               "visited cells grey, walls black."),
-                        Figure(heat_map, f"Visits per cell over the {len(walks)} stored trials of "
-                               f"{a}, vision {v}, on {where}.")]
-        if trials:
-            draw.trajectory_figures(maze, trials)
-            draw.heatmap_figures(maze, heat_maps)
-    return out
+    shown = walk_mazes(results.mazes.maze_id.to_numpy(), results.mazes.stratum.to_numpy())
+    rows = results.mazes.set_index("maze_id").loc[shown]
+    mazes = [parse_maze(text) for text in rows.text]
+    where = [f"maze {m} ({stratum})" for m, stratum in zip(shown, rows.stratum)]
+    mine = stored[stored.maze_id.isin(shown)]
+    positions = results.trajectories(mine.trial_id)
+    keys = [(a, v) for v in s.visions for a in s.agents
+            if not mine[(mine.agent == a) & (mine.vision == v)].empty]
+    trajectories, heat_maps, out = [], [], []
+    for a, v in keys:
+        if (a, v) in no_finding:
+            continue
+        name = f"{_slug(a)}-vision-{_slug(v)}.png"
+        walks, firsts = [], []
+        for m, label in zip(shown, where):
+            here = mine[(mine.maze_id == m) & (mine.agent == a) & (mine.vision == v)]
+            walks.append((f"{label}\n{len(here)} stored trials",
+                          [positions[i] for i in here.trial_id]))
+            if here.empty:
+                firsts.append((f"{label}\nno stored trial", None))
+                continue
+            first = here.iloc[0]
+            firsts.append((f"{label}\ntrial {first.trial_id}: {first.moves:,} moves"
+                           + ("" if first.reached else " (not reached)"),
+                           positions[int(first.trial_id)]))
+        trajectory, heat_map = folder / f"trajectories-{name}", folder / f"heatmaps-{name}"
+        trajectories.append((trajectory, f"{a}, vision {v}: the first stored trial on each "
+                             "maze", firsts))
+        heat_maps.append((heat_map, f"{a}, vision {v}: visits per cell over the stored trials",
+                          walks))
+        mazes_text = ", ".join(where)
+        out += [Figure(trajectory, f"{a}, vision {v}: the first stored trial on {mazes_text}: "
+                       "visited cells grey, walls black."),
+                Figure(heat_map, f"{a}, vision {v}: visits per cell over the stored trials on "
+                       f"{mazes_text}.")]
+    if trajectories:
+        draw.trajectory_figures(mazes, trajectories)
+        draw.heatmap_figures(mazes, heat_maps)
+    skipped = [f"{a}, vision {v}" for a, v in keys if (a, v) in no_finding]
+    notes = [f"No trajectories or heat maps of the conditions that are no findings (their walks "
+             f"are shortest paths, or the same agent's at another vision): "
+             f"{'; '.join(skipped)}."] if skipped else []
+    return out, notes
+
+
+def walk_mazes(maze_ids: Sequence[int], strata: Sequence[str]) -> list[int]:
+    """Up to `WALK_MAZES` maze ids spread over the strata: the first maze of each stratum in
+    order, then the second of each, and so on."""
+    by: dict[str, list[int]] = {}
+    for m, stratum in zip(maze_ids, strata):
+        by.setdefault(stratum, []).append(int(m))
+    out: list[int] = []
+    depth = 0
+    while len(out) < min(WALK_MAZES, len(maze_ids)):
+        out += [ids[depth] for ids in by.values() if depth < len(ids)]
+        depth += 1
+    return out[:WALK_MAZES]
 
 
 def _choice_rows(tests: Iterable[ChoiceTest]) -> Iterable[list]:

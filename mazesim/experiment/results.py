@@ -2,7 +2,7 @@
 
 >>> from mazesim import load_run                                   # doctest: +SKIP
 >>> run = load_run("results/quickstart/20261130T062827Z")           # doctest: +SKIP
->>> run.trials.groupby(["agent", "vision"]).moves.mean()            # doctest: +SKIP
+>>> run.trials_counted.groupby(["agent", "vision"]).moves.median()  # doctest: +SKIP
 >>> run.correlations.query("stratum == 'within' and method == 'pearson'")   # doctest: +SKIP
 >>> run.trajectory(17)                                              # doctest: +SKIP
 
@@ -24,7 +24,8 @@ import pandas as pd
 from mazesim.agents import parse_vision
 from mazesim.errors import ConfigError
 from mazesim.experiment import tables
-from mazesim.experiment.config import CAPPED, CORRELATION_METHODS, DEFAULT_CORRELATION_PARAMETERS
+from mazesim.experiment.config import (CAPPED, CORRELATION_METHODS,
+                                       DEFAULT_CORRELATION_PARAMETERS, REGRESSION_ERRORS)
 from mazesim.experiment.regression import RegressionTerm
 from mazesim.experiment.statistics import Correlation
 from mazesim.experiment.storage import (CHOICE_COLUMNS, HUMAN, HUMAN_PILOT, RunStore,
@@ -47,7 +48,7 @@ class Settings:
     """What the analysis of a run uses, from its stored config (defaults where a run of people
     stores none): conditions in config order, correlation parameters and methods, probes (mark,
     human counts), how capped trials count, the root seed, each agent's config entry and each
-    vision's (by its label)."""
+    vision's (by its label), the regression's standard errors."""
 
     agents: tuple[str, ...]
     visions: tuple[str, ...]
@@ -58,6 +59,7 @@ class Settings:
     seed: int
     specs: Mapping[str, Mapping[str, Any]]
     vision_specs: Mapping[str, Any]
+    errors: str = REGRESSION_ERRORS[0]
 
     @property
     def include_capped(self) -> bool:
@@ -71,7 +73,9 @@ class Results:
     - `mazes`: one row per maze: `maze_id, source, generator, size, seed, stratum, text` and its
       parameters (`stratum` is the generator, `file` for maze files).
     - `trials`: one row per trial (`trial_id, maze_id, agent, vision, trial, seed, moves,
-      reached, capped`, the flags as booleans) with the maze's stratum and parameters joined.
+      reached, capped`, the flags as booleans) with the maze's stratum and parameters joined;
+      `trials_counted` those the report's means and medians count (capped trials left out
+      unless the config has `analysis: {capped: include}`).
     - `choices`: the stored junction departures (`storage.CHOICE_COLUMNS`, `first` boolean).
     - `sample_files`: the trajectory file of each trial whose positions are stored, and
       `sampled` their ids (`trajectory`, `trajectories`).
@@ -93,6 +97,12 @@ class Results:
     @cached_property
     def condition_rows(self) -> Mapping[tuple[str, str], np.ndarray]:
         return self.trials.groupby(["agent", "vision"], sort=False).indices
+
+    @cached_property
+    def trials_counted(self) -> pd.DataFrame:
+        if self.settings.include_capped:
+            return self.trials
+        return self.trials[~self.trials["capped"]]
 
     @cached_property
     def maze_means(self) -> pd.DataFrame:
@@ -189,7 +199,8 @@ def _settings(config: Mapping[str, Any], trials: pd.DataFrame, mazes: pd.DataFra
                     tuple(corr.get("methods", CORRELATION_METHODS)),
                     tuple((p["mark"], dict(p.get("human") or {})) for p in probes),
                     analysis.get("capped", CAPPED[0]), int(config.get("seed", 0)), specs,
-                    vision_specs)
+                    vision_specs,
+                    (analysis.get("regression") or {}).get("errors", REGRESSION_ERRORS[0]))
 
 
 def records_frame(records: list, cls: type) -> pd.DataFrame:

@@ -5,9 +5,9 @@
   (`file` for maze files), `all` (pooled) and `within` (partial correlation after removing the
   generator means). 95 % intervals by Fisher's z for Pearson and by a stratified bootstrap
   (seeded) for Spearman; p from Student's t with n - 2 - (generators - 1) degrees of freedom.
-- `holm`: Holm's step-down adjustment over a whole table of p-values.
+- `holm`: Holm's step-down adjustment over a family of p-values (statsmodels).
 - Per agent and vision: mean moves with a 95 % interval (mazes as the unit), median, IQR, reach
-  rate, capped share, efficiency.
+  rate, capped share, efficiency, and with capped trials their restricted mean (`censoring`).
 
 Choices at a probe (Table 2) are `mazesim.experiment.choices`; `choice_test` is re-exported here.
 """
@@ -20,8 +20,10 @@ from typing import Mapping, Sequence
 
 import numpy as np
 from scipy import stats
+from statsmodels.stats.multitest import multipletests
 
 from mazesim.experiment import _kernels
+from mazesim.experiment.censoring import clipped_moves, restriction_time
 from mazesim.experiment.choices import ChoiceCount, ChoiceTest, choice_test
 
 __all__ = [
@@ -58,10 +60,12 @@ ALL, WITHIN = "all", "within"
 
 @dataclass(frozen=True)
 class Correlation:
-    """One cell of Table 1: a parameter against the mean moves per maze in one stratum.
+    """One cell of Table 1: a parameter against the moves per maze in one stratum.
 
     `n` counts the mazes used; `capped_share` is the share of the condition's trials on those
-    mazes that hit `max_steps`; `p_adjusted` is set by `holm` over a whole table (NaN until then).
+    mazes that hit `max_steps`; `p_adjusted` is set by `holm` over a family of tests (NaN until
+    then, and for rows outside it); `estimate` names the moves per maze: "mean" or
+    `censoring.RESTRICTED_MEAN` to `tau` moves (NaN for means).
     """
 
     agent: str
@@ -76,14 +80,18 @@ class Correlation:
     p_adjusted: float
     n: int
     capped_share: float
+    estimate: str = "mean"
+    tau: float = float("nan")
 
 
 def correlations(agent: str, vision: str, parameters: Mapping[str, np.ndarray],
                  mean_moves: np.ndarray, methods: Sequence[str], *,
                  strata: Sequence[str] | None = None,
                  capped_share: Mapping[str, float] | None = None,
-                 seed: int | np.random.SeedSequence = 0) -> list[Correlation]:
-    """Correlate each parameter (one value per maze) with the mean moves per maze.
+                 seed: int | np.random.SeedSequence = 0, estimate: str = "mean",
+                 tau: float = float("nan")) -> list[Correlation]:
+    """Correlate each parameter (one value per maze) with the moves per maze (`mean_moves`, an
+    `estimate` to `tau`: see `Correlation`).
 
     `strata` labels each maze (its generator); with two labels or more every label is a stratum
     besides `all` and `within`, else `all` is the only one. Mazes where either value is missing
@@ -108,7 +116,8 @@ def correlations(agent: str, vision: str, parameters: Mapping[str, np.ndarray],
                 r, low, high, p = correlate(x[keep], y[keep], method, groups=within, seed=key)
                 records.append(Correlation(agent, vision, name, method, stratum, r, low, high,
                                            p, float("nan"), int(keep.sum()),
-                                           float((capped_share or {}).get(stratum, float("nan")))))
+                                           float((capped_share or {}).get(stratum, float("nan"))),
+                                           estimate, tau))
     return records
 
 
@@ -133,14 +142,25 @@ def correlate(x: np.ndarray, y: np.ndarray, method: str, *, groups: np.ndarray |
         return nan
     if spearman:
         low, high = _bootstrap(x, y, codes, seed)
+    elif not controls:
+        return _pearson_test(x, y)
     else:
         low, high = fisher_interval(r, len(x), controls)
     return r, low, high, _t_p(r, df)
 
 
+def _pearson_test(x: np.ndarray, y: np.ndarray) -> tuple[float, float, float, float]:
+    """scipy's Pearson r, p and Fisher interval (none below `FISHER_MIN_MAZES`)."""
+    result = stats.pearsonr(x, y)
+    nan = float("nan")
+    low, high = (result.confidence_interval(CONFIDENCE) if len(x) >= FISHER_MIN_MAZES
+                 else (nan, nan))
+    return float(result.statistic), float(low), float(high), float(result.pvalue)
+
+
 def fisher_interval(r: float, n: int, controls: int = 0) -> tuple[float, float]:
-    """The `CONFIDENCE` interval of a (partial) Pearson r by Fisher's z: tanh(atanh r +- z / sqrt(n
-    - 3 - controls))."""
+    """The `CONFIDENCE` interval of a partial Pearson r by Fisher's z: tanh(atanh r +- z / sqrt(n
+    - 3 - controls)) (scipy's `pearsonr` gives it for `controls` = 0, but has no partial r)."""
     if n - controls < FISHER_MIN_MAZES:
         return float("nan"), float("nan")
     if abs(r) == 1.0:
@@ -151,14 +171,13 @@ def fisher_interval(r: float, n: int, controls: int = 0) -> tuple[float, float]:
 
 
 def holm(p: Sequence[float]) -> np.ndarray:
-    """Holm's step-down adjusted p-values (NaN entries stay NaN and do not count as tests)."""
+    """Holm's step-down adjusted p-values (statsmodels' `multipletests`); NaN entries stay NaN
+    and do not count as tests."""
     p = np.asarray(p, dtype=float)
     out = np.full(p.shape, np.nan)
-    finite = np.flatnonzero(np.isfinite(p))
-    order = finite[np.argsort(p[finite], kind="stable")]
-    m = len(order)
-    scaled = p[order] * (m - np.arange(m))
-    out[order] = np.minimum(np.maximum.accumulate(scaled), 1.0)
+    finite = np.isfinite(p)
+    if finite.any():
+        out[finite] = multipletests(p[finite], method="holm")[1]
     return out
 
 
@@ -234,8 +253,11 @@ def _bootstrap(x: np.ndarray, y: np.ndarray, codes: np.ndarray,
 class Summary:
     """Movement counts of one (agent, vision) over all its mazes and trials.
 
-    `counted` trials make the mean, median and quartiles (all trials, or those not capped);
-    `ci_low`/`ci_high` bound the mean at `CONFIDENCE`, mazes as the unit (trials with one maze).
+    `counted` trials (all, or those not capped) make the mean, median and quartiles; `mean` is
+    the mean of the per-maze means (the mazes are the unit; the trials with one maze), bounded by
+    `ci_low`/`ci_high` at `CONFIDENCE`. With capped trials, `restricted_mean` is the mean over
+    mazes of their restricted means to `tau` moves (`censoring`), with its interval; NaN
+    without.
     """
 
     agent: str
@@ -253,6 +275,10 @@ class Summary:
     reach_rate: float
     capped_share: float
     efficiency: float  # mean of solution_length / moves over reached trials
+    tau: float
+    restricted_mean: float
+    restricted_ci_low: float
+    restricted_ci_high: float
 
 
 def summary(agent: str, vision: str, moves: np.ndarray, reached: np.ndarray,
@@ -268,26 +294,31 @@ def summary(agent: str, vision: str, moves: np.ndarray, reached: np.ndarray,
     ok = reached & (moves > 0)
     efficiency = (float(np.mean(np.asarray(solution_length, float)[ok] / moves[ok]))
                   if ok.any() else nan)
-    if not counted.any():
+    tau = restriction_time(moves, capped)
+    restricted = (_mean_interval(clipped_moves(moves, capped, tau), mazes) if np.isfinite(tau)
+                  else (nan, nan, nan))
+    used = moves[counted]
+    if not used.size:
         return Summary(agent, vision, int(moves.size), 0, len(np.unique(mazes)), nan, nan, nan,
                        nan, nan, nan, nan, float(reached.mean()) if moves.size else nan,
-                       capped_share, efficiency)
-    used = moves[counted]
+                       capped_share, efficiency, tau, *restricted)
     q1, median, q3 = np.percentile(used, [25, 50, 75])
-    low, high = _mean_interval(used, mazes[counted])
+    mean, low, high = _mean_interval(used, mazes[counted])
     return Summary(agent, vision, int(moves.size), int(counted.sum()),
-                   len(np.unique(mazes[counted])), float(used.mean()), low, high, float(median),
-                   float(q1), float(q3), float(q3 - q1), float(reached.mean()), capped_share,
-                   efficiency)
+                   len(np.unique(mazes[counted])), mean, low, high, float(median), float(q1),
+                   float(q3), float(q3 - q1), float(reached.mean()), capped_share, efficiency,
+                   tau, *restricted)
 
 
-def _mean_interval(moves: np.ndarray, mazes: np.ndarray) -> tuple[float, float]:
-    """t interval of the mean: from the spread of the per-maze means when there are several
-    mazes (trials of one maze are not independent draws of a maze), else of the trials."""
+def _mean_interval(moves: np.ndarray, mazes: np.ndarray) -> tuple[float, float, float]:
+    """The mean and its t interval, the mazes as the unit: the mean of the per-maze means and
+    their spread when there are several mazes (trials of one maze are not independent draws of
+    a maze), else of the trials."""
     ids, codes = np.unique(mazes, return_inverse=True)
     units = (np.bincount(codes, moves) / np.bincount(codes)) if len(ids) >= 2 else moves
+    centre = float(units.mean())
     if len(units) < 2:
-        return float("nan"), float("nan")
+        return centre, float("nan"), float("nan")
     half = stats.t.ppf(0.5 + CONFIDENCE / 2, len(units) - 1) * units.std(ddof=1) / np.sqrt(
         len(units))
-    return float(moves.mean() - half), float(moves.mean() + half)
+    return centre, float(centre - half), float(centre + half)

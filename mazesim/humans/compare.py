@@ -28,8 +28,8 @@ import numpy as np
 
 from mazesim.errors import DataError
 from mazesim.experiment.config import CORRELATION_METHODS
-from mazesim.experiment.statistics import (ChoiceTest, Correlation, choice_test, correlations,
-                                           holm)
+from mazesim.experiment.statistics import (MIN_MAZES, ChoiceTest, Correlation, choice_test,
+                                           correlations, holm)
 from mazesim.experiment.storage import HUMAN, RunStore
 from mazesim.humans.data import HumanRun, bits, excluded, load_human_run
 from mazesim.humans.fit import BOOTSTRAP_SAMPLES, CONFIDENCE, fit_run
@@ -38,7 +38,8 @@ from mazesim.agents.trees import maze_name
 from mazesim.humans.models import ModelSpec, fitted_params
 from mazesim.markup import markdown_text as _md
 
-__all__ = ["ParticipantBits", "AgentBits", "Comparison", "compare_runs", "format_comparison"]
+__all__ = ["ParticipantBits", "AgentBits", "Comparison", "compare_runs", "format_comparison",
+           "moves_note"]
 
 HUMAN_MOVES = "human_mean_moves"
 FIXED, FITTED_PARAMS = "fixed", "fitted"
@@ -47,7 +48,8 @@ _NOT_PARAMS = ("type", "label", "trials", "max_steps", "lapse")   # reading need
 
 @dataclass(frozen=True)
 class ParticipantBits:
-    """One participant under one agent: bits per decision, 95 % interval over their trials."""
+    """One participant under one agent: bits per decision, 95 % interval over their trials
+    (NaN with one trial)."""
 
     participant: str
     trials: int
@@ -93,6 +95,31 @@ class Comparison:
         """The agent with the fewest bits per decision under `vision`."""
         return min((x for x in self.scores if x.vision == vision), key=lambda x: x.bits,
                    default=None)
+
+    def to_json(self) -> dict[str, Any]:
+        """Everything as plain JSON values (no NaN: what was not computed is null, and `note`
+        says why)."""
+        return {
+            "human_run": str(self.human_run), "sim_run": str(self.sim_run),
+            "matched": {str(h): s for h, s in self.matched.items()},
+            "scores": [{"agent": x.agent, "vision": x.vision, "how": x.how, "params": x.params,
+                        "lapse": x.lapse, "trials": x.trials, "decisions": x.decisions,
+                        "bits": x.bits, "ci": list(x.ci), "baseline_bits": x.baseline_bits,
+                        "participants": [{"participant": p.participant, "trials": p.trials,
+                                          "decisions": p.decisions, "bits": p.bits,
+                                          "ci": list(p.ci) if math.isfinite(p.ci[0])
+                                          else None}
+                                         for p in x.participants]} for x in self.scores],
+            "unscored": list(self.unscored),
+            "correlations": [{"agent": r.agent, "vision": r.vision, "method": r.method,
+                              "r": _finite(r.r), "p": _finite(r.p), "n": r.n,
+                              "note": moves_note(r)} for r in self.correlations],
+            "choices": [{"agent": t.agent, "vision": t.vision, "mark": t.mark,
+                         "counts": {d.direction: d.count for d in t.directions},
+                         "human": {d.direction: d.human for d in t.directions if d.human},
+                         "test": t.test, "p": _finite(t.fisher_p), "holm_p": _finite(q),
+                         "note": t.note} for t, q in zip(self.choices, self.holm_p)],
+        }
 
 
 def compare_runs(human_run: str | Path, sim_run: str | Path, *, fit: bool = False,
@@ -142,8 +169,8 @@ def compare_runs(human_run: str | Path, sim_run: str | Path, *, fit: bool = Fals
             elif len(run.decisions):
                 scores.append(_scores(entry["label"], v, spec, run, fit, seed))
     return Comparison(human_run, sim_run, matched, tuple(tests),
-                      tuple(holm([t.fisher_p for t in tests]).tolist()), tuple(corrs), tuple(scores),
-                      tuple(dict.fromkeys(unscored)))
+                      tuple(holm([t.fisher_p for t in tests]).tolist()), tuple(corrs),
+                      tuple(scores), tuple(dict.fromkeys(unscored)))
 
 
 def _spec(entry: dict, fit: bool) -> ModelSpec | None:
@@ -177,7 +204,8 @@ def _scores(label: str, vision: str, spec: ModelSpec, run: HumanRun, fit: bool, 
                                 weights=-result.log_probs[mine], minlength=len(trials))
         n_trial = np.bincount(np.searchsorted(trials, d.trial[mine]), minlength=len(trials))
         pick = rng.integers(0, len(trials), size=(BOOTSTRAP_SAMPLES, len(trials)))
-        ci = _interval(per_trial[pick].sum(axis=1) / np.maximum(n_trial[pick].sum(axis=1), 1))
+        ci = (_interval(per_trial[pick].sum(axis=1) / np.maximum(n_trial[pick].sum(axis=1), 1))
+              if len(trials) >= 2 else (math.nan, math.nan))       # one trial: no spread
         parts.append(ParticipantBits(name, len(trials), int(counts[i]),
                                      bits(-float(nll[i]), int(counts[i])), ci))
     return AgentBits(label, vision, FITTED_PARAMS if fit and spec.free else FIXED,
@@ -246,11 +274,7 @@ def format_comparison(c: Comparison) -> str:
         lines += ["", f"Best predictor of people, vision {_md(v)}: **{_md(best.agent)}** "
                   f"({best.bits:.3f} bits per decision)"]
         lines += _participant_table([x for x in c.scores if x.vision == v])
-    lines += ["", "## Moves per maze: people against agents", "",
-              "| vision | agent | method | r | p | n mazes |", "|---|---|---|---:|---:|---:|"]
-    lines += [f"| {_md(r.vision)} | {_md(r.agent)} | {r.method} | {r.r:.3f} | {r.p:.3g} | "
-              f"{r.n} |"
-              for r in c.correlations]
+    lines += ["", "## Moves per maze: people against agents", ""] + _moves_table(c)
     lines += ["", "## First choices at the marks", "",
               f"Fisher's exact test per mark; Holm-adjusted over the {_tests(c)} tests made.", "",
               "| vision | agent | mark | agent counts | human counts | Fisher p | Holm p |",
@@ -259,22 +283,63 @@ def format_comparison(c: Comparison) -> str:
         agent = ", ".join(f"{_md(d.direction)} {d.count} ({100 * d.proportion:.0f}%)"
                           for d in t.directions if d.count)
         human = ", ".join(f"{_md(d.direction)} {d.human}" for d in t.directions if d.human)
+        tested = (f"{t.fisher_p:.3g} | {adjusted:.3g}" if math.isfinite(t.fisher_p)
+                  else f"no test: {t.note} |")
         lines.append(f"| {_md(t.vision)} | {_md(t.agent)} | {_md(t.mark)} | {agent} | {human} | "
-                     f"{t.fisher_p:.3g} | {adjusted:.3g} |")
+                     f"{tested} |")
     return "\n".join(lines) + "\n"
 
 
 def _participant_table(scores: list[AgentBits]) -> list[str]:
-    lines = ["", "Per participant (bits per decision, 95 % bootstrap interval over their "
-             "trials):", "", "| participant | trials | decisions | "
-             + " | ".join(_md(x.agent) for x in scores) + " |",
-             "|---|---:|---:|" + "---|" * len(scores)]
-    for i, p in enumerate(scores[0].participants):
-        cells = [f"{x.participants[i].bits:.3f} ({x.participants[i].ci[0]:.2f}-"
-                 f"{x.participants[i].ci[1]:.2f})" for x in scores]
+    people = scores[0].participants
+    spread = any(x.trials > 1 for x in people)
+    lines = ["", "Per participant (bits per decision, " + (
+                 "95 % bootstrap interval over their trials; none for one trial):" if spread
+                 else "one trial each: no interval):"), "",
+             "| participant | trials | decisions | " + " | ".join(_md(x.agent) for x in scores)
+             + " |", "|---|---:|---:|" + "---|" * len(scores)]
+    for i, p in enumerate(people):
+        cells = [f"{x.participants[i].bits:.3f}" + (
+                 f" ({x.participants[i].ci[0]:.2f}-{x.participants[i].ci[1]:.2f})"
+                 if math.isfinite(x.participants[i].ci[0]) else "") for x in scores]
         lines.append(f"| {_md(p.participant)} | {p.trials} | {p.decisions} | "
                      + " | ".join(cells) + " |")
     return lines
+
+
+def _moves_table(c: Comparison) -> list[str]:
+    """The correlations with an r as a table; the others counted in a line saying why."""
+    shown = [r for r in c.correlations if not moves_note(r)]
+    lines = ["| vision | agent | method | r | p | n mazes |", "|---|---|---|---:|---:|---:|"]
+    lines = lines + [f"| {_md(r.vision)} | {_md(r.agent)} | {r.method} | {r.r:.3f} | {r.p:.3g} | "
+                     f"{r.n} |" for r in shown] + [""] if shown else []
+    few: dict[tuple[str, int], int] = {}
+    for r in c.correlations:
+        if r.n < MIN_MAZES[r.method]:
+            few[r.vision, r.n] = few.get((r.vision, r.n), 0) + 1
+    if few:
+        need = ", ".join(f"{m.capitalize()} {n}" for m, n in MIN_MAZES.items())
+        lines.append(f"No r where too few mazes have both means ({need}): " + "; ".join(
+            f"vision {_md(v)}, {n} maze{'' if n == 1 else 's'} ({k} rows)"
+            for (v, n), k in few.items()) + ".")
+    constant = [r for r in c.correlations if moves_note(r) and r.n >= MIN_MAZES[r.method]]
+    if constant:
+        lines.append("No r, a constant column: " + ", ".join(
+            f"{_md(r.agent)} ({r.method}, vision {_md(r.vision)})" for r in constant) + ".")
+    return lines
+
+
+def moves_note(r: Correlation) -> str:
+    """Why a correlation of moves per maze has no r ("" when it has one)."""
+    if r.n < MIN_MAZES[r.method]:
+        return (f"too few: {r.n} maze{'' if r.n == 1 else 's'} with both means "
+                f"({r.method} needs {MIN_MAZES[r.method]})")
+    return "" if math.isfinite(r.r) else "no r: a constant column"
+
+
+def _finite(value: float) -> float | None:
+    """NaN as None (JSON has no NaN)."""
+    return None if not math.isfinite(value) else value
 
 
 def _tests(c: Comparison) -> int:

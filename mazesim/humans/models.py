@@ -3,7 +3,8 @@ probability of every human junction decision is read.
 
 A model is named `AGENT` or `AGENT:key=value,...` (config keys fixed at those values and not
 fitted, e.g. `choice-model:region=0,goal=0`); every other parameter the agent declares as
-`fitted` (`mazesim.agents.Param`) is fitted, and the lapse always. Probabilities come from the agents' own compiled rules, never from a copy:
+`fitted` (`mazesim.agents.Param`) is fitted, and the lapse always. Probabilities come from the
+agents' own compiled rules, never from a copy:
 
 - `choice-model`: its features at every decision, read once per trial (`rule_states`), then
   the conditional logit is vectorised over decisions in numpy (`LogitModel`);

@@ -183,7 +183,7 @@ def test_run_report_replay_json(config, tmp_path):
     assert written["report"] == str(run_dir / "report.md")
     assert {Path(p).name for p in written["tables"]} == {
         "mazes.csv", "trials.csv", "choices.csv", "correlations.csv", "regression.csv",
-        "summary.csv", "branch_choices.csv"}
+        "vif.csv", "summary.csv", "branch_choices.csv"}
     assert written["figures"] and all(Path(p).is_file() for p in written["figures"])
 
     result = _invoke("replay", run_dir, "--trial", 45, "--json")

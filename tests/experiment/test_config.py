@@ -85,6 +85,10 @@ def _broken(tmp_path, change):
      r"analysis.branch_choices\[0\].human.up: -3 \(allowed: an integer from 0 to"),
     (lambda d: d.update(analysis={"correlations": {"methods": ["kendall"]}}),
      r"analysis.correlations.methods\[0\]: 'kendall' is not a method"),
+    (lambda d: d.update(analysis={"regression": {"errors": "hc1"}}),
+     r"analysis.regression.errors: 'hc1' is not a kind of standard errors.*hc3"),
+    (lambda d: d.update(analysis={"regression": {"error": "hc3"}}),
+     r"analysis.regression.error: unknown key"),
     (lambda d: d.update(name="a b"), r"name: 'a b' \(allowed: letters"),
     (lambda d: d.pop("seed"), r"bad.yaml: seed: missing \(required\)"),
     (lambda d: d["agents"][0].update(initial_count=0), r"agents\[0\]: .*initial_count"),
@@ -94,6 +98,15 @@ def _broken(tmp_path, change):
 def test_broken_configs_name_the_key_path(tmp_path, change, message):
     with pytest.raises(ConfigError, match=message):
         load_config(_broken(tmp_path, change))
+
+
+def test_regression_errors_default_to_hc3_and_are_stored(tmp_path):
+    assert load_config(write_config(tmp_path / "a", SMALL)).errors == "hc3"
+    data = copy.deepcopy(SMALL)
+    data["analysis"]["regression"] = {"errors": "nonrobust"}
+    config = load_config(write_config(tmp_path / "b", data))
+    assert config.errors == "nonrobust"
+    assert resolved_config(config)["analysis"]["regression"] == {"errors": "nonrobust"}
 
 
 def test_probe_needs_a_maze_file(tmp_path):

@@ -104,13 +104,19 @@ def test_a_run_that_loses_its_workers_says_how_to_resume(small_config, tmp_path,
 
 
 def test_a_bad_dask_address_fails_fast_with_one_line(small_config, tmp_path):
-    """A bad address failed after 12 to 21 s with a TimeoutError traceback."""
+    """A bad address failed after 12 to 21 s with a TimeoutError traceback. The command's wall
+    time includes importing dask (seconds on a loaded machine): the connection's own time is
+    measured in this process, the command's only against a generous bound."""
     pytest.importorskip("distributed")
     for address, reason in (("tcp://127.0.0.1:9", "within 5 s"), ("nonsense:xx", "")):
         done = cli("run", small_config, "--output", tmp_path / "out", "--dask", address,
                    seconds=60)
         assert_one_error_line(done, f"--dask: cannot reach the scheduler at {address!r}", reason)
-        assert done.seconds < 10, done.seconds
+        assert done.seconds < 45, done.seconds
+        began = time.monotonic()
+        with pytest.raises(ConfigError, match="cannot reach the scheduler"):
+            executors._connect(address)
+        assert time.monotonic() - began < executors.DASK_TIMEOUT + 3
     assert not (tmp_path / "out").exists()
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from mazesim import load_run
 from mazesim.experiment import background
-from mazesim.experiment.report import build_report
+from mazesim.experiment.report import build_report, walk_mazes
 from mazesim.experiment.statistics import holm
 from mazesim.experiment.tables import Omitted, omitted_conditions
 
@@ -60,12 +60,41 @@ def test_csv_flags_are_0_or_1_in_every_table(sim):
         assert {row["reached"] for row in csv.DictReader(handle)} <= {"0", "1"}
 
 
-def test_p_adjusted_is_holm_over_the_whole_table(sim):
+def test_p_adjusted_is_holm_over_the_conditions_that_are_findings(sim):
     run_dir, report = sim
-    p = [c.p for c in report.correlations]
-    assert np.allclose([c.p_adjusted for c in report.correlations], holm(p), equal_nan=True)
-    tests = int(np.isfinite(p).sum())
-    assert f"Holm's step-down correction over all {tests:,} tests" in report.path.read_text()
+    none = {(o.agent, o.vision) for o in report.omitted}
+    family = [c for c in report.correlations if (c.agent, c.vision) not in none]
+    assert np.allclose([c.p_adjusted for c in family], holm([c.p for c in family]),
+                       equal_nan=True)
+    left = [c for c in report.correlations if (c.agent, c.vision) in none]
+    assert left and all(np.isnan(c.p_adjusted) for c in left)
+    assert any(np.isfinite(c.p) for c in left)
+    tests = int(np.isfinite([c.p for c in family]).sum())
+    outside = int(np.isfinite([c.p for c in left]).sum())
+    text = report.path.read_text()
+    assert (f"Holm's step-down correction over the {tests:,} tests of the conditions that are "
+            f"findings (both methods, every stratum; the {outside:,} tests of the conditions "
+            "below that are no findings are not in the family") in text
+    rows = list(csv.DictReader(open(run_dir / "correlations.csv")))
+    assert {r["p_adjusted"] for r in rows if (r["agent"], r["vision"]) in none} == {""}
+
+
+def test_the_report_opens_with_a_summary(sim):
+    run_dir, report = sim
+    text = report.path.read_text()
+    summary = text[text.index("## Summary"):text.index("## Moves")]
+    run = load_run(run_dir)
+    assert (f"- **Run**: a run of agents; 6 mazes (digging 3, stick-knocking 2, file 1); 3 agents "
+            f"(weighted-walker, dfs, random-walk); vision full, 2; {len(run.trials):,} trials; "
+            "root seed 7;") in summary
+    assert "- **Moves, vision 2** (mean [95% interval]): from " in summary
+    assert "- **No findings**: 3 conditions where vision cannot matter" in summary
+    family = [c for c in report.correlations if np.isfinite(c.p_adjusted)]
+    held = sum(c.p_adjusted < 0.05 for c in family)
+    assert f"- **Table 1**: {held} of {len(family)} tests in Holm's family" in summary
+    walker = [t for t in report.choices if t.agent == "weighted-walker" and t.vision == "2"][0]
+    assert f"- **Mark A, weighted-walker, vision 2**: {walker.power.direction} " in summary
+    assert "nan" not in text.lower().replace("mean", "")
 
 
 def test_conditions_where_vision_cannot_matter_are_said_not_shown(sim):
@@ -94,19 +123,25 @@ def test_every_figure_is_referenced_with_a_caption(sim):
         assert f"![{figure.caption}](figures/{figure.path.name})" in text
         assert f"*Figure {i}. {figure.caption}*" in text
     assert {"scatter-vision-2.png", "moves-boxplot.png", "choices-A.png",
-            "heatmap-maze0-dfs-vision-2.png", "trajectory-maze0-dfs-vision-2.png"} <= set(drawn)
+            "heatmaps-dfs-vision-2.png", "trajectories-dfs-vision-2.png"} <= set(drawn)
+    # the full-vision conditions are all no findings: no scatter plot, no walk pictures
+    assert not {"scatter-vision-full.png", "trajectories-dfs-vision-full.png",
+                "heatmaps-weighted-walker-vision-full.png"} & set(drawn)
+    assert "- Vision full: no scatter plot; every condition is no finding (see Table 1)." in text
+    assert ("- No trajectories or heat maps of the conditions that are no findings (their walks "
+            "are shortest paths, or the same agent's at another vision): weighted-walker, vision "
+            "full; dfs, vision full; random-walk, vision full.") in text
 
 
-def test_trajectory_figures_are_titled_with_the_trial(sim):
+def test_walk_figures_show_a_spread_of_mazes_titled_with_the_trials(sim):
     run_dir, report = sim
     run = load_run(run_dir)
-    first = run.trials[(run.trials.maze_id == 0) & (run.trials.agent == "dfs")
-                       & (run.trials.vision == "2")].iloc[0]
-    (figure,) = [f for f in report.figures if f.path.name == "trajectory-maze0-dfs-vision-2.png"]
-    assert figure.caption == (f"Trial {first.trial_id} (dfs, vision 2) on maze 0 (digging): "
-                              "visited cells grey, walls black.")
-
-
+    assert walk_mazes(run.mazes.maze_id, run.mazes.stratum) == [0, 3, 5]   # one per stratum
+    assert walk_mazes(range(5), ["a"] * 5) == [0, 1, 2]
+    assert walk_mazes([7, 8, 9, 10], ["a", "a", "b", "b"]) == [7, 9, 8]
+    (figure,) = [f for f in report.figures if f.path.name == "trajectories-dfs-vision-2.png"]
+    assert figure.caption == ("dfs, vision 2: the first stored trial on maze 0 (digging), maze 3 "
+                              "(stick-knocking), maze 5 (file): visited cells grey, walls black.")
 def test_choices_at_a_give_the_exact_test_and_the_power(sim):
     _, report = sim
     text = report.path.read_text()
@@ -128,18 +163,34 @@ def capped_run(tmp_path):
     return run_small(write_config(tmp_path / "cfg", data), tmp_path / "out").run_dir
 
 
-def test_capped_trials_are_flagged_and_excluded(capped_run):
+def test_capped_trials_are_flagged_and_correlated_through_their_restricted_means(capped_run):
     report = build_report(capped_run)
     (walk,) = [s for s in report.summaries if s.agent == "random-walk"]
     run = load_run(capped_run)
     mine = run.trials[run.trials.agent == "random-walk"]
     assert walk.capped_share == pytest.approx(mine.capped.mean()) and 0.2 < walk.capped_share < 1
     assert walk.counted == (~mine.capped).sum()
-    assert walk.mean == pytest.approx(mine.moves[~mine.capped].mean())
+    assert walk.mean == pytest.approx(mine[~mine.capped].groupby("maze_id").moves.mean().mean())
+    assert walk.tau == 600 and walk.restricted_mean == pytest.approx(
+        mine.moves.clip(upper=600).groupby(mine.maze_id).mean().mean())
     text = report.path.read_text()
     assert (f"⚠ random-walk, vision 2: {walk.capped_share:.1%} of 40 trials capped: its mean is "
             "that of the trials that reached G in time") in text
-    assert "dfs, vision 2: " not in text.split("## Mazes")[0].split("⚠ random-walk")[1]
+    assert "its restricted mean to tau = 600 moves (the smallest cap it hit)" in text
+    assert "dfs, vision 2: " not in text.split("## Correlation")[0].split("⚠ random-walk")[1]
+    # Table 1 and the regression of the walker use the restricted means, and say so
+    rows = [c for c in report.correlations if c.agent == "random-walk"]
+    assert {(c.estimate, c.tau) for c in rows} == {("restricted mean", 600.0)}
+    assert {(c.estimate, c.tau) for c in report.correlations if c.agent == "dfs"} == {
+        ("mean", c.tau) for c in report.correlations if c.agent == "dfs"}
+    assert "| random-walk | *all* | 4 | 32% ⚠, restricted mean to 600 moves |" in text
+    per_maze = mine.moves.clip(upper=600).groupby(mine.maze_id).mean()
+    (pooled,) = [c for c in rows if c.parameter == "solution_length" and c.method == "pearson"]
+    lengths = run.mazes.set_index("maze_id").solution_length.loc[per_maze.index]
+    assert pooled.r == pytest.approx(np.corrcoef(lengths, per_maze)[0, 1])
+    stored = list(csv.DictReader(open(capped_run / "correlations.csv")))
+    assert {(r["estimate"], r["tau"]) for r in stored if r["agent"] == "random-walk"} == {
+        ("restricted mean", "600.0")}
 
 
 def test_a_run_of_people_is_compared_with_nobody(tmp_path):
@@ -148,8 +199,9 @@ def test_a_run_of_people_is_compared_with_nobody(tmp_path):
     text = report.path.read_text()
     assert "nan" not in text.lower().replace("mean", "")
     assert ("Too few mazes: no correlation of this run has an interval (Fisher's z needs at "
-            "least 4 mazes with a mean, Spearman's bootstrap 10; this run has at most 1 per "
+            "least 4 mazes with a mean, Spearman's bootstrap 10; this run has at most 1 maze per "
             "condition;") in text
+    assert "1 mazes" not in text and "(nan)" not in text
     assert "No condition could be fit: 1 maze for 6 terms: too few to fit." in text
     (test,) = report.choices
     assert test.test == "" and test.power is None

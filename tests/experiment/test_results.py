@@ -9,6 +9,7 @@ from mazesim.errors import ConfigError, RunError
 from mazesim.experiment.report import build_report
 from mazesim.experiment.storage import CHOICE_COLUMNS, RunStore
 
+from experiment_fixtures import SMALL, run_small, write_config
 from report_fixtures import PEOPLE, TUTORIAL, human_run, positions, simulated_run
 
 
@@ -64,9 +65,27 @@ def test_correlations_and_regression_are_the_reports_tables(sim):
         pd.testing.assert_frame_equal(stored, frame, check_dtype=False)
     assert list(run.correlations.columns) == ["agent", "vision", "parameter", "method", "stratum",
                                               "r", "ci_low", "ci_high", "p", "p_adjusted", "n",
-                                              "capped_share"]
+                                              "capped_share", "estimate", "tau"]
     assert list(run.regression.columns) == ["agent", "vision", "term", "coef", "se", "ci_low",
-                                            "ci_high", "p", "r2", "n", "vif"]
+                                            "ci_high", "p", "r2", "n", "vif", "errors",
+                                            "estimate", "tau"]
+
+
+def test_trials_counted_follow_the_reports_rule(sim, tmp_path):
+    """The trials the report's means and medians count: capped ones left out, unless the config
+    includes them."""
+    run = load_run(sim)
+    assert run.trials.capped.any()
+    assert run.trials_counted.trial_id.tolist() == run.trials.trial_id[~run.trials.capped].tolist()
+    medians = run.trials_counted.groupby(["agent", "vision"]).moves.median()
+    build_report(sim)
+    summary = pd.read_csv(sim / "summary.csv").set_index(["agent", "vision"])
+    assert medians.to_dict() == pytest.approx(summary["median"].to_dict())
+    data = {**SMALL, "name": "included", "analysis": {**SMALL["analysis"],
+                                                       "capped": "include"}}
+    data["agents"] = [{"type": "random-walk", "trials": 3, "max_steps": 20}]
+    included = load_run(run_small(write_config(tmp_path / "cfg", data), tmp_path / "out").run_dir)
+    assert included.trials.capped.any() and len(included.trials_counted) == len(included.trials)
 
 
 def test_trajectory_is_the_stored_sample(sim):

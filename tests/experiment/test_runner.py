@@ -41,11 +41,10 @@ def test_run_directory_holds_everything(small_config, tmp_path):
     assert stored["agents"][0] == {"type": "weighted-walker", "label": "weighted-walker",
                                    "trials": 6, **agent_keys("weighted-walker")}
     figures = {p.name for p in (run_dir / "figures").iterdir()}
-    assert {"scatter-vision-full.png", "scatter-vision-2.png", "moves-boxplot.png",
-            "choices-A.png"} <= figures
-    assert any(name.startswith("trajectory-maze0-dfs") for name in figures)
+    assert {"scatter-vision-2.png", "moves-boxplot.png", "choices-A.png",
+            "trajectories-dfs-vision-2.png", "heatmaps-dfs-vision-2.png"} <= figures
     report = (run_dir / "report.md").read_text()
-    assert "## Correlation of mean moves per maze" in report and "| up |" in report
+    assert "## Correlation of moves per maze" in report and "| up |" in report
 
 
 def test_tables_have_the_design_columns_and_coordinates(small_config, tmp_path):

@@ -6,7 +6,6 @@ import pytest
 import statsmodels.formula.api as smf
 from hypothesis import given, settings, strategies as st
 from scipy import stats
-from statsmodels.stats.multitest import multipletests
 
 from mazesim.experiment.statistics import (BOOTSTRAP_RESAMPLES, CONFIDENCE, MIN_MAZES,
                                            correlate, correlations, fisher_interval, holm,
@@ -25,9 +24,24 @@ def test_holm_ignores_nan_and_caps_at_one():
     assert out[[0, 2, 3]] == pytest.approx([0.03, 1.0, 1.0])
 
 
-@given(st.lists(st.floats(0, 1), min_size=1, max_size=30))
-def test_holm_matches_statsmodels(p):
-    assert holm(p) == pytest.approx(multipletests(p, method="holm")[1])
+@settings(max_examples=15)     # statsmodels' Holm runs a full garbage collection per call
+@given(st.lists(st.floats(0, 1) | st.just(float("nan")), min_size=1, max_size=30))
+def test_holm_is_the_step_down_of_the_finite_p_values(p):
+    """Against a step-down written out: sorted, scaled by m - rank, running maximum, cap 1."""
+    p = np.array(p)
+    finite = np.flatnonzero(np.isfinite(p))
+    order = finite[np.argsort(p[finite], kind="stable")]
+    expected = np.full(len(p), np.nan)
+    scaled = p[order] * (len(order) - np.arange(len(order)))
+    expected[order] = np.minimum(np.maximum.accumulate(scaled), 1.0)
+    assert np.allclose(holm(p), expected, rtol=1e-12, atol=0, equal_nan=True)
+
+
+def test_holm_gives_the_numbers_of_the_hand_written_step_down_it_replaced():
+    # computed by the former step-down code (sort, scale by m - rank, running maximum, cap 1)
+    p = [0.01, 0.04, 0.03, 0.005, np.nan, 0.04, 0.5, 0.9, 0.0, 1.0, 0.2, 0.012]
+    old = [0.09, 0.24, 0.21, 0.05, np.nan, 0.24, 1.0, 1.0, 0.0, 1.0, 0.8, 0.096]
+    assert np.allclose(holm(p), old, rtol=1e-12, atol=0, equal_nan=True)
 
 
 def test_fisher_interval_by_hand():
@@ -36,6 +50,38 @@ def test_fisher_interval_by_hand():
     assert (low, high) == pytest.approx((0.15602836252908606, 0.7358184794439376), abs=1e-12)
     assert fisher_interval(0.5, 31, controls=3) == pytest.approx((low, high), abs=1e-12)
     assert np.isnan(fisher_interval(0.5, 3)[0])
+
+
+def test_pearson_from_scipy_gives_the_numbers_of_the_hand_written_formulas():
+    """r, Fisher's interval and Student's p computed before scipy's `pearsonr` replaced them;
+    the partial r within groups (scipy has none) is unchanged."""
+    rng = np.random.default_rng(11)
+    x = rng.normal(size=25)
+    y = 0.6 * x + rng.normal(size=25)
+    groups = np.repeat(["a", "b", "c"], [8, 9, 8])
+    assert correlate(x, y, "pearson") == pytest.approx(
+        (0.6175970500814776, 0.2942797266582044, 0.8140692614066111, 0.0010041707888995407),
+        rel=1e-12)
+    assert correlate(x + (groups == "b") * 3, y - (groups == "c") * 2, "pearson",
+                     groups=groups) == pytest.approx(
+        (0.5894741262891302, 0.2341715404961606, 0.8058651576283423, 0.0030759118880582088),
+        rel=1e-12)
+    for (r, n), old in zip([(0.5, 28), (-0.73, 300), (0.08, 100), (0.99, 5)], [
+            (0.15602836252908606, 0.7358184794439376), (-0.7788560692915311, -0.6723385755345606),
+            (-0.11827665186811305, 0.2721418307903482), (0.8512703563706671, 0.9993715660074504)]):
+        assert fisher_interval(r, n) == pytest.approx(old, rel=1e-12)
+        scipy_ci = stats.pearsonr(*_with_r(r, n)).confidence_interval()
+        assert (scipy_ci.low, scipy_ci.high) == pytest.approx(old, rel=1e-9)
+
+
+def _with_r(r, n):
+    """Two samples of n values whose Pearson correlation is exactly r."""
+    rng = np.random.default_rng(0)
+    a, b = rng.normal(size=(2, n))
+    a, b = (a - a.mean()) / np.linalg.norm(a - a.mean()), b - b.mean()
+    b = b - (b @ a) * a
+    b /= np.linalg.norm(b)
+    return a, r * a + np.sqrt(1 - r * r) * b
 
 
 def _sample(n=60, seed=3):
@@ -202,6 +248,8 @@ def test_summary_excludes_capped_trials_from_the_means():
     # one maze: the interval of the mean is Student's t over the four counted trials
     half = stats.t.ppf(0.975, 3) * np.std([10, 20, 30, 40], ddof=1) / 2
     assert (s.ci_low, s.ci_high) == pytest.approx((25 - half, 25 + half))
+    # the capped trial counts with the cap in the restricted mean: (10 + 20 + 30 + 40 + 1000) / 5
+    assert (s.tau, s.restricted_mean) == (1000.0, 220.0)
     every = summary("dfs", "2", moves, reached, ~reached, np.full(5, 10), include_capped=True)
     assert (every.counted, every.mean) == (5, 220.0)
 
@@ -214,8 +262,24 @@ def test_summary_interval_takes_the_mazes_as_the_unit():
     half = stats.t.ppf(0.975, 2) * means.std(ddof=1) / np.sqrt(3)
     assert s.mazes == 3 and s.mean == pytest.approx(31.0)
     assert (s.ci_low, s.ci_high) == pytest.approx((31.0 - half, 31.0 + half))
+    assert np.isnan(s.tau) and np.isnan(s.restricted_mean)      # nothing capped
+
+
+def test_summary_mean_is_the_mean_of_the_maze_means_its_interval_is_centred_on():
+    """Maze 0 has three counted trials, maze 1 one (two capped): the trial-weighted mean would
+    be 17.5, off the centre of the interval sized from the maze means."""
+    moves = np.array([10, 10, 10, 40, 90, 90])
+    capped = np.array([False, False, False, False, True, True])
+    mazes = np.array([0, 0, 0, 1, 1, 1])
+    s = summary("a", "2", moves, ~capped, capped, np.ones(6), mazes)
+    half = stats.t.ppf(0.975, 1) * np.std([10.0, 40.0], ddof=1) / np.sqrt(2)
+    assert (s.counted, s.mean) == (4, 25.0)
+    assert (s.ci_low, s.ci_high) == pytest.approx((25.0 - half, 25.0 + half))
+    # restricted to the cap 90: maze 0 10, maze 1 (40 + 90 + 90) / 3
+    assert (s.tau, s.restricted_mean) == (90.0, pytest.approx((10 + 220 / 3) / 2))
 
 
 def test_summary_without_counted_trials():
     s = summary("a", "2", np.array([5, 5]), np.zeros(2, bool), np.ones(2, bool), np.ones(2))
     assert s.counted == 0 and np.isnan(s.mean) and s.capped_share == 1.0
+    assert (s.tau, s.restricted_mean) == (5.0, 5.0)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import json
 import math
 
 import numpy as np
@@ -216,3 +217,51 @@ def test_names_and_ids_from_the_runs_are_escaped_in_the_markdown(tmp_path):
            "| 3 |" in text
     assert "**a&lt;b&gt;**" in text and "- not scored: x\\|y" in text
     assert text.startswith(f"# {tmp_path}/&lt;i&gt;people (people) against")
+
+
+def test_compare_prints_json_and_writes_its_tables_without_nan(tmp_path, human_run, sim_run):
+    """`compare --json -o`: one JSON object (NaN as null, with the reason), comparison.md and
+    its tables; rows too small for a statistic say so instead of printing nan."""
+    from click.testing import CliRunner
+
+    from mazesim.cli import main
+    from mazesim.humans.compare_output import (BITS_CSV, CHOICES_CSV, COMPARISON, MOVES_CSV,
+                                               PARTICIPANTS_CSV)
+
+    out = tmp_path / "cmp"
+    result = CliRunner().invoke(main, ["compare", str(human_run), str(sim_run), "--json", "-o",
+                                       str(out)])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output, parse_constant=lambda name: pytest.fail(name))
+    assert {r["method"]: (r["r"], r["n"], r["note"]) for r in data["correlations"]
+            if r["agent"] == "random-walk"} == {
+        "pearson": (pytest.approx(data["correlations"][0]["r"]), 3, ""),
+        "spearman": (None, 3, "too few: 3 mazes with both means (spearman needs 10)")}
+    assert {s["agent"] for s in data["scores"]} == {"random-walk", "weighted-walker"}
+    assert all(p["ci"] is not None for s in data["scores"] for p in s["participants"])
+    assert sorted(p.name for p in out.iterdir()) == sorted(
+        [COMPARISON, BITS_CSV, PARTICIPANTS_CSV, MOVES_CSV, CHOICES_CSV])
+    text = (out / COMPARISON).read_text(encoding="utf-8")
+    assert "nan" not in text
+    assert ("No r where too few mazes have both means (Pearson 3, Spearman 10): vision 0, 3 mazes "
+            "(3 rows).") in text
+    with open(out / MOVES_CSV, encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    assert [(r["agent"], r["method"], r["r"] == "") for r in rows] == [
+        (a, m, m == "spearman") for a in ("random-walk", "weighted-walker", "shortest")
+        for m in ("pearson", "spearman")]
+    plain = CliRunner().invoke(main, ["compare", str(human_run), str(sim_run)])
+    assert plain.output == text
+
+
+def test_one_trial_per_participant_has_no_interval(tmp_path, human_run, sim_run):
+    people = compare_runs(human_run, sim_run)
+    walk = [x for x in people.scores if x.agent == "random-walk"][0]
+    # the trials with a junction decision
+    assert all(p.trials == 2 and p.ci[0] <= p.ci[1] for p in walk.participants)
+    from mazesim.humans.compare import _participant_table
+
+    one = walk.participants[0].__class__("p9", 1, 4, 1.0, (math.nan, math.nan))
+    lines = _participant_table([walk.__class__(**{**walk.__dict__, "participants": (one,)})])
+    assert lines[1] == "Per participant (bits per decision, one trial each: no interval):"
+    assert lines[-1] == "| p9 | 1 | 4 | 1.000 |"
