@@ -55,8 +55,9 @@ def test_the_kernel_s_sums_are_the_likelihood_its_gradient_and_information(seed)
         assert each[data.group_start[g]:data.group_start[g + 1]].sum() == pytest.approx(ll[g])
         numeric = [(f(w[g] + step * e) - f(w[g] - step * e)) / (2 * step) for e in np.eye(3)]
         assert grad[g] == pytest.approx(numeric, abs=1e-6)
-        hess = [[(f(w[g] + step * (a + b)) - f(w[g] + step * (a - b)) - f(w[g] - step * (a - b))
-                  + f(w[g] - step * (a + b))) / (4 * step * step) for b in np.eye(3)]
+        h = 1e-4            # a second difference: 1e-6 leaves rounding of 1e-16 / 1e-12
+        hess = [[(f(w[g] + h * (a + b)) - f(w[g] + h * (a - b)) - f(w[g] - h * (a - b))
+                  + f(w[g] - h * (a + b))) / (4 * h * h) for b in np.eye(3)]
                 for a in np.eye(3)]
         assert -np.array(hess) == pytest.approx(info[g], abs=1e-3)
         assert len(rows) == 5
