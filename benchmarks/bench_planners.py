@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from mazesim.agents.decision_nodes import decision_nodes
-from mazesim.agents.node_models import NODE_MODELS
+from mazesim.agents.node_models import NODE_MODELS, NodeModel
 from mazesim.humans.grid_fit import grid_fit, prior_of
 from mazesim.humans.peer import read_peer_trees
 from mazesim.humans.peer_fit import best_model_counts, compare_with_peers, peer_choices
@@ -65,7 +65,8 @@ def main() -> None:
     print(f"   trees read and laid out: {wall:.3f} s wall, {cpu:.3f} s CPU")
     decisions = decision_nodes(read_peer_trees(peer, mazes))
     values_s = 0.0
-    for name, model in NODE_MODELS.items():
+    grid_models = {n: m for n, m in NODE_MODELS.items() if isinstance(m, NodeModel)}
+    for name, model in grid_models.items():
         wall, cpu = medians(lambda: model.grid_probabilities(decisions), repeats)
         values_s += wall
         print(f"   {name:12s} {model.size:5d} points: {wall:.3f} s wall, {cpu:.3f} s CPU")
@@ -74,7 +75,7 @@ def main() -> None:
     print("2. the protocol for every model over the experiment")
     choices = peer_choices(peer, mazes)
     protocol_s = 0.0
-    for name, model in NODE_MODELS.items():
+    for name, model in grid_models.items():
         points = model.points()
         chosen = model.grid_probabilities(decisions, points)[choices.rows]
         wall, cpu = medians(lambda: grid_fit(chosen, choices.people, points, seed=0,

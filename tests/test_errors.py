@@ -13,6 +13,7 @@ from mazesim.maze import read_maze
 from mazesim.play.session import load_session
 from mazesim.schema import MAX_DOCUMENT_BYTES
 from mazesim.search.sokoban import read_level
+from mazesim.search.sokoban.level import MAX_LEVEL_FILE_BYTES
 from mazesim.search.terrain import read_costs
 
 READERS = {
@@ -20,7 +21,7 @@ READERS = {
     "json maze": (read_maze, ".json", MAX_FILE_BYTES),
     "config": (load_config, ".yaml", MAX_DOCUMENT_BYTES),
     "session": (load_session, ".yaml", MAX_DOCUMENT_BYTES),
-    "sokoban level": (read_level, ".xsb", MAX_FILE_BYTES),
+    "sokoban level": (read_level, ".xsb", MAX_LEVEL_FILE_BYTES),
     "cost grid": (read_costs, ".txt", MAX_FILE_BYTES),
 }
 

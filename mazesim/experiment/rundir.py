@@ -23,6 +23,7 @@ import os
 import re
 import sqlite3
 import threading
+import time
 import zipfile
 from contextlib import closing
 from pathlib import Path
@@ -78,17 +79,29 @@ def lock_run(run_dir: Path, writer: str = "mazesim run") -> RunLock:
             try:
                 fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except OSError:
-                holder = os.pread(fd, 64, 0).decode("ascii", "replace").strip() or "unknown"
+                holder = _holder(fd)
                 os.close(fd)
         if holder is not None:
             raise RunError(f"{run_dir}: {holder} is writing this run; wait for it to finish "
                            "or stop it (a run has one writer at a time)")
         holder = f"pid {os.getpid()} ({writer})"
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{holder}\n".encode("ascii", "replace"), 0)
+        words = f"{holder}\n".encode("ascii", "replace")
+        os.pwrite(fd, words, 0)                       # never empty once a writer has been here
+        os.ftruncate(fd, len(words))
         info = os.fstat(fd)
         _HELD[(info.st_dev, info.st_ino)] = holder
         return RunLock((info.st_dev, info.st_ino), fd)
+
+
+def _holder(fd: int) -> str:
+    """The words of the process holding the lock on `fd`; a writer that has just taken the
+    lock may not have written them yet, so an empty file is read again for a moment."""
+    for _ in range(50):
+        words = os.pread(fd, 64, 0).decode("ascii", "replace").strip()
+        if words:
+            return words
+        time.sleep(0.02)
+    return "unknown"
 
 
 def open_database(path: Path, *, writable: bool) -> sqlite3.Connection:
