@@ -165,7 +165,7 @@ def main() -> None:
 
     print(f"\n3. 100 trials of every agent, vision {STUDY_VISION}, one {SIZE}x{SIZE} maze")
     totals, per_agent = [], {name: [] for name in AGENTS}
-    for _ in range(max(repeats, 3)):
+    for _ in range(1 if args.quick else max(repeats, 3)):
         total = 0.0
         for name in AGENTS:
             _, seconds = cpu(lambda: simulate_many(mazes[0], make_agent(name), STUDY_VISION,

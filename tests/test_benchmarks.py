@@ -33,6 +33,7 @@ def test_every_benchmark_script_is_covered():
     assert sorted(p.name for p in BENCHMARKS.glob("bench_*.py")) == sorted(SECTIONS)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("script", sorted(SECTIONS))
 def test_benchmark_runs_quick(script):
     done = subprocess.run([sys.executable, str(BENCHMARKS / script), "--quick"],

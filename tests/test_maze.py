@@ -239,6 +239,7 @@ def test_a_text_maze_above_the_cell_ceiling_is_refused_before_it_is_built():
         parse_maze(row * 5002, "big.txt")
 
 
+@pytest.mark.slow
 def test_the_largest_maze_reads_in_seconds():
     rows = ["#" * 5001] + ["#" + "." * 4999 + "#"] * 4999 + ["#" * 5001]
     rows[1] = "#S" + "." * 4997 + "G#"

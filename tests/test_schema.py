@@ -45,6 +45,7 @@ BOMBS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, text, message", BOMBS, ids=[b[0] for b in BOMBS])
 def test_bombs_fail_fast_with_one_line_and_bounded_memory(tmp_path, name, text, message):
     path = _config(tmp_path, text())

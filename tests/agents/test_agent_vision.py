@@ -67,6 +67,7 @@ VISIONS = [Vision(0), Vision(1), Vision(2), Vision(2, occlusion=True), Vision(1,
 VISION_AGENTS = [name for name in AGENTS if name != "shortest"]   # `shortest` ignores vision
 
 
+@pytest.mark.slow
 @settings(max_examples=40)
 @given(maze=mazes(max_size=13), name=st.sampled_from(VISION_AGENTS),
        vision=st.sampled_from(VISIONS), seed=st.integers(0, 1000), flip=st.integers(0, 1000))

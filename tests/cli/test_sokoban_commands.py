@@ -65,6 +65,7 @@ def test_json_bfs_tutorial():
     assert data["seconds"] >= 0
 
 
+@pytest.mark.slow
 def test_text_astar_tutorial():
     result = _run(TUTORIAL, "--level", "1")
     assert result.exit_code == 0

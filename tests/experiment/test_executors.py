@@ -31,6 +31,7 @@ def test_bad_worker_count():
             pass
 
 
+@pytest.mark.slow
 def test_serial_processes_and_dask_give_identical_tables(small_config, tmp_path):
     serial = tables(run_small(small_config, tmp_path / "serial").run_dir)
     workers = tables(run_small(small_config, tmp_path / "workers", workers=2).run_dir)
@@ -103,6 +104,7 @@ def test_a_run_that_loses_its_workers_says_how_to_resume(small_config, tmp_path,
     assert tables(resumed.run_dir) == tables(run_small(small_config, tmp_path / "fresh").run_dir)
 
 
+@pytest.mark.slow
 def test_a_bad_dask_address_fails_fast_with_one_line(small_config, tmp_path):
     """A bad address failed after 12 to 21 s with a TimeoutError traceback. The command's wall
     time includes importing dask (seconds on a loaded machine): the connection's own time is
@@ -156,6 +158,7 @@ main(["run", sys.argv[1], "--output", sys.argv[2], "--dask", sys.argv[3]])
 """
 
 
+@pytest.mark.slow
 def test_losing_the_scheduler_is_one_line_with_how_to_resume(small_config, tmp_path):
     """Losing the scheduler gave a CommClosedError traceback."""
     pytest.importorskip("distributed")

@@ -86,6 +86,7 @@ def test_sigkill_mid_sweep_then_resume_gives_the_uninterrupted_tables(tmp_path):
     assert got == want
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_cleanly_and_says_how_to_resume(tmp_path):
     config = write_config(tmp_path / "cfg", CONFIG)
     output = tmp_path / "out"
@@ -132,6 +133,7 @@ def _interrupted(tmp_path: Path) -> tuple[Path, Path, Path]:
     return config, output, run_dir
 
 
+@pytest.mark.slow
 def test_two_resumes_at_once_have_one_writer_and_lose_nothing(tmp_path):
     """Two --resume of one unfinished run: the loser crashed with an IntegrityError after
     overwriting the winner's committed trajectories with a smaller set (30 listed but missing).
@@ -170,6 +172,7 @@ def _alive(pid: int) -> bool:
         return False
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="reads /proc")
 def test_killing_the_main_process_stops_its_workers(tmp_path):
     """SIGKILL of the main process left the pool workers running as orphans: the busy one to

@@ -31,6 +31,19 @@ def finished(tmp_path_factory):
     return run_small(write_config(folder / "cfg", SMALL), folder / "out").run_dir
 
 
+@pytest.fixture(scope="module")
+def reported(finished, tmp_path_factory):
+    """A copy of the finished run with its report's exports (what a damage must not touch)."""
+    from click.testing import CliRunner
+
+    from mazesim.cli import main
+
+    copy = tmp_path_factory.mktemp("reported") / "run"
+    shutil.copytree(finished, copy)
+    assert CliRunner().invoke(main, ["report", str(copy)]).exit_code == 0
+    return copy
+
+
 @pytest.fixture
 def run(finished, tmp_path):
     copy = tmp_path / "run"
@@ -203,6 +216,7 @@ os._exit(0)                       # killed: the WAL keeps the committed change
 """
 
 
+@pytest.mark.slow
 def test_a_read_only_run_with_unsaved_changes_is_refused(run):
     subprocess.run([sys.executable, "-c", _UNCHECKPOINTED, str(run)], check=True)
     assert (run / (DATABASE + "-wal")).stat().st_size > 0
@@ -214,6 +228,7 @@ def test_a_read_only_run_with_unsaved_changes_is_refused(run):
                                 "results.sqlite-wal holds changes not yet in the database")
 
 
+@pytest.mark.slow
 def test_read_only_runs_are_read_and_writes_are_one_line(finished, tmp_path):
     """replay and compare on a finished read-only run failed with "attempt to write a readonly
     database"; report, run and --resume into read-only places were tracebacks."""
@@ -245,14 +260,16 @@ _META = ("meta deleted", "meta not JSON", "config without agents", "an agent wit
 @pytest.mark.parametrize("command, damage", [
     (command, damage) for command in ("report", "replay", "compare") for damage in DAMAGES
     if not (command == "compare" and damage in _META)])   # compare first reads meta 'kind'
-def test_commands_on_a_damaged_run_say_what_is_damaged_and_touch_nothing(run, damage, command):
+def test_commands_on_a_damaged_run_say_what_is_damaged_and_touch_nothing(reported, tmp_path,
+                                                                       damage, command):
     """report, replay and compare on a garbage, truncated, empty or table-less database, bad
     meta, missing or corrupt trajectory files: tracebacks, and report rewrote the CSVs first."""
     from click.testing import CliRunner
 
     from mazesim.cli import main
 
-    CliRunner().invoke(main, ["report", str(run)])          # the exports a damage must not touch
+    run = tmp_path / "run"
+    shutil.copytree(reported, run)
     change, message = DAMAGES[damage]
     change(run)
     before = _files(run)

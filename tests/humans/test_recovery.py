@@ -53,6 +53,7 @@ def _check(report, agent):
         assert low <= true <= high, (name, true, best.estimate.params, low, high)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("where", ["mst", "generated"])
 def test_the_choice_model_is_recovered(tmp_path, mst_mazes, generated, where):
     agent = make_agent("choice-model", **TRUE_WEIGHTS, lapse=0.05)
@@ -62,6 +63,7 @@ def test_the_choice_model_is_recovered(tmp_path, mst_mazes, generated, where):
     _check(report, agent)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("where", ["mst", "generated"])
 def test_the_weighted_walker_is_recovered(tmp_path, mst_mazes, generated, where):
     agent = make_agent("weighted-walker", initial_count=3.0, lapse=0.1)

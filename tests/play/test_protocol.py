@@ -60,6 +60,7 @@ def public(session_factory, serve, monkeypatch):
     return urlsplit(client.url).port
 
 
+@pytest.mark.slow
 def test_slow_clients_hold_one_address_s_share_for_a_few_seconds_only(public, caplog):
     """The issue's attack with 300 sockets (4,100 in the issue): each sends a request line and
     a Host header and then nothing. Beyond the share of their address they are refused at once

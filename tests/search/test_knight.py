@@ -48,6 +48,7 @@ def test_closed_form_equals_bfs_on_every_pair(n):
             assert _closed_form_or_error(n, a, b) == _reference_or_error(dist, n, a, b), (n, a, b)
 
 
+@pytest.mark.slow
 def test_closed_form_equals_bfs_on_random_pairs():
     rng = np.random.default_rng(2024)
     for n in (13, 17, 24, 31, 40, LARGEST_RANDOM_BOARD):

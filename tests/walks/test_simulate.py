@@ -208,6 +208,7 @@ print(moves, capped, grown * 1024)
 """
 
 
+@pytest.mark.slow
 def test_memory_does_not_scale_with_an_unreached_limit(tmp_path):
     """A left-hand walker on a small loop with max_steps=300,000,000 took 4.7 GB: memory must
     follow what a walk keeps, not its limit (here nothing: no positions, no marks)."""

@@ -112,10 +112,11 @@ def test_greedy_with_goal_macros_gives_verified_solutions(number, microban):
 def test_connectivity_stage_solves_microban_153_within_the_limit(microban):
     solve(microban[0], method="astar", time_limit=10.0)  # compile or load the kernels first
     level = microban[152]                                # every distance-guided stage times out
-    # 20 s, not the benchmark's 10 s: the stages share the limit, so the connectivity stage gets
-    # 6 s for the ~2 s it needs and a busy CI machine does not make the test flaky
-    result = solve(level, method="astar", time_limit=20.0)
-    assert result.solved and result.seconds < 20.0 and verify_solution(level, result.solution)
+    # 60 s, not the benchmark's 10 s: the stages share the limit, so the connectivity stage gets
+    # about 18 s for the ~2 s it needs and a busy machine does not make the test flaky (at 20 s
+    # it timed out beside seven other processes)
+    result = solve(level, method="astar", time_limit=60.0)
+    assert result.solved and result.seconds < 60.0 and verify_solution(level, result.solution)
     assert (result.stage, result.optimal) == ("greedy-connectivity", False)
 
 

@@ -108,6 +108,7 @@ print(len(heard.buffer))
 """Warms up on the small level, then counts what numba compiles while solving a big room."""
 
 
+@pytest.mark.slow
 def test_after_the_warm_up_a_solve_compiles_nothing_in_a_fresh_process():
     done = subprocess.run([sys.executable, "-c", NO_COMPILE_PROBE], input=open_room(100, 30),
                           capture_output=True, text=True, check=True, timeout=600)
