@@ -15,11 +15,10 @@ imports and fits a small simulated population instead (a few seconds, no shared 
 from __future__ import annotations
 
 import argparse
-import statistics
 import tempfile
-import time
 from pathlib import Path
 
+from _common import experiment_1, medians
 from mazesim import generate, make_agent
 from mazesim.humans import default_models, fit_models, import_mst
 from mazesim.humans.recovery import simulate_population
@@ -27,20 +26,8 @@ from mazesim.humans.recovery import simulate_population
 IMPORT_TARGET_S = 5.0
 FIT_TARGET_S = 60.0
 FOLDS = 5
-SHARED = Path("shared") / "data" / "maze-search-task" / "experiment-1"
 
 
-def timed(func) -> tuple[float, float]:
-    """Wall and CPU seconds of one call."""
-    w0, c0 = time.perf_counter(), time.process_time()
-    func()
-    return time.perf_counter() - w0, time.process_time() - c0
-
-
-def medians(func, repeats: int) -> tuple[float, float]:
-    func()                                                  # warm-up: compiled kernels
-    runs = [timed(func) for _ in range(repeats)]
-    return statistics.median(w for w, _ in runs), statistics.median(c for _, c in runs)
 
 
 def main() -> None:
@@ -61,21 +48,19 @@ def main() -> None:
             what, models, repeats = "a simulated population (24 trials)", ["random-walk",
                                                                             "choice-model"], 1
         else:
-            folder = next((p / SHARED for p in Path(__file__).resolve().parents
-                           if (p / SHARED / "plandata.csv").is_file()), None)
-            if folder is None:
-                raise SystemExit(f"no {SHARED} above {Path(__file__).parent}")
+            folder = experiment_1()
 
             def make_run() -> Path:
                 out = Path(tmp) / f"run{next(runs)}"
                 import_mst(folder, out)
                 return out
             what, models, repeats = "experiment 1", default_models(), args.repeats
-        wall, cpu = medians(make_run, repeats)
+        wall, cpu, _ = medians(make_run, repeats, warm_up=True)
         print(f"import of {what}: median {wall:.2f} s wall, {cpu:.2f} s CPU (target <= "
               f"{IMPORT_TARGET_S:g} s)")
         run = make_run()
-        wall, cpu = medians(lambda: fit_models(run, models, folds=FOLDS, seed=0), repeats)
+        wall, cpu, _ = medians(lambda: fit_models(run, models, folds=FOLDS, seed=0),
+                               repeats, warm_up=True)
         print(f"fit of {len(models)} models with {FOLDS}-fold cross-validation: median "
               f"{wall:.2f} s wall, {cpu:.2f} s CPU (target <= {FIT_TARGET_S:g} s)")
 

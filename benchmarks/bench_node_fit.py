@@ -17,29 +17,19 @@ includes compiling the kernels when their cache is cold. `--quick`: one repeat.
 from __future__ import annotations
 
 import argparse
-import statistics
 import tempfile
 import time
 from pathlib import Path
 
+from _common import experiment_1, medians
 from mazesim.humans import import_mst, load_human_run
 from mazesim.humans.data import excluded
 from mazesim.humans.node_choices import run_node_choices
 from mazesim.humans.node_fit import fit_nodes
 from mazesim.humans.peer import EXCLUDED
 
-SHARED = Path("shared") / "data" / "maze-search-task" / "experiment-1"
 BUDGET_S = 120.0
 
-
-def timed(func, repeats: int):
-    """(median wall, median CPU, last result) of `repeats` calls."""
-    runs, result = [], None
-    for _ in range(repeats):
-        w0, c0 = time.perf_counter(), time.process_time()
-        result = func()
-        runs.append((time.perf_counter() - w0, time.process_time() - c0))
-    return statistics.median(w for w, _ in runs), statistics.median(c for _, c in runs), result
 
 
 def main() -> None:
@@ -48,21 +38,18 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args()
     repeats = 1 if args.quick else args.repeats
-    folder = next((p / SHARED for p in Path(__file__).resolve().parents
-                   if (p / SHARED / "plandata.csv").is_file()), None)
-    if folder is None:
-        raise SystemExit(f"no {SHARED} above {Path(__file__).parent}")
+    folder = experiment_1()
     with tempfile.TemporaryDirectory() as tmp:
         w0 = time.perf_counter()
         import_mst(folder, Path(tmp) / "run")
         print(f"import of experiment 1 (not in the budget): {time.perf_counter() - w0:.1f} s")
-        wall, cpu, choices = timed(lambda: run_node_choices(excluded(
+        wall, cpu, choices = medians(lambda: run_node_choices(excluded(
             load_human_run(Path(tmp) / "run"), EXCLUDED)), repeats)
     total = [wall, cpu]
     print(f"1. trees and node decisions: {len(choices):,} decisions of "
           f"{len(choices.participants)} people: {wall:.1f} s wall, {cpu:.1f} s CPU")
     for label, protocol in (("2. ml", "ml"), ("3. peer", "peer")):
-        wall, cpu, report = timed(lambda: fit_nodes(choices, protocol=protocol), repeats)
+        wall, cpu, report = medians(lambda: fit_nodes(choices, protocol=protocol), repeats)
         total = [total[0] + wall, total[1] + cpu]
         bits = ", ".join(f"{m.model} {m.cv_bits:.3f}" for m in report.report.models)
         print(f"{label}: every node model: {wall:.1f} s wall, {cpu:.1f} s CPU ({bits})")

@@ -20,31 +20,20 @@ needed either way).
 from __future__ import annotations
 
 import argparse
-import statistics
 import time
-from pathlib import Path
 
 import numpy as np
 
+from _common import experiment_1, medians
 from mazesim.agents.decision_nodes import decision_nodes
 from mazesim.agents.node_models import NODE_MODELS, NodeModel
 from mazesim.humans.grid_fit import grid_fit, prior_of
 from mazesim.humans.peer import read_peer_trees
 from mazesim.humans.peer_fit import best_model_counts, compare_with_peers, peer_choices
 
-SHARED = Path("shared") / "data" / "maze-search-task" / "experiment-1"
 BUDGET_S = 120.0
 BITS_TOLERANCE, LL_TOLERANCE = 0.01, 0.01
 
-
-def medians(func, repeats: int) -> tuple[float, float]:
-    """Median wall and CPU seconds of `repeats` calls."""
-    runs = []
-    for _ in range(repeats):
-        w0, c0 = time.perf_counter(), time.process_time()
-        func()
-        runs.append((time.perf_counter() - w0, time.process_time() - c0))
-    return statistics.median(w for w, _ in runs), statistics.median(c for _, c in runs)
 
 
 def main() -> None:
@@ -54,20 +43,17 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args()
     repeats, seeds = (1, 2) if args.quick else (args.repeats, args.seeds)
-    folder = next((p / SHARED for p in Path(__file__).resolve().parents
-                   if (p / SHARED / "plandata.csv").is_file()), None)
-    if folder is None:
-        raise SystemExit(f"no {SHARED} above {Path(__file__).parent}")
+    folder = experiment_1()
     peer, mazes = folder / "peer", folder / "mazes"
 
     print("1. values of every model on the 40 trees")
-    wall, cpu = medians(lambda: decision_nodes(read_peer_trees(peer, mazes)), repeats)
+    wall, cpu, _ = medians(lambda: decision_nodes(read_peer_trees(peer, mazes)), repeats)
     print(f"   trees read and laid out: {wall:.3f} s wall, {cpu:.3f} s CPU")
     decisions = decision_nodes(read_peer_trees(peer, mazes))
     values_s = 0.0
     grid_models = {n: m for n, m in NODE_MODELS.items() if isinstance(m, NodeModel)}
     for name, model in grid_models.items():
-        wall, cpu = medians(lambda: model.grid_probabilities(decisions), repeats)
+        wall, cpu, _ = medians(lambda: model.grid_probabilities(decisions), repeats)
         values_s += wall
         print(f"   {name:12s} {model.size:5d} points: {wall:.3f} s wall, {cpu:.3f} s CPU")
     print(f"   every model: {values_s:.3f} s wall")
@@ -78,8 +64,8 @@ def main() -> None:
     for name, model in grid_models.items():
         points = model.points()
         chosen = model.grid_probabilities(decisions, points)[choices.rows]
-        wall, cpu = medians(lambda: grid_fit(chosen, choices.people, points, seed=0,
-                                             log_prior=prior_of(points)), repeats)
+        wall, cpu, _ = medians(lambda: grid_fit(chosen, choices.people, points, seed=0,
+                                                log_prior=prior_of(points)), repeats)
         protocol_s += wall
         print(f"   {name:12s} {chosen.shape[0]} x {chosen.shape[1]:4d}: {wall:.3f} s wall, "
               f"{cpu:.3f} s CPU")

@@ -16,32 +16,19 @@ warm-up run (the numba cache compiled). `--quick`: one repeat, no import (a few 
 from __future__ import annotations
 
 import argparse
-import statistics
 import tempfile
-import time
 from pathlib import Path
 
+from _common import experiment_1, medians
 from mazesim.agents.trees import decision_tree
 from mazesim.errors import AgentError
 from mazesim.humans.sources import parse_mst_maze, read_mst, read_mst_maze
 from mazesim.walks.nodes import NodeCutter
 
 SINGLE_TARGET_S = 1.0
-SHARED = Path("shared") / "data" / "maze-search-task" / "experiment-1"
 PILLARS = "9\n9\n" + "030303030\n000000000\n" * 4 + "000050002\n"
 
 
-def timed(func) -> tuple[float, float]:
-    """Wall and CPU seconds of one call."""
-    w0, c0 = time.perf_counter(), time.process_time()
-    func()
-    return time.perf_counter() - w0, time.process_time() - c0
-
-
-def medians(func, repeats: int) -> tuple[float, float]:
-    func()                                                  # warm-up: compiled kernels
-    runs = [timed(func) for _ in range(repeats)]
-    return statistics.median(w for w, _ in runs), statistics.median(c for _, c in runs)
 
 
 def refuse(maze) -> None:
@@ -58,15 +45,13 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args()
     repeats = 1 if args.quick else args.repeats
-    folder = next((p / SHARED for p in Path(__file__).resolve().parents
-                   if (p / SHARED / "plandata.csv").is_file()), None)
-    if folder is None:
-        raise SystemExit(f"no {SHARED} above {Path(__file__).parent}")
+    folder = experiment_1()
     maps = {p.stem: read_mst_maze(p) for p in sorted((folder / "mazes").glob("*.txt"))}
-    wall, cpu = medians(lambda: [decision_tree(m) for m in maps.values()], repeats)
+    wall, cpu, _ = medians(lambda: [decision_tree(m) for m in maps.values()], repeats,
+                           warm_up=True)
     nodes = sum(len(decision_tree(m)) for m in maps.values())
     print(f"trees of the 40 maps ({nodes} nodes): median {wall:.3f} s wall, {cpu:.3f} s CPU")
-    wall, cpu = medians(lambda: decision_tree(maps["4ways"]), repeats)
+    wall, cpu, _ = medians(lambda: decision_tree(maps["4ways"]), repeats, warm_up=True)
     print(f"the tree of 4ways (171 nodes): median {wall * 1e3:.1f} ms wall, {cpu * 1e3:.1f} ms "
           f"CPU (target <= {SINGLE_TARGET_S:g} s)")
 
@@ -75,7 +60,7 @@ def main() -> None:
     def cut_all() -> int:
         cutters = {name: NodeCutter(decision_tree(m)) for name, m in source.mazes.items()}
         return sum(len(cutters[r.maze].cut(r.positions)) for r in source.recordings)
-    wall, cpu = medians(cut_all, repeats)
+    wall, cpu, _ = medians(cut_all, repeats, warm_up=True)
     print(f"node decisions of {len(source.recordings):,} walks ({cut_all():,} nodes passed, "
           f"trees included): median {wall:.3f} s wall, {cpu:.3f} s CPU")
     if not args.quick:
@@ -85,11 +70,11 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             import_mst(folder, Path(tmp) / "run")
             run = load_human_run(Path(tmp) / "run")
-            wall, cpu = medians(lambda: node_decisions(run), repeats)
+            wall, cpu, _ = medians(lambda: node_decisions(run), repeats, warm_up=True)
         print(f"node decisions of the imported run (node_decisions): median {wall:.3f} s "
               f"wall, {cpu:.3f} s CPU")
     pillars = parse_mst_maze(PILLARS, "pillars")
-    wall, cpu = medians(lambda: refuse(pillars), repeats)
+    wall, cpu, _ = medians(lambda: refuse(pillars), repeats, warm_up=True)
     print(f"refusing a tree past the ceiling (9x9 pillars): median {wall:.3f} s wall, "
           f"{cpu:.3f} s CPU")
 

@@ -1,7 +1,6 @@
 """Shared test settings: hypothesis without deadlines (a first call compiles a numba kernel), and
 the `slow` marker: slow tests are deselected unless `--slow` is given (CI gives it)."""
 
-import pytest
 from hypothesis import settings
 
 settings.register_profile("mazesim", deadline=None, max_examples=60)
