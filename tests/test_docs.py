@@ -1,5 +1,5 @@
-"""The documentation stands alone: every relative link in README.md and docs/*.md points to an
-existing file (and heading), and every `mazesim <command>` they name exists in the CLI."""
+"""The documentation stands alone: every relative link in README.md, NOTES.md and docs/*.md
+points to an existing file (and heading), and every `mazesim <command>` they name exists."""
 
 import re
 from pathlib import Path
@@ -10,7 +10,7 @@ import pytest
 from mazesim.cli import COMMANDS, main
 
 ROOT = Path(__file__).resolve().parent.parent
-PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+PAGES = [ROOT / "README.md", ROOT / "NOTES.md", *sorted((ROOT / "docs").glob("*.md"))]
 
 _FENCE = re.compile(r"^```.*?^```", re.S | re.M)
 _INDENTED = re.compile(r"^(?: {4}|\t).*$", re.M)
