@@ -48,7 +48,8 @@ def import_mst(folder: str, output: str, skip_invalid: bool, as_json: bool) -> N
 @click.argument("trajectories", type=click.Path(exists=True, dir_okay=False))
 @click.option("--mazes", required=True, type=click.Path(exists=True, file_okay=False),
               help="Folder of the mazes, one mazesim file <maze>.txt (or .json) each.")
-@click.option("--vision", default="full", show_default=True,
+@click.option("--vision", default=LibraryDefault("mazesim.agents.vision", "FULL"),
+              show_default=True,
               help="Vision of trials without a vision column (a label such as 2 or "
                    "'isovist 10, map known').")
 @_OUTPUT
