@@ -3,8 +3,8 @@
 Each limit is named once here; the readers and validators that enforce it name the limit in
 their message (and, when output would not fit, the estimate). They are set so that honest
 research use never meets them and hostile or mistyped input cannot hang the program or take
-gigabytes. Limits that concern one reader only live beside it (`schema.MAX_DEPTH`,
-`search.sokoban.level.MAX_LEVEL_CELLS`, ...); NOTES.md, "Limits and failures", lists them all.
+gigabytes. Limits that concern one reader only live beside it (`schema.MAX_NODES`,
+`search.sokoban.level.MAX_LEVEL_CELLS`, ...); docs/definitions.md, "Ceilings", lists them.
 """
 
 __all__ = ["INT64_MAX", "MAX_FILE_BYTES", "MAX_NESTING", "MAX_MAZE_CELLS", "MAX_VISION_RADIUS",

@@ -1,6 +1,6 @@
-"""The package's layers (NOTES.md, Layout): a module imports only from its own layer or below, and
-a private module (`_name`) only from inside its own package; `mazesim._grid`, the bottom layer's
-grid kernels, is the one private module every layer shares."""
+"""The package's layers (docs/architecture.md, Layers): a module imports only from its own layer
+or below, and a private module (`_name`) only from inside its own package; `mazesim._grid`, the
+bottom layer's grid kernels, is the one private module every layer shares."""
 
 import ast
 from pathlib import Path

@@ -7,6 +7,7 @@ reaches the library, numba or SQLite: digits are ASCII only (`'²'.isdigit()` is
 
 from __future__ import annotations
 
+import importlib
 import re
 from typing import Any
 
@@ -16,7 +17,7 @@ from mazesim.errors import short
 from mazesim.limits import INT64_MAX, MAX_TRIALS, MAX_VISION_RADIUS
 from mazesim.schema import parse_yaml
 
-__all__ = ["CELL", "VISION", "SEED", "TRIALS", "parse_params"]
+__all__ = ["CELL", "VISION", "SEED", "TRIALS", "LibraryDefault", "parse_params"]
 
 _INTEGER = re.compile(r"-?[0-9]{1,19}")
 
@@ -51,6 +52,21 @@ VISION = _Vision()
 SEED = click.IntRange(0, INT64_MAX)
 """A root seed: what a run database stores (0 to 2^63 - 1)."""
 TRIALS = click.IntRange(1, MAX_TRIALS)
+
+
+class LibraryDefault:
+    """An option's default that is a library constant, read only when the option needs it
+    (parsing, or the command's --help shows it): listing the commands imports nothing heavy,
+    and the CLI never restates a default the library defines."""
+
+    def __init__(self, module: str, name: str) -> None:
+        self.module, self.name = module, name
+
+    def __call__(self) -> Any:
+        return getattr(importlib.import_module(self.module), self.name)
+
+    def __str__(self) -> str:
+        return str(self())
 
 
 def parse_params(pairs: tuple[str, ...]) -> dict[str, Any]:

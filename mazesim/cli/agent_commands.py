@@ -7,7 +7,7 @@ import json
 import click
 
 from mazesim.cli import main
-from mazesim.cli._options import SEED, TRIALS, VISION, parse_params
+from mazesim.cli._options import SEED, TRIALS, VISION, LibraryDefault, parse_params
 
 __all__ = ["simulate", "agents"]
 
@@ -15,7 +15,8 @@ __all__ = ["simulate", "agents"]
 @main.command()
 @click.argument("maze_file", type=click.Path(dir_okay=False))
 @click.option("--agent", "agent_name", required=True, help="Agent name (see `mazesim agents`).")
-@click.option("--vision", type=VISION, default="full", show_default=True,
+@click.option("--vision", type=VISION, default=LibraryDefault("mazesim.agents.vision", "FULL"),
+              show_default=True,
               help="full, or K for a (2K+1)x(2K+1) window (the study: 2).")
 @click.option("--occlusion", is_flag=True, help="Walls block sight inside the window.")
 @click.option("--no-memory", "forget", is_flag=True, help="Forget cells out of view.")

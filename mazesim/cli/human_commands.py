@@ -8,6 +8,7 @@ import json
 import click
 
 from mazesim.cli import main
+from mazesim.cli._options import SEED, LibraryDefault
 
 __all__ = ["import_group", "fit", "compare"]
 
@@ -47,7 +48,8 @@ def import_mst(folder: str, output: str, skip_invalid: bool, as_json: bool) -> N
 @click.argument("trajectories", type=click.Path(exists=True, dir_okay=False))
 @click.option("--mazes", required=True, type=click.Path(exists=True, file_okay=False),
               help="Folder of the mazes, one mazesim file <maze>.txt (or .json) each.")
-@click.option("--vision", default="full", show_default=True,
+@click.option("--vision", default=LibraryDefault("mazesim.agents.vision", "FULL"),
+              show_default=True,
               help="Vision of trials without a vision column (a label such as 2 or "
                    "'isovist 10, map known').")
 @_OUTPUT
@@ -91,12 +93,14 @@ def _print(result, as_json: bool, text) -> None:
                    "parameter (junction level).")
 @click.option("--by", type=click.Choice(["pooled", "participant"]), default="pooled",
               show_default=True, help="Also fit each participant alone (participant).")
-@click.option("--cv", "folds", type=int, default=5, show_default=True,
+@click.option("--cv", "folds", type=int, show_default=True,
+              default=LibraryDefault("mazesim.humans.fit", "DEFAULT_FOLDS"),
               help="Folds of cross-validation by participant (0: none); under the peer "
                    "protocol, folds of each person's decisions.")
-@click.option("--seed", type=int, default=0, show_default=True,
+@click.option("--seed", type=SEED, default=0, show_default=True,
               help="Seed of the folds, the starts and the bootstrap.")
-@click.option("--starts", type=int, default=3, show_default=True,
+@click.option("--starts", type=int, show_default=True,
+              default=LibraryDefault("mazesim.humans.fit", "DEFAULT_STARTS"),
               help="Starts of each optimisation (the first is deterministic).")
 @_EXCLUDE_PARTICIPANTS
 @_EXCLUDE_MAZE
@@ -131,7 +135,7 @@ def fit(run_dir: str, level: str, protocol: str, models: tuple[str, ...], by: st
 @click.option("--fit", "fit_params", is_flag=True,
               help="Fit the agents' parameters to the people (default: the simulated run's; "
                    "the lapse is fitted either way).")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the bootstrap.")
+@click.option("--seed", type=SEED, default=0, show_default=True, help="Seed of the bootstrap.")
 @_EXCLUDE_PARTICIPANTS
 @_EXCLUDE_MAZE
 @_JSON

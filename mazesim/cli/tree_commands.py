@@ -8,6 +8,7 @@ import json
 import click
 
 from mazesim.cli import main
+from mazesim.cli._options import LibraryDefault
 from mazesim.render import MAX_SCALE, TREE_SCALE
 
 __all__ = ["tree"]
@@ -15,7 +16,8 @@ __all__ = ["tree"]
 
 @main.command()
 @click.argument("maze_file", type=click.Path(dir_okay=False))
-@click.option("--vision", default="sweep, map known", show_default=True,
+@click.option("--vision", default=LibraryDefault("mazesim.agents.vision", "SWEEP_VISION"),
+              show_default=True,
               help="The tree's vision, a label: the authors' quadrant sweep, or any limited "
                    "vision with the map known, such as 'isovist 10, map known' or '2, map "
                    "known'.")

@@ -100,7 +100,7 @@ def open_executor(*, workers: int = 1, dask: Any = None) -> Iterator[Executor]:
     answering within `DASK_TIMEOUT` seconds."""
     if isinstance(workers, bool) or not isinstance(workers, int) or not (
             1 <= workers <= MAX_WORKERS):
-        raise ConfigError(f"--workers: {workers!r} (allowed: an integer from 1 to "
+        raise ConfigError(f"workers: {workers!r} (allowed: an integer from 1 to "
                           f"{MAX_WORKERS:,})")
     executor = (Executor(client=_connect(dask), address=str(getattr(dask, "scheduler_address",
                                                                      dask)))
@@ -133,7 +133,7 @@ def _processes(pool: ProcessPoolExecutor, fn: Task, tasks: Iterator[Any], window
             yield from (future.result() for future in done) if done else (None,)
     except BrokenProcessPool:
         _terminate(pool)
-        raise WorkersLost("--workers: a worker process died (killed, or out of memory)"
+        raise WorkersLost("workers: a worker process died (killed, or out of memory)"
                           ) from None
     except BaseException:  # Ctrl-C or close() in the caller: do not wait for running tasks
         _terminate(pool)
@@ -170,7 +170,7 @@ def _connect(address: Any) -> Any:
     try:
         from distributed import Client
     except ImportError:
-        raise ConfigError("--dask: the 'distributed' package is not installed "
+        raise ConfigError("dask: the 'distributed' package is not installed "
                           "(pip install 'mazesim[dask]')") from None
     # The client's own log reports a lost scheduler as tracebacks, some while the process
     # exits; WorkersLost says it in one line. Silenced for the rest of the process.
@@ -179,12 +179,12 @@ def _connect(address: Any) -> Any:
         try:
             asyncio.run(_handshake(address))
         except (OSError, TimeoutError, ValueError, TypeError) as err:
-            raise ConfigError(f"--dask: cannot reach the scheduler at {address!r} within "
+            raise ConfigError(f"dask: cannot reach the scheduler at {address!r} within "
                               f"{DASK_TIMEOUT:g} s ({_reason(err)})") from None
     try:
         return Client(address, timeout=DASK_TIMEOUT, set_as_default=False)
     except (OSError, TimeoutError, ValueError) as err:
-        raise ConfigError(f"--dask: cannot reach the scheduler at {address!r} "
+        raise ConfigError(f"dask: cannot reach the scheduler at {address!r} "
                           f"({_reason(err)})") from None
 
 
@@ -237,7 +237,7 @@ def _check_cluster(client: Any, address: str, workerless: float | None) -> float
         return None
     now = time.monotonic()
     if workerless is not None and now - workerless > DASK_WORKERLESS_SECONDS:
-        raise WorkersLost(f"--dask: no worker on the scheduler at {address} for "
+        raise WorkersLost(f"dask: no worker on the scheduler at {address} for "
                           f"{DASK_WORKERLESS_SECONDS:g} s")
     return now if workerless is None else workerless
 
@@ -246,7 +246,7 @@ def _nthreads(client: Any, address: str) -> dict:
     try:
         return client.nthreads()
     except (OSError, TimeoutError) as err:
-        raise WorkersLost(f"--dask: lost the scheduler at {address} ({_reason(err)})") from None
+        raise WorkersLost(f"dask: lost the scheduler at {address} ({_reason(err)})") from None
 
 
 def _result(future: Any, address: str) -> Any:
@@ -255,9 +255,9 @@ def _result(future: Any, address: str) -> Any:
     try:
         return future.result()
     except KilledWorker as err:
-        raise WorkersLost(f"--dask: workers died running a task ({_reason(err)})") from None
+        raise WorkersLost(f"dask: workers died running a task ({_reason(err)})") from None
     except (CancelledError, OSError) as err:
-        raise WorkersLost(f"--dask: lost the scheduler at {address} ({_reason(err)})") from None
+        raise WorkersLost(f"dask: lost the scheduler at {address} ({_reason(err)})") from None
 
 
 def _reason(err: BaseException) -> str:

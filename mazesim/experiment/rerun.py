@@ -50,7 +50,7 @@ def rerun_trial(run_dir: str | Path, trial_id: int) -> Rerun:
     """Simulate trial `trial_id` of a simulated run again, exactly as the runner did."""
     if isinstance(trial_id, bool) or not isinstance(trial_id, int) or not (
             0 <= trial_id <= INT64_MAX):
-        raise ConfigError(f"--trial: {trial_id!r} (allowed: an integer from 0 to 2^63 - 1)")
+        raise ConfigError(f"trial_id: {trial_id!r} (allowed: an integer from 0 to 2^63 - 1)")
     with RunStore(run_dir) as store:
         config = store.meta("config")
         row = store.query("SELECT maze_id, agent, vision, trial, moves, reached FROM trials "
@@ -58,7 +58,7 @@ def rerun_trial(run_dir: str | Path, trial_id: int) -> Rerun:
         if not row:
             last = store.query("SELECT MAX(trial_id) FROM trials")[0][0]
             allowed = "no trials stored yet" if last is None else f"allowed: 0 to {last}"
-            raise ConfigError(f"--trial: {trial_id} is not a trial of {run_dir} ({allowed})")
+            raise ConfigError(f"trial_id: {trial_id} is not a trial of {run_dir} ({allowed})")
         maze_id, agent_label, vision_text, trial, moves, reached = row[0]
         text = store.query("SELECT text FROM mazes WHERE maze_id = ?", (maze_id,))
     labels = [a["label"] for a in config["agents"]]

@@ -324,10 +324,10 @@ def _resumable(base: Path, resolved: dict[str, Any], config: Config) -> Path:
             continue
         difference = _first_difference(stored, resolved)
         if difference is not None:
-            raise ConfigError(f"{config.source}: --resume: the config differs from the one "
-                              f"stored in {run_dir} at {difference}; run without --resume")
+            raise ConfigError(f"{config.source}: resume: the config differs from the one "
+                              f"stored in {run_dir} at {difference}; start a new run instead")
         return run_dir
-    raise ConfigError(f"{config.source}: --resume: no unfinished run of {config.name!r} "
+    raise ConfigError(f"{config.source}: resume: no unfinished run of {config.name!r} "
                       f"under {base.parent}")
 
 

@@ -190,19 +190,19 @@ def _finite(interval: tuple[float, float]) -> list[float] | None:
 def _check(models: Sequence[str | ModelSpec], by: str, folds: int, seed: int, starts: int,
            people: int, decisions: int) -> list[ModelSpec]:
     if by not in BY:
-        raise DataError(f"--by {by!r} (allowed: {', '.join(BY)})")
+        raise DataError(f"by: {by!r} (allowed: {', '.join(BY)})")
     if not models or len(models) > MAX_MODELS:
-        raise DataError(f"--model: {len(models)} models (allowed: 1 to {MAX_MODELS})")
+        raise DataError(f"models: {len(models)} models (allowed: 1 to {MAX_MODELS})")
     specs = [m if isinstance(m, ModelSpec) else parse_model(m) for m in models]
     labels = [s.label for s in specs]
     if len(set(labels)) != len(labels):
-        raise DataError(f"--model: {next(x for x in labels if labels.count(x) > 1)} twice")
+        raise DataError(f"models: {next(x for x in labels if labels.count(x) > 1)} twice")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise DataError(f"--seed {seed!r} (allowed: an integer >= 0)")
+        raise DataError(f"seed: {seed!r} (allowed: an integer >= 0)")
     if not 1 <= starts <= MAX_STARTS:
-        raise DataError(f"--starts {starts} (allowed: 1 to {MAX_STARTS})")
+        raise DataError(f"starts: {starts} (allowed: 1 to {MAX_STARTS})")
     if folds and not 2 <= folds <= min(people, MAX_FOLDS):
-        raise DataError(f"--cv {folds} (allowed: 0 for none, or 2 to "
+        raise DataError(f"folds: {folds} (allowed: 0 for none, or 2 to "
                         f"{min(people, MAX_FOLDS)}: the participants, at most {MAX_FOLDS})")
     if decisions == 0:
         raise DataError("the run has no junction decision (a departure from a cell with 3 or "

@@ -132,7 +132,7 @@ def import_source(source: Source, run_dir: str | Path, *, skip_invalid: bool = F
             problems.append(problem)
     problems.sort(key=lambda p: p.line)
     if problems and not skip_invalid:
-        raise DataError(problems[0].describe(source.path) + " (--skip-invalid imports the "
+        raise DataError(problems[0].describe(source.path) + " (skip_invalid imports the "
                         "valid trials and lists the others)")
     if not valid:
         raise DataError(f"{source.path}: no valid trial to import")

@@ -74,13 +74,13 @@ def parse_model(text: str) -> ModelSpec:
     for pair in filter(None, (p.strip() for p in rest.split(","))):
         key, sep, raw = pair.partition("=")
         if not sep or not key.strip():
-            raise AgentError(f"--model {text}: {pair!r} is not key=value")
+            raise AgentError(f"model {text}: {pair!r} is not key=value")
         fixed[key.strip()] = yaml.safe_load(raw) if raw.strip() else raw
     if "lapse" in fixed:
-        raise AgentError(f"--model {text}: the lapse is always fitted (leave it out)")
+        raise AgentError(f"model {text}: the lapse is always fitted (leave it out)")
     agent = make_agent(name, **fixed)            # unknown names and keys, bad values
     if not isinstance(agent, KernelAgent):
-        raise AgentError(f"--model {text}: {name} gives no step probabilities (it is not a "
+        raise AgentError(f"model {text}: {name} gives no step probabilities (it is not a "
                          "model of choices)")
     free = tuple(p for p in fitted_params(name) if p.name not in fixed)
     return ModelSpec(str(text).strip(), name, fixed, free)

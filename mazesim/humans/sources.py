@@ -153,8 +153,8 @@ def read_csv(path: str | Path, mazes: str | Path, vision: Vision | str | int = "
     without a `vision` value get `vision`."""
     path, folder = Path(path), Path(mazes)
     if not folder.is_dir():
-        raise DataError(f"--mazes {folder}: not a folder")
-    default = parse_vision(vision, "--vision")
+        raise DataError(f"mazes: {folder}: not a folder")
+    default = parse_vision(vision, "vision")
     rows, header = _rows(path, ",")
     index = _columns(path, header, CSV_COLUMNS, optional=CSV_OPTIONAL)
     groups: dict[tuple[str, str, str], list[tuple[int, list[str]]]] = {}

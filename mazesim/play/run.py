@@ -91,7 +91,7 @@ def open_server(config: str | Path, host: str = DEFAULT_HOST, port: int = DEFAUL
     """
     session = load_session(config)
     if public_url is not None:
-        check_url(public_url, "--public-url")
+        check_url(public_url, "public_url")
         if session.participants.entry == ID_ENTRY:
             raise ConfigError(f"{config}: participants.entry: id (a public study needs tokens: "
                               "entry link or prolific)")
@@ -100,14 +100,14 @@ def open_server(config: str | Path, host: str = DEFAULT_HOST, port: int = DEFAUL
                               f"of a public study secret (allowed: at least 2^62, e.g. python -c "
                               f"'import secrets; print(2**62 + secrets.randbelow(2**62))')")
     elif not is_loopback(host):
-        raise ConfigError(f"--host {host}: not a loopback address (a public study needs "
-                          "--public-url URL, the address participants open)")
+        raise ConfigError(f"host: {host}: not a loopback address (a public study needs "
+                          "public_url, the address participants open)")
     recorder = open_run(session)
     try:
         server = PlayServer(recorder, host, port, public_url)
     except OSError as err:
         recorder.store.close()
-        raise PlayError(f"--host {host} --port {port}: cannot listen ({err.strerror})") from None
+        raise PlayError(f"host {host}, port {port}: cannot listen ({err.strerror})") from None
     if session.participants.entry == LINK_ENTRY:
         write_links(session, server.url)
     return server

@@ -145,13 +145,13 @@ def test_replay_bad_trial(config, tmp_path):
     result = _invoke("replay", run_dir, "--trial", 999)
     assert result.exit_code == 2
     assert result.output.splitlines() == [
-        f"Error: --trial: 999 is not a trial of {run_dir} (allowed: 0 to 55)"]
+        f"Error: trial_id: 999 is not a trial of {run_dir} (allowed: 0 to 55)"]
 
 
 def test_resume_without_unfinished_run(config, tmp_path):
     result = _invoke("run", config, "--resume", "--output", tmp_path / "out")
     assert result.exit_code == 2
-    assert result.output.startswith("Error: ") and "--resume: no unfinished run of 'cli'" in \
+    assert result.output.startswith("Error: ") and "resume: no unfinished run of 'cli'" in \
         result.output
 
 

@@ -40,7 +40,7 @@ def test_import_errors_are_one_line_and_leave_no_run(mst, tmp_path):
     result = run("import", "mst", folder, "-o", tmp_path / "run")
     assert result.exit_code == 2
     assert result.output == (f"Error: {folder / 'plandata.csv'}:5: participant s3, maze fork, "
-                             "step 2: (2, 2) is a wall (--skip-invalid imports the valid trials "
+                             "step 2: (2, 2) is a wall (skip_invalid imports the valid trials "
                              "and lists the others)\n")
     assert not (tmp_path / "run").exists()
     result = run("import", "mst", folder, "-o", tmp_path / "run", "--skip-invalid", "--json")
@@ -83,7 +83,7 @@ def test_import_csv(tmp_path):
     assert result.exit_code == 2 and "unknown column 'stepp'" in result.output
     result = run("import", "csv", tmp_path / "walks.csv", "--mazes", tmp_path / "mazes", "-o",
                  tmp_path / "run3", "--vision", "sideways")
-    assert result.exit_code == 2 and result.output.startswith("Error: --vision: 'sideways'")
+    assert result.exit_code == 2 and result.output.startswith("Error: vision: 'sideways'")
 
 
 def test_fit_json_and_files(mst, tmp_path):
@@ -105,7 +105,7 @@ def test_fit_json_and_files(mst, tmp_path):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--cv", "9"], "--cv 9 (allowed: 0 for none, or 2 to 2: the participants, at most 100)"),
+    (["--cv", "9"], "folds: 9 (allowed: 0 for none, or 2 to 2: the participants, at most 100)"),
     (["--model", "nobody"], "unknown agent 'nobody'"),
     (["--by", "maze"], "Invalid value for '--by'"),
 ])

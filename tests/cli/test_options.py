@@ -80,3 +80,24 @@ def test_in_range_values_still_work():
                                        "--seed", str(2**63 - 1), "--trials", "3"])
     assert result.exit_code == 0, result.output
     assert "3 trial(s)" in result.output
+
+
+def test_library_defaults_are_read_from_the_library_when_needed(monkeypatch, tmp_path):
+    """`fit --cv/--starts` and `tree --vision` show and pass the library's own constants (here
+    changed, so a default restated in the CLI would fail)."""
+    import mazesim.humans as humans
+    from mazesim.humans import fit
+
+    monkeypatch.setattr(fit, "DEFAULT_FOLDS", 7)
+    monkeypatch.setattr(fit, "DEFAULT_STARTS", 4)
+    shown = " ".join(CliRunner().invoke(main, ["fit", "--help"]).output.split())
+    assert "each person's decisions. [default: 7]" in shown
+    assert "(the first is deterministic). [default: 4]" in shown
+
+    def given(run_dir, models, **options):
+        raise ConfigError(f"folds {options['folds']}, starts {options['starts']}")
+
+    monkeypatch.setattr(humans, "fit_models", given)
+    assert _error("fit", str(tmp_path)) == "Error: folds 7, starts 4"
+    shown = " ".join(CliRunner().invoke(main, ["tree", "--help"]).output.split())
+    assert "[default: sweep, map known]" in shown

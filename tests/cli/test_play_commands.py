@@ -52,7 +52,7 @@ def test_busy_port_is_one_error_line(tmp_path):
         port = busy.getsockname()[1]
         result = CliRunner().invoke(main, ["play", str(_config(tmp_path)), "--port", str(port)])
     assert result.exit_code == 2
-    assert re.fullmatch(rf"Error: --host 127.0.0.1 --port {port}: cannot listen \(.+\)\n",
+    assert re.fullmatch(rf"Error: host 127.0.0.1, port {port}: cannot listen \(.+\)\n",
                         result.output)
 
 
@@ -133,7 +133,7 @@ def test_input_errors_are_one_line(tmp_path):
         assert (result.exit_code, result.output) == (2, f"Error: {config}: {message}\n")
     result = runner.invoke(main, ["play", str(_config(tmp_path)), "--host", "0.0.0.0"])
     assert result.exit_code == 2 and result.output == (
-        "Error: --host 0.0.0.0: not a loopback address (a public study needs --public-url URL, "
+        "Error: host: 0.0.0.0: not a loopback address (a public study needs public_url, "
         "the address participants open)\n")
     result = runner.invoke(main, ["play", str(_config(tmp_path)), "--public-url",
                                   "https://x.org"])

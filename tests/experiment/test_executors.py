@@ -26,7 +26,7 @@ def test_execute_yields_every_result():
 
 
 def test_bad_worker_count():
-    with pytest.raises(ConfigError, match=r"--workers: 0 \(allowed: an integer from 1 to 1,024\)"):
+    with pytest.raises(ConfigError, match=r"workers: 0 \(allowed: an integer from 1 to 1,024\)"):
         with executors.open_executor(workers=0):
             pass
 
@@ -46,7 +46,7 @@ def test_serial_processes_and_dask_give_identical_tables(small_config, tmp_path)
 def test_unreachable_dask_scheduler(small_config, tmp_path, monkeypatch):
     pytest.importorskip("distributed")
     monkeypatch.setattr(executors, "DASK_TIMEOUT", 1.0)
-    with pytest.raises(ConfigError, match=r"--dask: cannot reach the scheduler"):
+    with pytest.raises(ConfigError, match=r"dask: cannot reach the scheduler"):
         run_small(small_config, tmp_path / "out", dask="tcp://127.0.0.1:9")
     assert not (tmp_path / "out").exists()  # checked before the run directory is made
 
@@ -74,7 +74,7 @@ def test_never_more_workers_than_tasks_or_two_per_core(monkeypatch):
 
 
 def test_a_dead_worker_is_one_line_not_a_hang():
-    with pytest.raises(WorkersLost, match=r"--workers: a worker process died \(killed, or out "
+    with pytest.raises(WorkersLost, match=r"workers: a worker process died \(killed, or out "
                                           r"of memory\)"):
         list(execute(_die, range(4), workers=2))
 
@@ -87,7 +87,7 @@ def test_a_run_that_loses_its_workers_says_how_to_resume(small_config, tmp_path,
     def dies_on_the_third(chunk):
         chunks.append(chunk)
         if len(chunks) == 3:
-            raise WorkersLost("--dask: lost the scheduler at tcp://x:1 (CommClosedError)")
+            raise WorkersLost("dask: lost the scheduler at tcp://x:1 (CommClosedError)")
         return real(chunk)
 
     real = runner.run_chunk
@@ -96,7 +96,7 @@ def test_a_run_that_loses_its_workers_says_how_to_resume(small_config, tmp_path,
         run_small(small_config, tmp_path / "out", flush_seconds=0.0)
     run_dir = next((tmp_path / "out" / "small").iterdir())
     assert str(raised.value) == (
-        f"--dask: lost the scheduler at tcp://x:1 (CommClosedError); 12 of 36 units are stored "
+        f"dask: lost the scheduler at tcp://x:1 (CommClosedError); 12 of 36 units are stored "
         f"in {run_dir}; resume with: mazesim run {small_config} --resume --output "
         f"{tmp_path / 'out'}")
     monkeypatch.setattr(runner, "run_chunk", real)
@@ -113,7 +113,7 @@ def test_a_bad_dask_address_fails_fast_with_one_line(small_config, tmp_path):
     for address, reason in (("tcp://127.0.0.1:9", "within 5 s"), ("nonsense:xx", "")):
         done = cli("run", small_config, "--output", tmp_path / "out", "--dask", address,
                    seconds=60)
-        assert_one_error_line(done, f"--dask: cannot reach the scheduler at {address!r}", reason)
+        assert_one_error_line(done, f"dask: cannot reach the scheduler at {address!r}", reason)
         assert done.seconds < 45, done.seconds
         began = time.monotonic()
         with pytest.raises(ConfigError, match="cannot reach the scheduler"):
@@ -129,7 +129,7 @@ def test_a_dask_cluster_without_workers_stops_the_run(small_config, tmp_path, mo
     with distributed.LocalCluster(n_workers=0, processes=False,
                                   dashboard_address=None) as cluster:
         began = time.monotonic()
-        with pytest.raises(RunError, match=r"--dask: no worker on the scheduler at .* for 1 s; "
+        with pytest.raises(RunError, match=r"dask: no worker on the scheduler at .* for 1 s; "
                                            r"0 of 36 units are stored in .*; resume with: "
                                            r"mazesim run .* --resume"):
             run_small(small_config, tmp_path / "out", dask=cluster.scheduler_address)
@@ -185,5 +185,5 @@ def test_losing_the_scheduler_is_one_line_with_how_to_resume(small_config, tmp_p
                 proc.kill()
     assert run.returncode == 2 and "Traceback" not in err, err
     (line,) = [x for x in err.splitlines() if x.startswith("Error: ")]
-    assert line.startswith(f"Error: --dask: lost the scheduler at {address}")
+    assert line.startswith(f"Error: dask: lost the scheduler at {address}")
     assert f"resume with: mazesim run {small_config} --resume" in line

@@ -31,7 +31,7 @@ def test_replay_equals_the_stored_moves(small_config, tmp_path):
 
 def test_replay_unknown_trial(small_config, tmp_path):
     run_dir = run_small(small_config, tmp_path / "out").run_dir
-    with pytest.raises(ConfigError, match=r"--trial: 100000 is not a trial of .* \(allowed: 0 to "
+    with pytest.raises(ConfigError, match=r"trial_id: 100000 is not a trial of .* \(allowed: 0 to "
                                           r"179\)"):
         rerun_trial(run_dir, 100000)
 

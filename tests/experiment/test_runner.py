@@ -116,14 +116,14 @@ def test_resume_refuses_a_different_config(small_config, tmp_path):
         store.set_meta(status="running")  # pretend it was interrupted
     data = dict(SMALL, seed=8)
     other = write_config(tmp_path / "cfg2", data)
-    with pytest.raises(ConfigError, match=r"--resume: the config differs .* at seed \(7 stored, "
+    with pytest.raises(ConfigError, match=r"resume: the config differs .* at seed \(7 stored, "
                                           r"8 now\)"):
         run_small(other, tmp_path / "out", resume=True)
 
 
 def test_resume_without_an_unfinished_run(small_config, tmp_path):
     run_small(small_config, tmp_path / "out")
-    with pytest.raises(ConfigError, match=r"--resume: no unfinished run of 'small'"):
+    with pytest.raises(ConfigError, match=r"resume: no unfinished run of 'small'"):
         run_small(small_config, tmp_path / "out", resume=True)
 
 

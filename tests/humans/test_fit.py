@@ -157,7 +157,7 @@ def test_fit_outputs(small, tmp_path):
 
 
 @pytest.mark.parametrize("models, folds, message", [
-    (["choice-model"], 4, "--cv 4 (allowed: 0 for none, or 2 to 3: the participants, at most "
+    (["choice-model"], 4, "folds: 4 (allowed: 0 for none, or 2 to 3: the participants, at most "
                           "100)"),
     (["shortest"], 0, "shortest gives no step probabilities"),
     (["random-walk:lapse=0.2"], 0, "the lapse is always fitted"),

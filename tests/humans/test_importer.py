@@ -76,7 +76,7 @@ def test_the_first_bad_trial_stops_the_import_naming_it(write_mst, tmp_path, pat
     with pytest.raises(DataError) as err:
         import_mst(folder, tmp_path / "run")
     assert str(err.value) == (f"{folder / 'plandata.csv'}:5: participant s3, maze fork, step "
-                              f"{step}: {reason} (--skip-invalid imports the valid trials and "
+                              f"{step}: {reason} (skip_invalid imports the valid trials and "
                               "lists the others)")
     assert not (tmp_path / "run").exists()
 

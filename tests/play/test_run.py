@@ -48,15 +48,15 @@ def test_links_and_start_info(tmp_path):
 
 
 @pytest.mark.parametrize("top, host, url, message", [
-    ({}, "0.0.0.0", None, r"--host 0.0.0.0: not a loopback address \(a public study needs "
-                          r"--public-url URL"),
+    ({}, "0.0.0.0", None, r"host: 0.0.0.0: not a loopback address \(a public study needs "
+                          r"public_url, the address"),
     ({}, "127.0.0.1", "https://x.org", r"s.yaml: participants.entry: id \(a public study needs "
                                        r"tokens: entry link or prolific\)"),
     ({"participants": {"entry": "prolific"}, "seed": 7}, "0.0.0.0", "https://x.org",
      r"s.yaml: seed: 7 is too small to keep the tokens of a public study secret \(allowed: at "
      r"least 2\^62"),
     ({"participants": {"entry": "prolific"}}, "0.0.0.0", "ftp://x.org",
-     r"--public-url: 'ftp://x.org' \(allowed: an http:// or https:// URL\)"),
+     r"public_url: 'ftp://x.org' \(allowed: an http:// or https:// URL\)"),
 ])
 def test_public_hosts_need_a_url_and_tokens(tmp_path, top, host, url, message):
     with pytest.raises(ConfigError, match=message):
@@ -72,7 +72,7 @@ def test_a_busy_port_is_one_line_and_releases_the_run(tmp_path):
         busy.bind(("127.0.0.1", 0))
         busy.listen()
         port = busy.getsockname()[1]
-        with pytest.raises(PlayError, match=rf"--host 127.0.0.1 --port {port}: cannot listen"):
+        with pytest.raises(PlayError, match=rf"host 127.0.0.1, port {port}: cannot listen"):
             open_server(config, "127.0.0.1", port)
     server = open_server(config, "127.0.0.1", 0)         # the lock was released
     server.server_close()
