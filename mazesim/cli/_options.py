@@ -12,9 +12,9 @@ from typing import Any
 
 import click
 
-from mazesim.errors import short
+from mazesim.errors import ConfigError, short
 from mazesim.limits import INT64_MAX, MAX_TRIALS, MAX_VISION_RADIUS
-from mazesim.schema import parse_yaml
+from mazesim.schema import parse_pairs
 
 __all__ = ["CELL", "VISION", "SEED", "TRIALS", "parse_params"]
 
@@ -54,14 +54,12 @@ TRIALS = click.IntRange(1, MAX_TRIALS)
 
 
 def parse_params(pairs: tuple[str, ...]) -> dict[str, Any]:
-    """`--param key=value` pairs into a dict; values read as YAML scalars (the bounded config
-    reader: no tags, no bombs), commas make lists."""
+    """`--param key=value` pairs into one dict (`mazesim.schema.parse_pairs`: plain scalars,
+    commas make lists, a key given twice refused)."""
     params: dict[str, Any] = {}
     for pair in pairs:
-        key, sep, raw = pair.partition("=")
-        if not sep or not key.strip():
-            raise click.BadParameter(f"{short(pair)} is not key=value", param_hint="--param")
-        source = f"--param {key.strip()}"
-        items = [parse_yaml(v, source) if v else v for v in raw.split(",")]
-        params[key.strip()] = items if "," in raw else items[0]
+        for key, value in parse_pairs(pair, "--param").items():
+            if key in params:
+                raise ConfigError(f"--param {key}: given twice")
+            params[key] = value
     return params

@@ -53,7 +53,13 @@ def _error(*args: str) -> str:
      "Error: braid: nan (allowed: a number in [0, 1])"),
     # -p values reached the YAML parser unguarded (tracebacks)
     (["simulate", TUTORIAL, "--agent", "dfs", "-p", "order=["],
-     "Error: --param order:1:2: expected the node content, but found '<stream end>'"),
+     "Error: --param order: '[': no brackets (a list is written a,b,c)"),
+    (["simulate", TUTORIAL, "--agent", "dfs", "-p", "order=" + "[" * 5000],
+     "Error: --param order: '" + "[" * 56 + "...: no brackets (a list is written a,b,c)"),
+    (["simulate", TUTORIAL, "--agent", "dfs", "-p", "max_steps=10", "-p", "max_steps=20"],
+     "Error: --param max_steps: given twice"),
+    (["simulate", TUTORIAL, "--agent", "dfs", "-p", "max_steps=a: 1"],
+     "Error: --param max_steps: 'a: 1' is not a plain value (a number, a word, true or false)"),
     (["generate", "eller", "--seed", "1", "-p", "join=!!python/name:os.system"],
      "Error: --param join:1:1: tag '!!python/name:os.system' is not allowed (allowed: plain "
      "values, lists and mappings)"),
