@@ -58,10 +58,11 @@ class _BoundedLoader(yaml.SafeLoader):
         first: [(tag, regexp) for tag, regexp in resolvers if tag != _YAML_TAG + "timestamp"]
         for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()}
 
-    def __init__(self, stream: str) -> None:
+    def __init__(self, stream: str, max_nodes: int = MAX_NODES) -> None:
         super().__init__(stream)
         self._depth = 0
         self._nodes = 0
+        self._max_nodes = max_nodes
         self._sizes: dict[int, int] = {}      # id(node) -> nodes below it, aliases expanded
 
     def compose_node(self, parent: Any, index: Any) -> Any:
@@ -85,8 +86,9 @@ class _BoundedLoader(yaml.SafeLoader):
 
     def _count(self, nodes: int, mark: Any) -> None:
         self._nodes += nodes
-        if self._nodes > MAX_NODES:
-            raise _Refused(f"more than {MAX_NODES:,} values once aliases are expanded", mark)
+        if self._nodes > self._max_nodes:
+            raise _Refused(f"more than {self._max_nodes:,} values once aliases are expanded",
+                           mark)
 
     def construct_object(self, node: Any, deep: bool = False) -> Any:
         if node.tag not in _PLAIN_TAGS:
@@ -129,17 +131,21 @@ class _Refused(yaml.YAMLError):
         self.problem, self.problem_mark = problem, mark
 
 
-def read_yaml(path: str | Path) -> Any:
-    """The YAML document of a config file; every fault is a ConfigError naming file:line:col."""
-    return parse_yaml(read_text(path, ConfigError, max_bytes=MAX_DOCUMENT_BYTES), str(path))
+def read_yaml(path: str | Path, *, max_bytes: int = MAX_DOCUMENT_BYTES,
+              max_nodes: int = MAX_NODES) -> Any:
+    """The YAML document of a config file; every fault is a ConfigError naming file:line:col.
+    Larger ceilings serve files mazesim writes itself (a play run's `session.yaml`)."""
+    return parse_yaml(read_text(path, ConfigError, max_bytes=max_bytes), str(path),
+                      max_bytes=max_bytes, max_nodes=max_nodes)
 
 
-def parse_yaml(text: str, source: str = "<yaml>") -> Any:
+def parse_yaml(text: str, source: str = "<yaml>", *, max_bytes: int = MAX_DOCUMENT_BYTES,
+               max_nodes: int = MAX_NODES) -> Any:
     """The YAML document of `text` (see the module docstring for what is refused)."""
-    if len(text.encode("utf-8", "surrogatepass")) > MAX_DOCUMENT_BYTES:
-        raise ConfigError(f"{source}: larger than {MAX_DOCUMENT_BYTES:,} bytes")
+    if len(text.encode("utf-8", "surrogatepass")) > max_bytes:
+        raise ConfigError(f"{source}: larger than {max_bytes:,} bytes")
     try:
-        loader = _BoundedLoader(text)
+        loader = _BoundedLoader(text, max_nodes)
     except yaml.reader.ReaderError as err:          # a control character, refused up front
         at = err.position
         raise ConfigError(f"{source}:{text.count(chr(10), 0, at) + 1}:"
