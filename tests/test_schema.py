@@ -72,6 +72,9 @@ def test_aliases_count_every_expanded_value():
     with pytest.raises(ConfigError, match=rf"<yaml>:2:.*more than {MAX_NODES:,} values"):
         parse_yaml(document(1000))               # 101 values, 1,001 times
     assert len(parse_yaml(document(10))["b"]) == 10
+    assert len(parse_yaml(document(1000), max_nodes=200_000)["b"]) == 1000  # mazesim's own files
+    with pytest.raises(ConfigError, match=r"<yaml>: larger than 100 bytes"):
+        parse_yaml(document(100), max_bytes=100)
 
 
 @pytest.mark.parametrize("text, message", [
