@@ -42,6 +42,10 @@ MODELS = ["choice-model:goal=[1,2]", "choice-model:goal=!!python/object/apply:os
           "choice-model:goal=0,", "choice-model:lapse=0.1", "dfs:order=up,,down", ":", "",
           "choice-model:goal=*x", "bsf", "choice-model:goal=a: b"]
 """Hostile `--model` values (issue 23.10: tracebacks, RecursionError, MemoryError)."""
+VISIONS = ["isovist=3,map=known", "window=[", "sweep=true,memory=false", "isovist=" + "9" * 70,
+           "isovist 3, map known", "window=2,isovist=2", "map=known", "window=2,window=3",
+           "isovist=!!python/name:os.system", "2, foggy", "=", "sweep=yes"]
+"""`--vision` as labels and key=value pairs (issue 22.4), valid and not."""
 NAMES = list(AGENTS) + list(GENERATORS) + ["bsf", "", "²"]
 
 
@@ -97,7 +101,7 @@ def _commands(paths):
         st.tuples(st.just(["render"]), one_path, option("--scale", number),
                   st.just(["-o", "OUT.png"]), flag),
         st.tuples(st.just(["simulate"]), one_path, option("--agent", name, True),
-                  option("--vision", value(NUMBERS, ["full", "1", "2"])),
+                  option("--vision", value(NUMBERS + VISIONS, ["full", "1", "2"])),
                   option("--trials", number), option("--seed", number), param, flag, out),
         st.tuples(st.just(["knight"]), option("--board", number, True),
                   option("--from", cell, True), option("--to", cell, True)),
