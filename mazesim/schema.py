@@ -7,7 +7,9 @@ One reader serves experiment configs (`mazesim.experiment.config`) and play sess
 
 `read_yaml` refuses, before building anything, a document above `MAX_DOCUMENT_BYTES`, nesting
 deeper than `MAX_NESTING`, more than `MAX_NODES` nodes once aliases are expanded (YAML's "billion
-laughs"), duplicate keys, and tags other than YAML's plain types.
+laughs"), duplicate keys, and tags other than YAML's plain types. `parse_pairs` reads the
+`key=value,...` text of command-line options (`--param`, `--model`, `--vision`) with the same
+reader, values plain scalars only.
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ from mazesim.errors import ConfigError, did_you_mean, file_problem, read_text, s
 from mazesim.limits import INT64_MAX, MAX_NESTING
 
 __all__ = ["MAX_DOCUMENT_BYTES", "MAX_NODES", "MAX_ITEMS", "INT64_MAX",
-           "NAME_PATTERN", "read_yaml", "parse_yaml", "Reader", "short"]
+           "MAX_OPTION_CHARS", "NAME_PATTERN", "read_yaml", "parse_yaml", "parse_pairs", "Reader",
+           "short"]
 
 MAX_DOCUMENT_BYTES = 1 << 20
 """Largest config file (1 MiB): configs are hand-written."""
@@ -30,8 +33,12 @@ MAX_NODES = 100_000
 """Most YAML nodes, aliases expanded."""
 MAX_ITEMS = 10_000
 """Most entries of one list (mazes, agents, vision, ...)."""
+MAX_OPTION_CHARS = 10_000
+"""Longest `key=value,...` text of one command-line option."""
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 """Names that become directory or table entries: letters, digits, '_', '.', '-'."""
+_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
+_KEY_RULE = "letters, digits and '_', at most 64, not starting with a digit"
 _NAME_RULE = "letters, digits, '_', '.', '-', at most 64, not starting with '.', '_' or '-'"
 
 
@@ -51,10 +58,11 @@ class _BoundedLoader(yaml.SafeLoader):
         first: [(tag, regexp) for tag, regexp in resolvers if tag != _YAML_TAG + "timestamp"]
         for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()}
 
-    def __init__(self, stream: str) -> None:
+    def __init__(self, stream: str, max_nodes: int = MAX_NODES) -> None:
         super().__init__(stream)
         self._depth = 0
         self._nodes = 0
+        self._max_nodes = max_nodes
         self._sizes: dict[int, int] = {}      # id(node) -> nodes below it, aliases expanded
 
     def compose_node(self, parent: Any, index: Any) -> Any:
@@ -78,8 +86,9 @@ class _BoundedLoader(yaml.SafeLoader):
 
     def _count(self, nodes: int, mark: Any) -> None:
         self._nodes += nodes
-        if self._nodes > MAX_NODES:
-            raise _Refused(f"more than {MAX_NODES:,} values once aliases are expanded", mark)
+        if self._nodes > self._max_nodes:
+            raise _Refused(f"more than {self._max_nodes:,} values once aliases are expanded",
+                           mark)
 
     def construct_object(self, node: Any, deep: bool = False) -> Any:
         if node.tag not in _PLAIN_TAGS:
@@ -122,16 +131,26 @@ class _Refused(yaml.YAMLError):
         self.problem, self.problem_mark = problem, mark
 
 
-def read_yaml(path: str | Path) -> Any:
-    """The YAML document of a config file; every fault is a ConfigError naming file:line:col."""
-    return parse_yaml(read_text(path, ConfigError, max_bytes=MAX_DOCUMENT_BYTES), str(path))
+def read_yaml(path: str | Path, *, max_bytes: int = MAX_DOCUMENT_BYTES,
+              max_nodes: int = MAX_NODES) -> Any:
+    """The YAML document of a config file; every fault is a ConfigError naming file:line:col.
+    Larger ceilings serve files mazesim writes itself (a play run's `session.yaml`)."""
+    return parse_yaml(read_text(path, ConfigError, max_bytes=max_bytes), str(path),
+                      max_bytes=max_bytes, max_nodes=max_nodes)
 
 
-def parse_yaml(text: str, source: str = "<yaml>") -> Any:
+def parse_yaml(text: str, source: str = "<yaml>", *, max_bytes: int = MAX_DOCUMENT_BYTES,
+               max_nodes: int = MAX_NODES) -> Any:
     """The YAML document of `text` (see the module docstring for what is refused)."""
-    if len(text.encode("utf-8", "surrogatepass")) > MAX_DOCUMENT_BYTES:
-        raise ConfigError(f"{source}: larger than {MAX_DOCUMENT_BYTES:,} bytes")
-    loader = _BoundedLoader(text)
+    if len(text.encode("utf-8", "surrogatepass")) > max_bytes:
+        raise ConfigError(f"{source}: larger than {max_bytes:,} bytes")
+    try:
+        loader = _BoundedLoader(text, max_nodes)
+    except yaml.reader.ReaderError as err:          # a control character, refused up front
+        at = err.position
+        raise ConfigError(f"{source}:{text.count(chr(10), 0, at) + 1}:"
+                          f"{at - text.rfind(chr(10), 0, at)}: character {chr(err.character)!r} "
+                          "is not allowed (YAML allows no control characters)") from None
     try:
         return loader.get_single_data()
     except yaml.YAMLError as err:
@@ -143,6 +162,56 @@ def parse_yaml(text: str, source: str = "<yaml>") -> Any:
         raise ConfigError(f"{source}: nested too deeply") from None
     finally:
         loader.dispose()
+
+
+def parse_pairs(text: str, source: str) -> dict[str, Any]:
+    """`key=value,key=value,...` as a dict, for the options that take parameters (`source`:
+    `--param`, `--model dfs:`, ...; errors read `source key: what`).
+
+    Each value is one plain YAML scalar read by `parse_yaml` (`10`, `0.5`, `false`, `down`; no
+    tags, brackets or mappings); an item without `=` extends the value before it into a list
+    (`order=down,right,up,left`); an empty value is the empty text. A key given twice, an item
+    before any key, a key that is no identifier, an empty item and text over `MAX_OPTION_CHARS`
+    are refused.
+    """
+    if len(text) > MAX_OPTION_CHARS:
+        raise ConfigError(f"{source} {short(text)}: {len(text):,} characters (allowed: at most "
+                          f"{MAX_OPTION_CHARS:,})")
+    out: dict[str, Any] = {}
+    key = None
+    for item in text.split(","):
+        name, sep, raw = item.partition("=")
+        if sep:
+            key = name.strip()
+            if not _KEY.fullmatch(key):
+                raise ConfigError(f"{source} {short(item)}: "
+                                  + (f"{short(key)} is not a key ({_KEY_RULE})" if key else
+                                     "no key (use key=value)"))
+            if key in out:
+                raise ConfigError(f"{source} {key}: given twice")
+            out[key] = _scalar(raw, f"{source} {key}")
+        elif key is None or not item.strip():
+            raise ConfigError(f"{source} {short(text)}: "
+                              + ("not key=value" if key is None else "an empty item"))
+        else:
+            previous = out[key]
+            out[key] = [*(previous if isinstance(previous, list) else [previous]),
+                        _scalar(item, f"{source} {key}")]
+    return out
+
+
+def _scalar(raw: str, source: str) -> Any:
+    """One plain YAML scalar of an option value ('' stays '')."""
+    if raw.strip()[:1] in ("[", "{"):
+        raise ConfigError(f"{source}: {short(raw.strip())}: no brackets (a list is written "
+                          "a,b,c)")
+    if not raw.strip():
+        return ""
+    value = parse_yaml(raw, source)
+    if isinstance(value, (list, dict)):
+        raise ConfigError(f"{source}: {short(raw)} is not a plain value (a number, a word, "
+                          "true or false)")
+    return value
 
 
 class Reader:

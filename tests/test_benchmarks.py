@@ -11,7 +11,7 @@ BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 
 SECTIONS = {
     "bench_agents.py": ["1. the walking loop", "2. moves per second", "3. 100 trials",
-                        "4. against mazelib"],
+                        "4. against mazelib", "5. bfs, vision 1, no memory"],
     "bench_analysis.py": ["distance_map", "parameters (31x31)"],
     "bench_experiment.py": ["end to end", "agent kernels by condition", "random-walk",
                             "first run of"],

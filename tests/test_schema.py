@@ -1,12 +1,17 @@
-"""The bounded YAML reader: bombs fail fast in bounded memory, with one line naming the place."""
+"""The bounded YAML reader: bombs fail fast in bounded memory, with one line naming the place;
+the key=value parser of the options over it."""
 
+import time
 from pathlib import Path
 
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mazesim.errors import ConfigError
-from mazesim.schema import MAX_DOCUMENT_BYTES, MAX_NODES, Reader, parse_yaml, read_yaml
+from mazesim.schema import (MAX_DOCUMENT_BYTES, MAX_NODES, MAX_OPTION_CHARS, Reader,
+                            parse_pairs, parse_yaml, read_yaml)
 
 from limited import assert_one_error_line, cli
 
@@ -68,6 +73,9 @@ def test_aliases_count_every_expanded_value():
     with pytest.raises(ConfigError, match=rf"<yaml>:2:.*more than {MAX_NODES:,} values"):
         parse_yaml(document(1000))               # 101 values, 1,001 times
     assert len(parse_yaml(document(10))["b"]) == 10
+    assert len(parse_yaml(document(1000), max_nodes=200_000)["b"]) == 1000  # mazesim's own files
+    with pytest.raises(ConfigError, match=r"<yaml>: larger than 100 bytes"):
+        parse_yaml(document(100), max_bytes=100)
 
 
 @pytest.mark.parametrize("text, message", [
@@ -84,6 +92,8 @@ def test_aliases_count_every_expanded_value():
     ("seed: !!int zz", r"<yaml>:1:7: 'zz': invalid literal for int\(\)"),
     ("{[1, 2]: 3}", r"<yaml>:1:2: \[1, 2\] cannot be a key"),
     ("a: [", r"<yaml>:1:5: expected the node content"),
+    ("a: 1\nb: x\x1by", r"<yaml>:2:5: character '\\x1b' is not allowed \(YAML allows no "
+                         r"control characters\)"),
 ], ids=lambda value: value[:24] if isinstance(value, str) else None)
 def test_refused_documents_name_line_and_column(text, message):
     with pytest.raises(ConfigError, match=message):
@@ -109,3 +119,73 @@ def test_files_that_are_not_files(tmp_path):
         with pytest.raises(ConfigError, match=rf"c.yaml: mazes\[0\].file: '{value}': {problem} "
                                               rf"\("):
             reader.file(value, "mazes[0].file", "a maze file")
+
+
+def _block_laughs(levels: int = 10) -> str:
+    """Billion laughs in block style (no commas, so it survives the split into items): 9^10."""
+    text = "a0: &a0\n" + "  - lol\n" * 9
+    for i in range(1, levels):
+        text += f"a{i}: &a{i}\n" + f"  - *a{i - 1}\n" * 9
+    return text
+
+
+@pytest.mark.parametrize("text, message", [
+    # issue 23.10: plain yaml.safe_load gave tracebacks, a RecursionError, a MemoryError (39 s)
+    ("goal=[1,2]", r"^--model m: goal: '\[1': no brackets \(a list is written a,b,c\)$"),
+    ("goal=!!python/object/apply:os.system [ls]",
+     r"^--model m: goal:1:1: tag '!!python/object/apply:os.system' is not allowed"),
+    ("goal=" + "[" * 5000, r"^--model m: goal: '\[\[\[.*: no brackets"),
+    ("goal=" + _block_laughs(), r"^--model m: goal:.*more than 100,000 values once aliases"),
+    ("goal=a: 1", r"^--model m: goal: 'a: 1' is not a plain value"),
+    ("goal=- 1", r"^--model m: goal: '- 1' is not a plain value"),
+    ("goal=*x", r"^--model m: goal:1:1: found undefined alias 'x'$"),
+    ("goal=1,goal=2", r"^--model m: goal: given twice$"),
+    ("goal", r"^--model m: 'goal': not key=value$"),
+    ("=1", r"^--model m: '=1': no key \(use key=value\)$"),
+    ("a\nb=1", r"^--model m: 'a\\nb=1': 'a\\nb' is not a key \(letters, digits and '_'"),
+    ("goal=1,", r"^--model m: 'goal=1,': an empty item$"),
+    ("a=1,,b=2", r"^--model m: 'a=1,,b=2': an empty item$"),
+    ("x=" + "1" * MAX_OPTION_CHARS, rf"characters \(allowed: at most {MAX_OPTION_CHARS:,}\)$"),
+], ids=lambda value: value[:24] if isinstance(value, str) else None)
+def test_hostile_pairs_are_one_line_errors_at_once(text, message):
+    began = time.perf_counter()
+    with pytest.raises(ConfigError, match=message) as error:
+        parse_pairs(text, "--model m:")
+    assert time.perf_counter() - began < 1.0 and "\n" not in str(error.value)
+
+
+def test_pairs_read_plain_scalars_and_comma_lists():
+    assert parse_pairs("region=0, goal=1.5,order=down, right,up,left,label=,x=true,y=~",
+                       "--param") == {"region": 0, "goal": 1.5, "label": "", "x": True,
+                                      "order": ["down", "right", "up", "left"], "y": None}
+
+
+_KEY = st.from_regex(r"[a-z][a-z_]{0,11}", fullmatch=True)
+_VALUE = st.one_of(st.integers(-10**18, 10**18), st.booleans(),
+                   st.floats(allow_nan=False, allow_infinity=False),
+                   st.from_regex(r"[a-z][a-z_-]{0,9}", fullmatch=True).filter(
+                       lambda w: yaml.safe_load(w) == w))
+
+
+@given(st.dictionaries(_KEY, st.one_of(_VALUE, st.lists(_VALUE, min_size=2, max_size=4)),
+                       max_size=5))
+def test_pairs_written_out_read_back(params):
+    def text(value):
+        return ",".join(map(text, value)) if isinstance(value, list) else yaml.safe_dump(
+            value, default_flow_style=True).removesuffix("\n...\n").strip()
+
+    assert parse_pairs(",".join(f"{k}={text(v)}" for k, v in params.items()) or "x=",
+                       "--param") == (params or {"x": ""})
+
+
+@settings(max_examples=500)
+@given(st.text(st.sampled_from("ab=,[]{}!&*:-#'\" \n\t|>%@`?0.~\x1b"), max_size=40))
+def test_any_text_gives_plain_values_or_one_error_line(text):
+    try:
+        params = parse_pairs(text, "--param")
+    except ConfigError as error:
+        assert "\n" not in str(error) and str(error).startswith("--param ")
+        return
+    for value in params.values():
+        for item in value if isinstance(value, list) else [value]:
+            assert item is None or isinstance(item, (str, int, float, bool))

@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
 
 import numpy as np
 
 from mazesim.agents import seen_cells
+from mazesim.errors import MazesimError, printable
 from mazesim.humans import default_models, fit_run, load_human_run
 
 
@@ -39,9 +41,13 @@ def main() -> None:
     parser.add_argument("--cv", type=int, default=5)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
-    run = load_human_run(args.run)
-    seen = exit_in_view(run)
-    report = fit_run(run, args.model or default_models(), folds=args.cv, seed=args.seed)
+    try:                              # bad input: one line and exit 2, as `mazesim fit` does
+        run = load_human_run(args.run)
+        seen = exit_in_view(run)
+        report = fit_run(run, args.model or default_models(), folds=args.cv, seed=args.seed)
+    except MazesimError as err:
+        print(f"Error: {printable(err)}", file=sys.stderr)
+        sys.exit(2)
     parts = (("searching", ~seen), ("exit in view", seen))
     n_open = run.decisions.n_open
     print("| model | " + " | ".join(f"{name}: bits | cv bits" for name, _ in parts) + " |")

@@ -39,7 +39,7 @@ from numba import njit
 from mazesim._grid import bfs
 from mazesim.agents._streams import xoshiro_double
 from mazesim.agents._vision_kernels import look, perceive
-from mazesim.agents.vision import FULL_VIEW, UNKNOWN, WINDOW_VIEW
+from mazesim.agents.vision import FULL_VIEW, SWEEP_VIEW, UNKNOWN, WINDOW_VIEW
 from mazesim.maze import PASSAGE
 from mazesim.records import (ARRIVAL, BRANCH_DEGREE, CHOSEN, COL, FIRST, N_COLUMNS, OPEN, ROW,
                              STEP, UNEXPLORED)
@@ -61,11 +61,12 @@ WalkState = namedtuple("WalkState", [
     "row", "col",               # each cell's padded row and column (no division per step)
     "departed",                 # cells left before in this trial (first-departure flags)
     "rs", "om", "nv", "nlast", "probs",          # rule state; the four neighbours at a step
+    "sight",                    # half-width of the box one look can change (-1: unbounded)
 ])
 
 
 @njit(cache=True)
-def _workspace(cells, width, start, goal, full, known_map, seen):
+def _workspace(cells, width, start, goal, full, known_map, seen, sight):
     n = cells.shape[0]
     rows = n // width
     blank = cells.copy()
@@ -85,7 +86,7 @@ def _workspace(cells, width, start, goal, full, known_map, seen):
         np.zeros(n, np.uint8), np.zeros(1, np.int64),
         np.arange(n, dtype=np.int64) // width, np.arange(n, dtype=np.int64) % width,
         np.zeros(n, np.uint8), np.zeros(RULE_STATE), np.zeros(4, np.int64),
-        np.zeros(4, np.int64), np.zeros(4, np.int64), np.zeros(4))
+        np.zeros(4, np.int64), np.zeros(4, np.int64), np.zeros(4), sight)
 
 
 @njit(cache=True)
@@ -358,7 +359,8 @@ def _walk(p, cells, width, start, goal, view, goal_seeking, lapse, streams, max_
     trials = streams.shape[0]
     n_max = walk.shape[0] - 1 if reading else max_steps
     recording = record.shape[0] > 0
-    ws = _workspace(cells, width, start, goal, not limited, known_map and limited, seen)
+    sight = np.int64(-1) if kind == SWEEP_VIEW else np.int64(max(radius, 1))
+    ws = _workspace(cells, width, start, goal, not limited, known_map and limited, seen, sight)
     step, visits, last, came, known = ws.step, ws.visits, ws.last, ws.came, ws.known
     plan, departed, rs, marks = ws.plan, ws.departed, ws.rs, ws.marks
     om, nv, nlast, probs = ws.om, ws.nv, ws.nlast, ws.probs

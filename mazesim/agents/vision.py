@@ -33,7 +33,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from mazesim.errors import AgentError, MazesimError
+from mazesim.errors import AgentError, MazesimError, short
 from mazesim.limits import MAX_VISION_RADIUS
 from mazesim.maze import Cell, Maze
 
@@ -54,7 +54,8 @@ _KEYS = _KINDS + ("occlusion", "memory", "map")
 _MAPS = ("unknown", "known")
 _ALLOWED = (f"full or an integer from 0 to {MAX_VISION_RADIUS:,}, or a mapping {{window: k | "
             "isovist: r | sweep: true, occlusion, memory, map: known}")
-_DIGITS = re.compile(r"[0-9]+")
+_DIGITS = re.compile(r"[0-9]{1,64}")
+"""A radius as text: ASCII digits (int() takes "²"), at most 64 (int() refuses 4,300)."""
 
 
 @dataclass(frozen=True)
@@ -191,12 +192,12 @@ def _from_text(text: str, name: str) -> Vision:
     elif parts == [SWEEP]:
         settings[SWEEP] = True
     else:
-        raise AgentError(f"{name}: {text!r} (allowed: {_ALLOWED})")
+        raise AgentError(f"{name}: {short(text)} (allowed: {_ALLOWED})")
     for flag in flags:
         key = {"occlusion": "occlusion", "no memory": "memory", "map known": "known_map"}.get(flag)
         if key is None:
-            raise AgentError(f"{name}: {text!r}: unknown setting {flag!r} (allowed: occlusion, "
-                             "no memory, map known)")
+            raise AgentError(f"{name}: {short(text)}: unknown setting {short(flag)} (allowed: "
+                             "occlusion, no memory, map known)")
         settings[key] = key != "memory"
     return _built(name, **settings)
 

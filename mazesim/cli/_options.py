@@ -1,5 +1,11 @@
 """Option types shared by the commands: sizes, cells, vision, seeds, key=value parameters.
 
+`--vision` takes every vision of DESIGN section 5 in one of two forms, read as the configs read
+them (`mazesim.agents.parse_vision`): a label (`full`, `2`, `2, occlusion, no memory`,
+`isovist 10, map known`, `sweep, map known`), or key=value pairs of the config mapping
+(`window=2,occlusion=true`, `isovist=10,map=known`, `sweep=true,memory=false`); either gives a
+`Vision`, whose label is the one form stored and printed.
+
 Every number on the command line has a range checked while parsing, so nothing out of range
 reaches the library, numba or SQLite: digits are ASCII only (`'²'.isdigit()` is True, and
 `int('²')` fails), and the ranges are the library's own ceilings (`mazesim.limits`).
@@ -13,13 +19,15 @@ from typing import Any
 
 import click
 
-from mazesim.errors import short
-from mazesim.limits import INT64_MAX, MAX_TRIALS, MAX_VISION_RADIUS
-from mazesim.schema import parse_yaml
+from mazesim.errors import ConfigError, MazesimError, short
+from mazesim.limits import INT64_MAX, MAX_TRIALS
+from mazesim.schema import parse_pairs
 
 __all__ = ["CELL", "VISION", "SEED", "TRIALS", "LibraryDefault", "parse_params"]
 
 _INTEGER = re.compile(r"-?[0-9]{1,19}")
+_OWN_NAME = re.compile(r"^--vision[.:]? *")
+"""The option's name at the start of a library message (click names it already)."""
 
 
 class _Cell(click.ParamType):
@@ -35,16 +43,19 @@ class _Cell(click.ParamType):
 
 
 class _Vision(click.ParamType):
-    name = "full|K"
+    name = "VISION"
 
     def convert(self, value: Any, param, ctx):
-        if value == "full" or isinstance(value, int):
+        from mazesim.agents.vision import Vision, parse_vision
+
+        if isinstance(value, Vision):
             return value
         text = str(value)
-        if _INTEGER.fullmatch(text) and 0 <= int(text) <= MAX_VISION_RADIUS:
-            return int(text)
-        self.fail(f"{short(value)} (allowed: full or an integer from 0 to "
-                  f"{MAX_VISION_RADIUS:,})", param, ctx)
+        try:
+            return parse_vision(parse_pairs(text, "--vision") if "=" in text else text,
+                                "--vision")
+        except MazesimError as err:
+            self.fail(_OWN_NAME.sub("", str(err)), param, ctx)
 
 
 CELL = _Cell()
@@ -70,14 +81,12 @@ class LibraryDefault:
 
 
 def parse_params(pairs: tuple[str, ...]) -> dict[str, Any]:
-    """`--param key=value` pairs into a dict; values read as YAML scalars (the bounded config
-    reader: no tags, no bombs), commas make lists."""
+    """`--param key=value` pairs into one dict (`mazesim.schema.parse_pairs`: plain scalars,
+    commas make lists, a key given twice refused)."""
     params: dict[str, Any] = {}
     for pair in pairs:
-        key, sep, raw = pair.partition("=")
-        if not sep or not key.strip():
-            raise click.BadParameter(f"{short(pair)} is not key=value", param_hint="--param")
-        source = f"--param {key.strip()}"
-        items = [parse_yaml(v, source) if v else v for v in raw.split(",")]
-        params[key.strip()] = items if "," in raw else items[0]
+        for key, value in parse_pairs(pair, "--param").items():
+            if key in params:
+                raise ConfigError(f"--param {key}: given twice")
+            params[key] = value
     return params

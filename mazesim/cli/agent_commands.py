@@ -17,7 +17,10 @@ __all__ = ["simulate", "agents"]
 @click.option("--agent", "agent_name", required=True, help="Agent name (see `mazesim agents`).")
 @click.option("--vision", type=VISION, default=LibraryDefault("mazesim.agents.vision", "FULL"),
               show_default=True,
-              help="full, or K for a (2K+1)x(2K+1) window (the study: 2).")
+              help="full, K for a (2K+1)x(2K+1) window (the study: 2), any label such as "
+                   "'isovist 10, map known' or '2, occlusion, no memory', or the config's keys "
+                   "as window=K|isovist=R|sweep=true[,occlusion=true][,memory=false]"
+                   "[,map=known].")
 @click.option("--occlusion", is_flag=True, help="Walls block sight inside the window.")
 @click.option("--no-memory", "forget", is_flag=True, help="Forget cells out of view.")
 @click.option("--trials", type=TRIALS, default=1, show_default=True)
@@ -31,16 +34,19 @@ __all__ = ["simulate", "agents"]
 def simulate(maze_file, agent_name, vision, occlusion, forget, trials, seed, params, as_json,
              output):
     """Run an agent on MAZE_FILE and summarise the movement counts and choices at marks."""
-    from mazesim.agents import Vision, make_agent, parse_vision
+    from dataclasses import replace
+
+    from mazesim.agents import make_agent
     from mazesim.maze import read_maze
     from mazesim.walks import batch_report, simulate_many
 
     maze = read_maze(maze_file)
     agent = make_agent(agent_name, **parse_params(params))
-    view = Vision(parse_vision(vision).k, occlusion=occlusion, memory=not forget)
+    view = replace(vision, occlusion=vision.occlusion or occlusion,
+                   memory=vision.memory and not forget)
     batch = simulate_many(maze, agent, view, trials, seed, keep_positions=bool(output),
                           choices="marks")  # the summary reads first choices at marks only
-    report = batch_report(batch)
+    report = {"vision": str(view), **batch_report(batch)}
     click.echo(json.dumps(report) if as_json else _summary_text(agent_name, view, report))
     if output:
         _save_picture(maze, batch, output)

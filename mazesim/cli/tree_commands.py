@@ -8,7 +8,7 @@ import json
 import click
 
 from mazesim.cli import main
-from mazesim.cli._options import LibraryDefault
+from mazesim.cli._options import VISION, LibraryDefault
 from mazesim.render import MAX_SCALE, TREE_SCALE
 
 __all__ = ["tree"]
@@ -16,11 +16,11 @@ __all__ = ["tree"]
 
 @main.command()
 @click.argument("maze_file", type=click.Path(dir_okay=False))
-@click.option("--vision", default=LibraryDefault("mazesim.agents.vision", "SWEEP_VISION"),
-              show_default=True,
-              help="The tree's vision, a label: the authors' quadrant sweep, or any limited "
-                   "vision with the map known, such as 'isovist 10, map known' or '2, map "
-                   "known'.")
+@click.option("--vision", type=VISION,
+              default=LibraryDefault("mazesim.agents.vision", "SWEEP_VISION"), show_default=True,
+              help="The tree's vision: the authors' quadrant sweep, or any limited vision with "
+                   "the map known, as a label ('isovist 10, map known', '2, map known') or "
+                   "key=value pairs (isovist=10,map=known).")
 @click.option("--json", "as_json", is_flag=True,
               help="Print one JSON object: every node (index, name, cell, parent, depth, steps, "
                    "steps from the root, path, cells revealed and their count, remaining dark "

@@ -40,8 +40,9 @@ def fit_models(run_dir: str | Path, models: Sequence[str] | None = None, *,
     if protocol != "ml":
         raise DataError(f"protocol {protocol!r} at the junction level (allowed: ml; the peer "
                         "protocol is the node level's)")
+    specs = [parse_model(m) for m in models or default_models()]    # before reading the run
     run = excluded(load_human_run(run_dir), exclude_participants, exclude_mazes)
-    return fit_run(run, list(models or default_models()), **options)
+    return fit_run(run, specs, **options)
 
 
 def fit_node_models(run_dir: str | Path, models: Sequence[str] | None = None, *,

@@ -25,13 +25,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import yaml
 
 from mazesim.agents import AGENTS, make_agent
 from mazesim.agents.base import INTEGER, KernelAgent, Param
 from mazesim.agents.choice_model import FEATURES, N_FEATURES
 from mazesim.errors import AgentError, DataError
 from mazesim.humans.data import HumanRun
+from mazesim.schema import parse_pairs
 
 __all__ = ["ModelSpec", "fitted_params", "default_models", "parse_model", "with_lapse",
            "PlanSteps", "FixedModel", "ReadModel", "LogitModel", "build_model"]
@@ -68,14 +68,10 @@ def default_models() -> list[str]:
 
 def parse_model(text: str) -> ModelSpec:
     """`AGENT` or `AGENT:key=value,...` as a ModelSpec; AgentError for an unknown agent or key,
-    a bad value, or an agent without step probabilities."""
+    a bad value, or an agent without step probabilities; ConfigError for pairs that
+    `mazesim.schema.parse_pairs` refuses (anything but plain values)."""
     name, _, rest = str(text).strip().partition(":")
-    fixed: dict[str, Any] = {}
-    for pair in filter(None, (p.strip() for p in rest.split(","))):
-        key, sep, raw = pair.partition("=")
-        if not sep or not key.strip():
-            raise AgentError(f"model {text}: {pair!r} is not key=value")
-        fixed[key.strip()] = yaml.safe_load(raw) if raw.strip() else raw
+    fixed = parse_pairs(rest, f"model {name}:") if rest.strip() else {}
     if "lapse" in fixed:
         raise AgentError(f"model {text}: the lapse is always fitted (leave it out)")
     agent = make_agent(name, **fixed)            # unknown names and keys, bad values

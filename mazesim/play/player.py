@@ -5,6 +5,12 @@ Where a participant is (`phase`): consent -> questions asked at the start -> eac
 order (`ready` until shown, then `playing`) -> questions asked at the end -> `done`; or
 `declined` when they did not consent. The walk on the current maze (`positions`) and, under
 `map: known`, the cells seen so far (`seen`) are rebuilt from the stored moves on entering it.
+
+At a restart every stored walk is replayed on its maze (`rebuild`): moves numbered 1, 2, ...
+without a gap, each one step from where the walk is (its stored from/to cells) onto a passage,
+none after the goal, the maze finished exactly when the walk ends on the goal; bumps numbered
+1, 2, ..., each from the cell before its move into a wall. Rows that cannot be right (a
+hand-edited or damaged database) stop the restart with one line (`Stored.damaged`).
 """
 
 from __future__ import annotations
@@ -14,11 +20,12 @@ from typing import Any
 
 import numpy as np
 
+from mazesim.errors import ConfigError, short
 from mazesim.maze import DELTAS, DIRECTIONS, Cell
 from mazesim.play.entry import participant_token
 from mazesim.play.questions import END, START, Question
 from mazesim.play.session import PlayMaze, Session
-from mazesim.play.store import ParticipantRow, Stored
+from mazesim.play.store import BumpRow, MoveRow, ParticipantRow, Stored
 from mazesim.play.view import in_sight, maze_view
 
 __all__ = ["CONSENT", "DECLINED", "QUESTIONS", "READY", "PLAYING", "DONE", "MAX_TAB", "MazeLog",
@@ -133,20 +140,35 @@ def new_player(session: Session, row: ParticipantRow) -> Player:
 
 def rebuild(session: Session, stored: Stored) -> list[Player]:
     """Every participant of the database, each at the first maze of their order not finished:
-    a restarted server resumes them all."""
-    players = {row.participant: new_player(session, row) for row in stored.participants}
+    a restarted server resumes them all. RunError for rows that cannot be right (see the module
+    docstring)."""
+    try:
+        players = {row.participant: new_player(session, row) for row in stored.participants}
+    except ConfigError as err:                      # a maze id the session does not hold
+        raise stored.damaged(f"play_participants: {err}") from None
     for pid, answers in stored.answers.items():
-        players[pid].answers = dict(answers)
+        _known(players, pid, stored, "play_answers").answers = dict(answers)
+    started = set()
     for row in stored.progress:
-        player = players[row.participant]
+        player = _known(players, row.participant, stored, "play_progress")
+        if row.maze_id not in player.order:
+            raise stored.damaged(f"play_progress: participant {short(row.participant)}: maze "
+                                 f"{short(row.maze_id)} is not in their order")
+        key = (row.participant, row.maze_id)
+        started.add(key)
         log = player.log(row.maze_id)
         log.started, log.finished = True, row.finished_ms is not None
-        moves = stored.moves.get((row.participant, row.maze_id), [])
+        moves, bumps = stored.moves.get(key, []), stored.bumps.get(key, [])
+        _check_walk(stored, f"participant {short(row.participant)}, maze {short(row.maze_id)}",
+                    session.maze(row.maze_id), moves, bumps, log.finished)
         log.moves = [m.direction for m in moves]
-        log.bumps = [(b.seq, b.direction) for b in stored.bumps.get((row.participant,
-                                                                       row.maze_id), [])]
+        log.bumps = [(b.seq, b.direction) for b in bumps]
         times = [row.started_ms, row.finished_ms or 0] + [m.server_ms for m in moves[-1:]]
         player.active_ms = max(player.active_ms, *times)
+    orphan = next((k for k in (*stored.moves, *stored.bumps) if k not in started), None)
+    if orphan is not None:
+        raise stored.damaged(f"participant {short(orphan[0])}, maze {short(orphan[1])}: moves or "
+                             "bumps of a maze never started (no play_progress row)")
     for player in players.values():
         index = next((i for i, m in enumerate(player.order) if not player.log(m).finished),
                      len(player.order))
@@ -156,6 +178,51 @@ def rebuild(session: Session, stored: Stored) -> list[Player]:
             player.last = {"id": previous.id, "moves": len(player.log(previous.id).moves),
                            "practice": previous.practice}
     return list(players.values())
+
+
+def _known(players: dict[str, Player], pid: str, stored: Stored, table: str) -> Player:
+    if pid not in players:
+        raise stored.damaged(f"{table}: participant {short(pid)} has not joined (no "
+                             "play_participants row)")
+    return players[pid]
+
+
+def _check_walk(stored: Stored, where: str, maze: PlayMaze, moves: list[MoveRow],
+                bumps: list[BumpRow], finished: bool) -> None:
+    """Replay one maze's stored moves and bumps (see the module docstring)."""
+    def fail(what: str) -> Exception:
+        return stored.damaged(f"{where}: {what}")
+
+    grid = maze.maze
+    walk = [grid.start]
+    for n, m in enumerate(moves, 1):
+        if m.seq != n:
+            raise fail(f"move {n} is stored as number {short(m.seq)} (a gap or a reordering)")
+        if walk[-1] == grid.goal:
+            raise fail(f"move {n} comes after the goal was reached")
+        if m.direction not in DIRECTIONS:
+            raise fail(f"move {n}: direction {short(m.direction)}")
+        target = step(walk[-1], m.direction)
+        if (m.source, m.target) != (walk[-1], target):
+            raise fail(f"move {n}: stored from {short(m.source)} to {short(m.target)}, replayed "
+                       f"from {walk[-1]} to {target}")
+        if not grid.is_passage(target):
+            raise fail(f"move {n}: {m.direction} from {walk[-1]} runs into a wall")
+        walk.append(target)
+    if finished != (walk[-1] == grid.goal):
+        raise fail(f"the walk ends at {walk[-1]}, but the maze is stored as "
+                   f"{'finished' if finished else 'not finished'}")
+    for n, b in enumerate(bumps, 1):
+        if b.bump != n:
+            raise fail(f"bump {n} is stored as number {short(b.bump)} (a gap or a reordering)")
+        if isinstance(b.seq, bool) or not isinstance(b.seq, int) or not (
+                1 <= b.seq <= len(walk)):
+            raise fail(f"bump {n}: before move {short(b.seq)} (allowed: 1 to {len(walk)})")
+        cell = walk[b.seq - 1]
+        if b.cell != cell or b.direction not in DIRECTIONS or grid.is_passage(
+                step(cell, b.direction)):
+            raise fail(f"bump {n}: {short(b.direction)} from {short(b.cell)} is not into a wall "
+                       f"(the walk was at {cell} before move {b.seq})")
 
 
 def step(cell: Cell, direction: str) -> Cell:

@@ -23,7 +23,8 @@ import numpy as np
 import yaml
 
 from mazesim import csvfile
-from mazesim.errors import ConfigError
+from mazesim.errors import ConfigError, short
+from mazesim.limits import MAX_FILE_BYTES
 from mazesim.experiment.runner import ENVIRONMENT_FILE, environment
 from mazesim.experiment.config import human_run_config
 from mazesim.experiment.rundir import RunLock, lock_run
@@ -31,6 +32,7 @@ from mazesim.experiment.storage import (HUMAN, HUMAN_PILOT, MazeRecord, RunStore
                                         next_trial_id, write_samples, write_trials)
 from mazesim.maze import format_maze
 from mazesim.records import Trajectory
+from mazesim.schema import read_yaml
 from mazesim.walks import check_walk, choice_records, choices_of
 from mazesim.play.entry import ID_ENTRY, LINK_ENTRY, MIN_PUBLIC_SEED, participant_token
 from mazesim.play.pages import check_url
@@ -38,7 +40,7 @@ from mazesim.play.player import Player
 from mazesim.play.recorder import PlayError, Recorder
 from mazesim.play.server import DEFAULT_HOST, DEFAULT_PORT, PlayServer, is_loopback
 from mazesim.play.session import PlayMaze, Session, load_session
-from mazesim.play.store import PlayStore
+from mazesim.play.store import PlayStore, damaged
 
 __all__ = ["RECORDER", "PLAY_SCHEMA", "SESSION_FILE", "LINKS_FILE",
            "open_run", "open_server", "start_info", "report_config", "maze_number", "trajectory",
@@ -50,6 +52,9 @@ RECORDER = "play"
 """The `recorder` (meta) of a run of people recorded by `mazesim play`."""
 PLAY_SCHEMA = 2
 """The layout of the play tables (meta `play_schema`); older run directories are refused."""
+_MAX_SESSION_NODES = 1_000_000
+"""Most YAML values of a stored `session.yaml`: the ids of `MAX_PARTICIPANTS` participants and
+as many pilots, the mazes and questions."""
 
 
 def open_run(session: Session) -> Recorder:
@@ -62,8 +67,8 @@ def open_run(session: Session) -> Recorder:
     except OSError as err:
         raise ConfigError(f"output: {run_dir}: cannot create ({err.strerror})") from None
     config_path = run_dir / SESSION_FILE
-    if config_path.exists():
-        old = yaml.safe_load(config_path.read_text(encoding="utf-8")) or {}
+    if config_path.exists() or config_path.is_symlink():
+        old = _stored_session(config_path)
         changed = [k for k, v in session.identity.items() if old.get(k) != v]
         if changed:
             raise ConfigError(f"{run_dir}: holds a different session ({SESSION_FILE} differs in "
@@ -203,6 +208,19 @@ def _write_run(session: Session, lock: RunLock) -> None:
     environment_path = run_dir / ENVIRONMENT_FILE
     if not environment_path.exists():
         environment_path.write_text(json.dumps(environment(), indent=1) + "\n", encoding="utf-8")
+
+
+def _stored_session(path: Path) -> dict[str, Any]:
+    """The session a run directory was recorded with (its `session.yaml`, written by
+    `_write_run`); RunError naming the file when it cannot be that."""
+    try:
+        stored = read_yaml(path, max_bytes=MAX_FILE_BYTES, max_nodes=_MAX_SESSION_NODES)
+    except ConfigError as err:
+        raise damaged(path, str(err).removeprefix(str(path)).removeprefix(":").strip()
+                      ) from None
+    if not isinstance(stored, dict):
+        raise damaged(path, f"{short(stored)} is not a session (a mapping of its keys)")
+    return stored
 
 
 def _maze_records(session: Session) -> list[MazeRecord]:

@@ -27,13 +27,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from mazesim.errors import ConfigError
+from mazesim.errors import ConfigError, RunError, short
 from mazesim.experiment.rundir import RunLock, lock_run
 from mazesim.experiment.storage import DATABASE, transaction
 from mazesim.maze import Cell
 from mazesim.play.refusals import Unavailable
 
-__all__ = ["DATABASE", "MoveRow", "BumpRow", "ParticipantRow", "ProgressRow",
+__all__ = ["DATABASE", "damaged", "MoveRow", "BumpRow", "ParticipantRow", "ProgressRow",
            "Stored", "PlayStore", "Work", "now_ms"]
 
 """Held by the one process writing into a run directory (advisory; released at exit)."""
@@ -159,6 +159,12 @@ class Stored:
     moves: dict[tuple[str, str], list[MoveRow]] = field(default_factory=dict)
     bumps: dict[tuple[str, str], list[BumpRow]] = field(default_factory=dict)
     answers: dict[str, dict[str, Any]] = field(default_factory=dict)
+    source: str = field(default="", compare=False)
+    """The database read, for the messages that say it is damaged."""
+
+    def damaged(self, what: str) -> RunError:
+        """The one-line error of a stored row that cannot be right: `DB: damaged: what`."""
+        return damaged(self.source, what)
 
 
 class PlayStore:
@@ -208,14 +214,18 @@ class PlayStore:
             raise Unavailable(self.failure) from None
 
     def load(self) -> Stored:
-        """Every play row, for the recorder's memory."""
-        stored = Stored()
+        """Every play row, for the recorder's memory; RunError when a JSON column is not what
+        the recorder writes (a maze order: a list of names; an entry: a mapping of texts)."""
+        stored = Stored(source=str(self.path))
         rows = self._query("SELECT participant, number, pilot, maze_order, entry, joined_ms, tab, "
                            "consent FROM play_participants ORDER BY number")
-        stored.participants = [ParticipantRow(p, n, bool(pilot), tuple(json.loads(order)),
-                                              json.loads(entry), joined, tab,
-                                              None if consent is None else bool(consent))
-                               for p, n, pilot, order, entry, joined, tab, consent in rows]
+        for p, n, pilot, order, entry, joined, tab, consent in rows:
+            where = f"play_participants: participant {short(p)}"
+            order = _json(stored, order, f"{where}: maze_order", list, str)
+            entry = _json(stored, entry, f"{where}: entry", dict, str)
+            stored.participants.append(ParticipantRow(
+                p, n, bool(pilot), tuple(order), entry, joined, tab,
+                None if consent is None else bool(consent)))
         stored.progress = [ProgressRow(*row) for row in self._query(
             "SELECT participant, maze_id, position, started_ms, started_client_ms, finished_ms "
             "FROM play_progress ORDER BY participant, position")]
@@ -229,7 +239,9 @@ class PlayStore:
             stored.bumps.setdefault((participant, maze_id), []).append(_bump(*row))
         for participant, question, value in self._query(
                 "SELECT participant, question, value FROM play_answers"):
-            stored.answers.setdefault(participant, {})[question] = json.loads(value)
+            stored.answers.setdefault(participant, {})[question] = _json(
+                stored, value, f"play_answers: participant {short(participant)}, question "
+                               f"{short(question)}")
         return stored
 
     def participants(self) -> list[str]:
@@ -330,6 +342,27 @@ def _connect(path: Path) -> sqlite3.Connection:
     connection.execute("PRAGMA synchronous=NORMAL")
     connection.execute("PRAGMA busy_timeout=10000")
     return connection
+
+
+def damaged(path: str | Path, what: str) -> RunError:
+    """`path: damaged: what`, and what can be done."""
+    return RunError(f"{path}: damaged: {what} (restore the run directory from a copy, or record "
+                    "into another output)")
+
+
+def _json(stored: Stored, text: Any, what: str, kind: type | None = None,
+          item: type | None = None) -> Any:
+    """The JSON value of a stored column, of type `kind` with values of type `item` if given."""
+    try:
+        value = json.loads(text)
+    except (TypeError, ValueError, RecursionError):
+        raise stored.damaged(f"{what}: {short(text)} is not JSON") from None
+    items = value.values() if isinstance(value, dict) else value
+    if kind is not None and (not isinstance(value, kind) or not all(
+            isinstance(v, item) for v in items)):
+        raise stored.damaged(f"{what}: {short(value)} (expected a {kind.__name__} of "
+                             f"{item.__name__})")
+    return value
 
 
 def _move(seq: int, from_row: int, from_col: int, to_row: int, to_col: int, direction: str,

@@ -67,3 +67,39 @@ def test_bfs_searches_around_the_start_first():
     assert order[-1] == TUTORIAL.goal and dmap[TUTORIAL.goal] == 14
     nearer = {tuple(c) for c in np.argwhere((dmap >= 0) & (dmap < 14)).tolist()}
     assert nearer < set(order)
+
+
+def _forgetful_visions():
+    from mazesim.agents import Vision
+
+    for known_map in (False, True):
+        for k in (0, 1, 2):
+            for occlusion in (False, True):
+                yield Vision(k, occlusion=occlusion, memory=False, known_map=known_map)
+        for radius in (1, 2):
+            yield Vision(isovist=radius, memory=False, known_map=known_map)
+
+
+def test_bfs_walks_are_those_of_a_search_at_every_step():
+    """The shortcut of `bfs_target` (no search while it provably finds nothing) changes no walk:
+    digests of 4 trials in each of 64 conditions (braided mazes, forgetful vision), taken with
+    the search run at every step before the shortcut existed."""
+    import hashlib
+
+    from mazesim.generators import generate
+    from mazesim.walks import simulate_many
+
+    mazes = [generate("digging", 31, seed=2, braid=0.5),
+             generate("wilson", (21, 31), seed=3, braid=0.2)]
+    digest = hashlib.sha1()
+    for maze in mazes:
+        for goal_seeking in (True, False):
+            for vision in _forgetful_visions():
+                batch = simulate_many(maze, make_agent("bfs", goal_seeking=goal_seeking), vision,
+                                      4, 7, keep_positions=True)
+                walks = b"".join(np.ascontiguousarray(p).tobytes() for p in batch.positions)
+                digest.update(hashlib.sha1(walks).hexdigest()[:10].encode())
+    assert digest.hexdigest() == GOLDEN
+
+
+GOLDEN = "e12e0d8f7e442f150957f3541620376219518082"

@@ -88,3 +88,54 @@ def test_agents_lists_every_agent_with_defaults():
             "backtrack=retrace") in result.output
     listing = json.loads(_run("agents", "--json").output)
     assert len(listing) == 12 and listing["finite-memory"]["horizon"] == 7
+
+
+def test_simulate_takes_every_vision_in_one_canonical_form():
+    """Labels and the config's keys as key=value pairs give the same vision, stored and printed
+    as its label (issue 22.4: an isovist could not be asked for)."""
+    forms = {
+        "isovist 3, map known": ["isovist=3,map=known", " isovist 3 ,  map known", "ISOVIST 3, "
+                                 "MAP KNOWN", "map=known,isovist=3"],
+        "2, occlusion, no memory": ["window=2,occlusion=true,memory=false", "2, no memory, "
+                                    "occlusion"],
+        "sweep, map known": ["sweep=true,map=known"],
+        "2": ["window=2", "2"],
+        "full": ["full"],
+    }
+    for label, spellings in forms.items():
+        reports = [json.loads(_run("simulate", TUTORIAL, "--agent", "bfs", "--vision", form,
+                                   "--trials", "3", "--json").output)
+                   for form in [label, *spellings]]
+        assert all(r == reports[0] for r in reports) and reports[0]["vision"] == label
+    isovist = json.loads(_run("simulate", TUTORIAL, "--agent", "bfs", "--vision", "isovist 3",
+                              "--json").output)
+    window = json.loads(_run("simulate", TUTORIAL, "--agent", "bfs", "--vision", "3",
+                             "--json").output)
+    assert (isovist["vision"], window["vision"]) == ("isovist 3", "3")
+    assert isovist["trials"][0]["moves"] != window["trials"][0]["moves"]     # another sight
+    flags = _run("simulate", TUTORIAL, "--agent", "bfs", "--vision", "isovist=3", "--no-memory",
+                 "--json")
+    assert json.loads(flags.output)["vision"] == "isovist 3, no memory"
+
+
+def test_bad_visions_are_one_line():
+    cases = [
+        ("isovist=3,occlusion=true", "Invalid value for '--vision': occlusion: an isovist is "
+                                     "always occluded (leave it out)"),
+        ("isovist=3,colour=red", "Invalid value for '--vision': colour: unknown key (allowed: "
+                                 "window, isovist, sweep, occlusion, memory, map)"),
+        ("window=2,isovist=3", "Invalid value for '--vision': give exactly one of 'window', "
+                               "'isovist' or 'sweep'"),
+        ("window=[2]", "Invalid value for '--vision': window: '[2]': no brackets"),
+        ("window=2,map=maybe", "Invalid value for '--vision': map: 'maybe' (allowed: unknown, "
+                               "known)"),
+        ("2, foggy", "Invalid value for '--vision': '2, foggy': unknown setting 'foggy'"),
+    ]
+    for vision, message in cases:
+        result = _run("simulate", TUTORIAL, "--agent", "bfs", "--vision", vision)
+        assert result.exit_code == 2 and result.stderr.count("\n") == 1, result.output
+        assert message in result.stderr, result.stderr
+    result = _run("simulate", TUTORIAL, "--agent", "bfs", "--vision", "isovist 3", "--occlusion")
+    assert result.exit_code == 2
+    assert result.stderr == ("Error: vision.occlusion: an isovist is always occluded (leave it "
+                             "out)\n")

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -114,6 +118,39 @@ def test_fit_errors_are_one_line(mst, tmp_path, args, message):
     result = run("fit", tmp_path / "run", *args)
     assert result.exit_code == 2 and result.output.count("\n") == 1
     assert message in result.output
+
+
+@pytest.mark.parametrize("model, message", [
+    ("choice-model:goal=[1,2]", "Error: --model choice-model: goal: '[1': no brackets (a list "
+                                "is written a,b,c)"),
+    ("choice-model:goal=!!python/object/apply:os.system [ls]",
+     "Error: --model choice-model: goal:1:1: tag '!!python/object/apply:os.system' is not "
+     "allowed"),
+    ("choice-model:goal=" + "[" * 5000, "Error: --model choice-model: goal: '[[["),
+    ("choice-model:goal=" + "a0: &a0\n" + "  - x\n" * 9 + "".join(
+        f"a{i}: &a{i}\n" + f"  - *a{i - 1}\n" * 9 for i in range(1, 10)),
+     "more than 100,000 values once aliases are expanded"),
+    ("choice-model:goal=0,goal=1", "Error: --model choice-model: goal: given twice"),
+])
+def test_fit_refuses_hostile_models_in_one_line_before_reading_the_run(mst, tmp_path, model,
+                                                                       message):
+    run("import", "mst", mst(), "-o", tmp_path / "run")
+    result = run("fit", tmp_path / "run", "--model", model, "--cv", "0")
+    assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
+    assert result.output.startswith("Error: ") and message in result.output
+    (tmp_path / "empty").mkdir()                      # no run at all: the model is read first
+    assert message in run("fit", tmp_path / "empty", "--model", model).output
+
+
+def test_the_split_script_refuses_a_bad_model_in_one_line(mst, tmp_path):
+    run("import", "mst", mst(), "-o", tmp_path / "run")
+    script = Path(__file__).resolve().parents[2] / "experiments/maze-search-task/split.py"
+    done = subprocess.run([sys.executable, script, tmp_path / "run", "--model",
+                           "choice-model:goal=[1,2]"], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(script.parents[2])})
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == ("Error: --model choice-model: goal: '[1': no brackets (a list is "
+                           "written a,b,c)\n")
 
 
 def test_fit_refuses_a_simulated_run(tmp_path):

@@ -26,7 +26,8 @@ def _error(*args: str) -> str:
 @pytest.mark.parametrize("args, message", [
     # Unicode digits reached int() (ValueError tracebacks)
     (["simulate", TUTORIAL, "--agent", "dfs", "--vision", "²"],
-     "Invalid value for '--vision': '²' (allowed: full or an integer from 0 to 10,000)"),
+     "Invalid value for '--vision': '²' (allowed: full or an integer from 0 to 10,000, or a "
+     "mapping {window: k | isovist: r | sweep: true, occlusion, memory, map: known})"),
     (["knight", "--board", "8", "--from", "²,1", "--to", "1,1"],
      "Invalid value for '--from': '²,1' is not a cell (use ROW,COL: two integers)"),
     (["generate", "digging", "--size", "²x²", "--seed", "1"],
@@ -35,7 +36,9 @@ def _error(*args: str) -> str:
      "Invalid value for '--from': '٣,1' is not a cell"),
     # numbers past int64 reached numba or SQLite
     (["simulate", TUTORIAL, "--agent", "dfs", "--vision", BIG],
-     f"Invalid value for '--vision': '{BIG}' (allowed: full or an integer from 0 to 10,000)"),
+     f"Invalid value for '--vision': {BIG} (allowed: full or an integer from 0 to 10,000)"),
+    (["simulate", TUTORIAL, "--agent", "dfs", "--vision", "9" * 5000],
+     "Invalid value for '--vision': '" + "9" * 56 + "... (allowed: full or an integer"),
     (["simulate", TUTORIAL, "--agent", "dfs", "--seed", BIG],
      f"Invalid value for '--seed': {BIG} is not in the range 0<=x<=9223372036854775807."),
     (["generate", "digging", "--seed", BIG], "Invalid value for '--seed'"),
@@ -53,7 +56,13 @@ def _error(*args: str) -> str:
      "Error: braid: nan (allowed: a number in [0, 1])"),
     # -p values reached the YAML parser unguarded (tracebacks)
     (["simulate", TUTORIAL, "--agent", "dfs", "-p", "order=["],
-     "Error: --param order:1:2: expected the node content, but found '<stream end>'"),
+     "Error: --param order: '[': no brackets (a list is written a,b,c)"),
+    (["simulate", TUTORIAL, "--agent", "dfs", "-p", "order=" + "[" * 5000],
+     "Error: --param order: '" + "[" * 56 + "...: no brackets (a list is written a,b,c)"),
+    (["simulate", TUTORIAL, "--agent", "dfs", "-p", "max_steps=10", "-p", "max_steps=20"],
+     "Error: --param max_steps: given twice"),
+    (["simulate", TUTORIAL, "--agent", "dfs", "-p", "max_steps=a: 1"],
+     "Error: --param max_steps: 'a: 1' is not a plain value (a number, a word, true or false)"),
     (["generate", "eller", "--seed", "1", "-p", "join=!!python/name:os.system"],
      "Error: --param join:1:1: tag '!!python/name:os.system' is not allowed (allowed: plain "
      "values, lists and mappings)"),

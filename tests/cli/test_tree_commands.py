@@ -79,6 +79,9 @@ def test_tree_under_another_vision(runner, files):
                                   "--json"])
     data = json.loads(result.stdout)
     assert data["vision"] == "2, map known" and len(data["nodes"]) == 3
+    pairs = runner.invoke(main, ["tree", files["fork.txt"], "--vision", "window=2,map=known",
+                                 "--json"])
+    assert pairs.output == result.output                   # the same vision, key=value
 
 
 def test_tree_picture(runner, files, tmp_path):
@@ -100,7 +103,9 @@ def test_tree_picture(runner, files, tmp_path):
     (["pillars.txt"], "Error: decision tree of maze 'pillars': the tree passes "
                       f"{MAX_TREE_NODES:,} nodes (the ceiling; allowed: max_nodes up to "),
     (["fork.txt", "--vision", "2"], "Error: vision: '2' leaves the map unknown"),
-    (["fork.txt", "--vision", "far"], "Error: vision: 'far' (allowed: full or an integer"),
+    (["fork.txt", "--vision", "far"], "Error: main tree: Invalid value for '--vision': 'far' "
+                                      "(allowed: full or an integer"),
+    (["fork.txt", "--vision", "isovist=3"], "Error: vision: 'isovist 3' leaves the map unknown"),
     (["bad.txt"], "Error: "),
     (["missing.txt"], "Error: "),
 ])

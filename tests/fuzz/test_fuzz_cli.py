@@ -35,6 +35,17 @@ CELLS = ["1,1", "²,1", "-1,-1", "99,99", "1", "a,b", f"{2**70},1", "0,0", "2,2"
 PARAMS = ["max_steps=10", f"max_steps={2**70}", f"max_steps={10**12}", "order=[",
           "join=!!python/name:os.system", "order=down,right,up,left", "memory=5", "x=1",
           "initial_count=-1", "=", "p_straight=2", "join=0.3", "lapse=nan", "goal_seeking=no"]
+BLOCK_LAUGHS = "a0: &a0\n" + "  - lol\n" * 9 + "".join(
+    f"a{i}: &a{i}\n" + f"  - *a{i - 1}\n" * 9 for i in range(1, 10))
+MODELS = ["choice-model:goal=[1,2]", "choice-model:goal=!!python/object/apply:os.system [ls]",
+          "choice-model:goal=" + "[" * 5000, "choice-model:goal=" + BLOCK_LAUGHS,
+          "choice-model:goal=0,", "choice-model:lapse=0.1", "dfs:order=up,,down", ":", "",
+          "choice-model:goal=*x", "bsf", "choice-model:goal=a: b"]
+"""Hostile `--model` values (issue 23.10: tracebacks, RecursionError, MemoryError)."""
+VISIONS = ["isovist=3,map=known", "window=[", "sweep=true,memory=false", "isovist=" + "9" * 70,
+           "isovist 3, map known", "window=2,isovist=2", "map=known", "window=2,window=3",
+           "isovist=!!python/name:os.system", "2, foggy", "=", "sweep=yes"]
+"""`--vision` as labels and key=value pairs (issue 22.4), valid and not."""
 NAMES = list(AGENTS) + list(GENERATORS) + ["bsf", "", "²"]
 
 
@@ -90,7 +101,7 @@ def _commands(paths):
         st.tuples(st.just(["render"]), one_path, option("--scale", number),
                   st.just(["-o", "OUT.png"]), flag),
         st.tuples(st.just(["simulate"]), one_path, option("--agent", name, True),
-                  option("--vision", value(NUMBERS, ["full", "1", "2"])),
+                  option("--vision", value(NUMBERS + VISIONS, ["full", "1", "2"])),
                   option("--trials", number), option("--seed", number), param, flag, out),
         st.tuples(st.just(["knight"]), option("--board", number, True),
                   option("--from", cell, True), option("--to", cell, True)),
@@ -104,6 +115,9 @@ def _commands(paths):
         st.tuples(st.just(["replay"]), one_path, option("--trial", number, True)),
         st.tuples(st.just(["report"]), one_path),
         st.tuples(st.just(["compare"]), st.lists(path, min_size=2, max_size=2)),
+        st.tuples(st.just(["fit"]), one_path, st.lists(value(MODELS, [
+            "random-walk", "choice-model:goal=0,region=0", "dfs:order=down,right,up,left"]),
+            max_size=2).map(lambda ms: [x for m in ms for x in ("--model", m)])),
         st.tuples(st.just(["tree"]), one_path, option("--vision", value(
             NUMBERS + ["sweep", "full", "sweep, no memory, map known", "isovist 0, map known"],
             ["sweep, map known", "1, map known", "isovist 3, map known"])),
@@ -153,6 +167,7 @@ ISSUE_CASES = [
     ["analyze", "/dev/zero"],
     ["generate", "digging", "--size", "3x3", "--seed", "1"],
     ["chase", "MAZE", "--chasers", "1", "--steps", "3", "--seed", "-1"],
+    *(["fit", "RUN", "--model", model] for model in MODELS),
 ]
 """The issue's command lines that ended in a traceback (each exits 2 with one line now)."""
 

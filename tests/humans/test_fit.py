@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from mazesim.agents import make_agent
-from mazesim.errors import AgentError, DataError
+from mazesim.errors import AgentError, ConfigError, DataError
 from mazesim.humans import default_models, fit_models, import_mst, load_human_run
 from mazesim.humans.fit import _best_lapse, _folds, _log_likelihood, fit_run
 from mazesim.humans.fit_output import FIGURE, FIT_CSV, PARTICIPANTS_CSV, format_fit, write_fit
@@ -163,10 +163,10 @@ def test_fit_outputs(small, tmp_path):
     (["random-walk:lapse=0.2"], 0, "the lapse is always fitted"),
     (["random-walk", "random-walk"], 0, "random-walk twice"),
     (["bsf"], 0, "unknown agent 'bsf'"),
-    (["turn-bias:p_straight"], 0, "'p_straight' is not key=value"),
+    (["turn-bias:p_straight"], 0, "--model turn-bias: 'p_straight': not key=value"),
 ])
 def test_bad_fit_requests_are_one_line(small, models, folds, message):
-    with pytest.raises((DataError, AgentError), match=message.replace("(", r"\(").replace(
+    with pytest.raises((DataError, AgentError, ConfigError), match=message.replace("(", r"\(").replace(
             ")", r"\)")):
         fit_run(small, models, folds=folds)
 
