@@ -7,6 +7,7 @@ import json
 import math
 import sys
 import time
+from pathlib import Path
 from typing import Any, Callable, TextIO
 
 import click
@@ -64,21 +65,60 @@ def run(config_file: str, workers: int, resume: bool, dask_address: str | None,
 @main.command()
 @click.argument("config_file", metavar="CONFIG", type=click.Path(dir_okay=False))
 @click.option("--json", "as_json", is_flag=True,
-              help="Print one JSON object: name, mazes, agents, vision, units, trials.")
+              help="Print one JSON object: kind (experiment or session), name, mazes, and an "
+                   "experiment's agents, vision, units, trials or a session's practice, order, "
+                   "vision.")
 def validate(config_file: str, as_json: bool) -> None:
-    """Check CONFIG without running anything."""
-    from mazesim.experiment.config import load_config
+    """Check CONFIG without running anything: an experiment (`mazesim run`) or a session of
+    human trials (`mazesim play`)."""
+    from mazesim.experiment.config import config_from_dict
+    from mazesim.schema import read_yaml
 
-    config = load_config(config_file)
+    data = read_yaml(config_file)
+    if _is_session(data):
+        _validate_session(config_file, as_json)
+        return
+    config = config_from_dict(data, source=config_file, base=Path(config_file).resolve().parent)
     units = config.maze_count * len(config.agents) * len(config.vision)
     if as_json:
-        click.echo(json.dumps({"name": config.name, "mazes": config.maze_count,
+        click.echo(json.dumps({"kind": "experiment", "name": config.name,
+                               "mazes": config.maze_count,
                                "agents": [a.label for a in config.agents],
                                "vision": list(config.vision_labels), "units": units,
                                "trials": config.trial_count}))
         return
     click.echo(f"OK: {config.name}: {config.maze_count} mazes x {len(config.agents)} agents x "
                f"{len(config.vision)} vision = {units:,} units, {config.trial_count:,} trials")
+
+
+_SESSION_KEYS = ("order", "practice", "participants", "pages", "questions", "completion")
+"""Top-level keys of a session file (`mazesim.play.session`) that no experiment has."""
+
+
+def _is_session(data: object) -> bool:
+    """Whether a config document is a play session: no agents, and a key only sessions have
+    (or a maze with its own vision)."""
+    if not isinstance(data, dict) or "agents" in data:
+        return False
+    mazes = data.get("mazes")
+    return any(key in data for key in _SESSION_KEYS) or isinstance(mazes, list) and any(
+        isinstance(m, dict) and "vision" in m for m in mazes)
+
+
+def _validate_session(config_file: str, as_json: bool) -> None:
+    from mazesim.play.session import load_session
+
+    session = load_session(config_file)
+    visions = list(dict.fromkeys(str(m.vision) for m in session.practice + session.mazes))
+    if as_json:
+        click.echo(json.dumps({"kind": "session", "name": session.name,
+                               "mazes": len(session.mazes), "practice": len(session.practice),
+                               "order": session.order, "vision": visions,
+                               "output": str(session.output)}))
+        return
+    click.echo(f"OK: session {session.name}: {len(session.mazes)} mazes"
+               + (f" after {len(session.practice)} practice" if session.practice else "")
+               + f", order {session.order}, vision {' / '.join(visions)}")
 
 
 @main.command()

@@ -168,9 +168,38 @@ def test_report_on_a_directory_that_is_not_a_run(tmp_path):
 def test_validate_json(config):
     result = _invoke("validate", config, "--json")
     assert result.exit_code == 0
-    assert json.loads(result.output) == {"name": "cli", "mazes": 4,
+    assert json.loads(result.output) == {"kind": "experiment", "name": "cli", "mazes": 4,
                                          "agents": ["weighted-walker", "dfs"],
                                          "vision": ["full", "2"], "units": 16, "trials": 56}
+
+
+def test_validate_reads_a_play_session_too():
+    """It said `order: unknown key` with the experiment's keys."""
+    session = ROOT / "configs" / "play-demo.yaml"
+    result = _invoke("validate", session)
+    assert result.exit_code == 0, result.output
+    assert result.output == ("OK: session play-demo: 3 mazes after 1 practice, order latin, "
+                             "vision full / 2 / isovist 10, map known\n")
+    assert json.loads(_invoke("validate", session, "--json").output) == {
+        "kind": "session", "name": "play-demo", "mazes": 3, "practice": 1, "order": "latin",
+        "vision": ["full", "2", "isovist 10, map known"],
+        "output": str(ROOT / "results" / "play-demo")}
+
+
+@pytest.mark.parametrize("text, error", [
+    ("name: s\norder: sideways\nmazes: [{file: maze.txt}]\n",
+     "order: 'sideways' is not an order (allowed: fixed, shuffled, latin)"),
+    ("name: s\nmazes: [{file: maze.txt, vision: sideways}]\n", "mazes[0].vision"),
+    ("name: s\nseed: 1\nmazes: [{file: maze.txt}]\nagent: []\n",
+     "agent: unknown key; did you mean 'agents'?"),     # an experiment with a typo stays one
+])
+def test_validate_tells_session_errors_as_a_session(tmp_path, text, error):
+    (tmp_path / "maze.txt").write_text(MAZE.read_text())
+    (tmp_path / "s.yaml").write_text(text)
+    result = _invoke("validate", tmp_path / "s.yaml")
+    assert result.exit_code == 2
+    (line,) = result.output.splitlines()
+    assert line.startswith(f"Error: {tmp_path / 's.yaml'}") and error in line, line
 
 
 def test_run_report_replay_json(config, tmp_path):
