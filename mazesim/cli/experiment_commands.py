@@ -206,7 +206,7 @@ class _Progress:
             return
         if done < total:
             self._echo(f"\r\x1b[Kcompiling kernels (first run only): {done} of {total} done; "
-                       f"{label}", nl=False)
+                       f"now {label}", nl=False)
         else:
             self._echo(f"\r\x1b[Kcompiled {total} kernel groups in "
                        f"{self.clock() - self.compiled_from:.1f} s (first run only)")

@@ -30,14 +30,14 @@ __all__ = ["warm_up", "cold_kernels", "task_label"]
 
 Task = tuple  # ("maze", GeneratedMazes), ("walk", agent, vision), ("measure",), ("statistics",)
 Said = Callable[[int, int, str], None]
-"""(tasks done, tasks in all, the task running next or, in a pool, the one just done)"""
+"""(tasks done, tasks in all, what is compiling now: `task_label`s joined by ", ")"""
 
 
 def warm_up(config: Config, said: Said | None = None) -> bool:
     """Compile the config's kernels when some are cold: in parallel when there are several
     cores (and fork), else here one task after the other. `said(done, total, label)` hears of
-    every task (`task_label`), first with done 0, last with done == total. Returns whether it
-    compiled."""
+    task as it starts and ends (what compiles now), first with done 0, last with done == total
+    and nothing compiling. Returns whether it compiled."""
     if not cold_kernels(config):
         return False
     tasks = _tasks(config)
@@ -49,13 +49,15 @@ def warm_up(config: Config, said: Said | None = None) -> bool:
             _exercise(task)
         tell(len(tasks), len(tasks), "")
         return True
-    tell(0, len(tasks), task_label(tasks[0]))
-    with ProcessPoolExecutor(min(cores, len(tasks)),
-                             mp_context=multiprocessing.get_context("fork")) as pool:
-        futures = {pool.submit(_exercise, task): task for task in tasks}
+    workers = min(cores, len(tasks))
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+        futures = [pool.submit(_exercise, task) for task in tasks]
+        running = ", ".join(map(task_label, tasks[:workers]))       # the pool starts in order
+        tell(0, len(tasks), running)
         for done, future in enumerate(as_completed(futures), 1):
             future.result()
-            tell(done, len(tasks), task_label(futures[future]))
+            left = [task for task, f in zip(tasks, futures) if not f.done()]
+            tell(done, len(tasks), ", ".join(map(task_label, left[:workers])))
     return True
 
 

@@ -271,7 +271,7 @@ def test_a_piped_run_says_one_line_a_step():
 def test_on_a_terminal_the_bar_counts_trials_after_the_compilation():
     said = _told(tty=True)
     steps = said.replace("\r", "\n").splitlines()
-    assert "compiling kernels (first run only): 1 of 3 done; generator digging" in said
+    assert "compiling kernels (first run only): 1 of 3 done; now generator digging" in said
     assert "compiled 3 kernel groups in 60.0 s (first run only)" in said
     assert steps.index("mazes: building 2 and measuring their parameters ...") > steps.index(
         "\x1b[Kcompiled 3 kernel groups in 60.0 s (first run only)")
