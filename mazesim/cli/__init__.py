@@ -63,7 +63,8 @@ SUMMARIES = {
                "impassable).",
     "tree": "The decision tree of MAZE_FILE: a mazesim maze (text or .json) or a Maze Search "
             "Task map (width, height, rows of codes), told apart by its first line.",
-    "validate": "Check CONFIG without running anything.",
+    "validate": "Check CONFIG without running anything: an experiment (`mazesim run`) or a "
+                "session of human trials (`mazesim play`).",
 }
 """Each command's first sentence, which `mazesim --help` lists without importing the command's
 module (importing them all cost 1.2 s of CPU; a test checks these against the commands)."""
