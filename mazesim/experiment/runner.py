@@ -45,7 +45,7 @@ _PACKAGES = ("mazesim", "numpy", "scipy", "numba", "click", "pyyaml", "matplotli
              "pandas", "statsmodels")
 
 Progress = Callable[[int, int], None]  # (trials done, trials in total)
-Compiling = Callable[[int, int, str], None]  # (kernel groups compiled, in all, the next one)
+Compiling = Callable[[int, int, str], None]  # (kernel groups compiled, in all, what compiles now)
 Stage = Callable[[str], None]  # a long step begins: what it does
 
 
@@ -90,7 +90,7 @@ def run_experiment(config: Config, *, output: str | Path | None = None, workers:
     (`RunStore(create=True)` locks it): a second `--resume` of the same run is refused.
 
     What it tells as it goes: on a cold kernel cache the kernels are first compiled
-    (`warmup.warm_up`, `compiling(done, total, next)`); `stage(text)` when a long step begins
+    (`warmup.warm_up`, `compiling(done, total, now)`); `stage(text)` when a long step begins
     (mazes, trials, report); `progress(done, total)` as trials finish, several times a second
     when the units run in this process (`tasks.SLICE_SECONDS`), after the compilation.
     """
