@@ -6,48 +6,36 @@ The domain in a few names::
     maze = generate("digging", (31, 31), seed=1)
     walk = simulate(maze, make_agent("weighted-walker"), vision=2, seed=7)
     run = load_run("results/quickstart/<run-id>")     # a run's tables as pandas DataFrames
+
+Each name is imported from its module on first use (`__getattr__`): `import mazesim` and the
+command line start without numba, scipy or pandas.
 """
 
-from mazesim.agents import AGENTS, Vision, decision_tree, isovist, make_agent, sweep
-from mazesim.analysis import PARAMETERS, distance_map, parameters, shortest_path
-from mazesim.errors import MazesimError
-from mazesim.generators import GENERATORS, generate
-from mazesim.maze import Maze, format_maze, parse_maze, read_maze, write_maze
-from mazesim.records import Batch, Choice, Trajectory
-from mazesim.walks import simulate, simulate_many
+import importlib
 
-__all__ = [
-    "AGENTS",
-    "GENERATORS",
-    "PARAMETERS",
-    "Batch",
-    "Choice",
-    "Maze",
-    "MazesimError",
-    "Trajectory",
-    "Vision",
-    "decision_tree",
-    "distance_map",
-    "format_maze",
-    "generate",
-    "isovist",
-    "load_run",
-    "make_agent",
-    "parameters",
-    "parse_maze",
-    "read_maze",
-    "shortest_path",
-    "simulate",
-    "simulate_many",
-    "sweep",
-    "write_maze",
-]
+_HOMES = {
+    "mazesim.agents": ("AGENTS", "Vision", "decision_tree", "isovist", "make_agent", "sweep"),
+    "mazesim.analysis": ("PARAMETERS", "distance_map", "parameters", "shortest_path"),
+    "mazesim.errors": ("MazesimError",),
+    "mazesim.experiment.results": ("load_run",),
+    "mazesim.generators": ("GENERATORS", "generate"),
+    "mazesim.maze": ("Maze", "format_maze", "parse_maze", "read_maze", "write_maze"),
+    "mazesim.records": ("Batch", "Choice", "Trajectory"),
+    "mazesim.walks": ("simulate", "simulate_many"),
+}
+_HOME = {name: module for module, names in _HOMES.items() for name in names}
+
+__all__ = sorted(_HOME)
 
 
 def __getattr__(name: str):
-    """`load_run` imports pandas: loaded on first use only (the CLI starts without it)."""
-    if name == "load_run":
-        from mazesim.experiment.results import load_run
+    """A public name, imported from its module on first use and kept."""
+    if name not in _HOME:
+        raise AttributeError(f"module 'mazesim' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_HOME[name]), name)
+    globals()[name] = value
+    return value
 
-        return load_run
-    raise AttributeError(f"module 'mazesim' has no attribute {name!r}")
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_HOME))

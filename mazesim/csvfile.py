@@ -44,8 +44,8 @@ def safe_cell(value: Any) -> Any:
 class CsvWriter:
     """`csv.writer` with every cell through `safe_cell` (`writerow`, `writerows`)."""
 
-    def __init__(self, handle: TextIO) -> None:
-        self._writer = csv.writer(handle)
+    def __init__(self, handle: TextIO, lineterminator: str = "\r\n") -> None:
+        self._writer = csv.writer(handle, lineterminator=lineterminator)
 
     def writerow(self, row: Iterable[Any]) -> None:
         self._writer.writerow(_safe_row(row))
@@ -61,6 +61,7 @@ def _safe_row(row: Iterable[Any]) -> list:
             else safe_cell(c) for c in row]
 
 
-def writer(handle: TextIO) -> CsvWriter:
-    """The CSV writer of every table mazesim writes (a file opened with `newline=""`)."""
-    return CsvWriter(handle)
+def writer(handle: TextIO, lineterminator: str = "\r\n") -> CsvWriter:
+    """The CSV writer of every table mazesim writes (a file opened with `newline=""`); rows end
+    with CRLF, csv's default, or `lineterminator` (`"\n"` for a file cut up in a shell)."""
+    return CsvWriter(handle, lineterminator)

@@ -23,6 +23,7 @@ SECTIONS = {
                           "3. reproduction over", "people best fitted"],
     "bench_play.py": ["participants,", "round trip: median", "lost 0, doubled 0"],
     "bench_search.py": ["terrain_route"],
+    "bench_startup.py": ["1. mazesim --help", "2. mazesim generate", "one cached numba kernel"],
     "bench_sokoban.py": ["solved 3/3", "deadline: 150x150 room", "warm_up"],
     "bench_trees.py": ["trees of the 40 maps", "node decisions of 4,758 walks",
                        "refusing a tree past the ceiling"],

@@ -89,9 +89,10 @@ def _generate_state(pool, out):
 
 
 @njit(cache=True)
-def trial_states(run_words, spawn_words, trials, pool_size):
-    """Uint64 (trials, 4): the stream of trial i, whose seed sequence has the parent's entropy
-    words `run_words` and spawn key words `spawn_words` + (i,) (trials < 2**32)."""
+def trial_states(run_words, spawn_words, first, trials, pool_size):
+    """Uint64 (trials, 4): row i is the stream of trial first + i, whose seed sequence has the
+    parent's entropy words `run_words` and spawn key words `spawn_words` + (first + i,)
+    (first + trials <= 2**32)."""
     n_run = max(run_words.shape[0], pool_size)          # numpy pads the entropy when spawned
     entropy = np.zeros(n_run + spawn_words.shape[0] + 1, np.uint32)
     for k in range(run_words.shape[0]):
@@ -100,7 +101,7 @@ def trial_states(run_words, spawn_words, trials, pool_size):
         entropy[n_run + k] = spawn_words[k]
     states = np.empty((trials, STATE_WORDS), np.uint64)
     for i in range(trials):
-        entropy[-1] = i
+        entropy[-1] = first + i
         _generate_state(_pool(entropy, pool_size), states[i])
     return states
 

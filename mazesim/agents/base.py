@@ -108,12 +108,12 @@ def flat_cells(cells: Any, width: int) -> Any:
     return int(flat) if flat.ndim == 0 else flat
 
 
-def trial_streams(parent: np.random.SeedSequence, trials: int) -> np.ndarray:
-    """Uint64 (trials, STATE_WORDS): row i is the random stream of trial i, `SeedSequence(
-    parent.entropy, spawn_key=parent.spawn_key + (i,)).generate_state(STATE_WORDS, np.uint64)`
-    (same pool size), derived in one compiled call: numpy's SeedSequence takes about 10 us a
-    trial, more than a short walk."""
-    return trial_states(seed_words(parent.entropy), seed_words(parent.spawn_key), trials,
+def trial_streams(parent: np.random.SeedSequence, trials: int, first: int = 0) -> np.ndarray:
+    """Uint64 (trials, STATE_WORDS): row i is the random stream of trial first + i,
+    `SeedSequence(parent.entropy, spawn_key=parent.spawn_key + (first + i,)).generate_state(
+    STATE_WORDS, np.uint64)` (same pool size), derived in one compiled call: numpy's SeedSequence
+    takes about 10 us a trial, more than a short walk."""
+    return trial_states(seed_words(parent.entropy), seed_words(parent.spawn_key), first, trials,
                         parent.pool_size)
 
 

@@ -11,10 +11,11 @@ import importlib
 import sys
 
 import click
+from click.utils import make_default_short_help
 
 from mazesim.errors import MazesimError, printable
 
-__all__ = ["main", "COMMANDS", "say_compiling"]
+__all__ = ["main", "COMMANDS", "SUMMARIES", "say_compiling"]
 
 COMMANDS = {
     "generate": "maze_commands", "analyze": "maze_commands", "solve": "maze_commands",
@@ -31,6 +32,43 @@ COMMANDS = {
 """Each command's module in this package, which registers it on `main` when imported (importing
 every module took 0.9 s of scipy and more before any command ran)."""
 
+SUMMARIES = {
+    "agents": "List the agents and their parameters with defaults.",
+    "analyze": "Print the study's parameters of a maze file (null/- when the goal is "
+               "unreachable).",
+    "chase": "Chasers that each step one cell down a distance map from the player at S, until "
+             "they catch the player or STEPS run out.",
+    "compare": "People of HUMAN_RUN beside the agents of SIM_RUN on their shared mazes "
+               "(Markdown).",
+    "fit": "Fit models to the people of RUN_DIR by maximum likelihood (bits per junction "
+           "decision, or per node decision with --level node).",
+    "generate": "Generate a maze with ALGORITHM (see `mazesim generators`).",
+    "generators": "List the maze generators with one-line descriptions.",
+    "import": "Import recorded human trajectories into a run directory of people.",
+    "knight": "Fewest knight moves between two squares (any N; the path up to N = 100).",
+    "play": "Serve the human-trial page of session CONFIG; every key press goes to its run "
+            "database.",
+    "render": "Draw a maze file as a PNG (walls black, passages white, S green, G magenta).",
+    "replay": "Re-simulate one trial of RUN_DIR and compare it with the stored result (exit "
+              "code 1 when they differ).",
+    "report": "Rebuild report.md, the CSV tables and figures/ of RUN_DIR from its database (a "
+              "play run's report adds its participants).",
+    "run": "Run the experiment CONFIG into OUTPUT/<name>/<run-id>/.",
+    "simulate": "Run an agent on MAZE_FILE and summarise the movement counts and choices at "
+                "marks.",
+    "sokoban": "Solve a Sokoban level: moves, pushes, the LURD solution, states explored and "
+               "time.",
+    "solve": "Solve a maze file: print it with the route as `*` and the number of moves.",
+    "terrain": "Least-cost route over a terrain-cost grid (CSV or whitespace text; inf or # "
+               "impassable).",
+    "tree": "The decision tree of MAZE_FILE: a mazesim maze (text or .json) or a Maze Search "
+            "Task map (width, height, rows of codes), told apart by its first line.",
+    "validate": "Check CONFIG without running anything: an experiment (`mazesim run`) or a "
+                "session of human trials (`mazesim play`).",
+}
+"""Each command's first sentence, which `mazesim --help` lists without importing the command's
+module (importing them all cost 1.2 s of CPU; a test checks these against the commands)."""
+
 
 class _BadInput(click.ClickException):
     exit_code = 2
@@ -39,6 +77,14 @@ class _BadInput(click.ClickException):
 class _Group(click.Group):
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(COMMANDS)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The commands' list as click writes it, from `SUMMARIES` (no module imported)."""
+        width = formatter.width - 6 - max(map(len, COMMANDS))
+        rows = [(name, make_default_short_help(SUMMARIES[name], width))
+                for name in sorted(COMMANDS)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         if name in COMMANDS and name not in self.commands:

@@ -4,18 +4,22 @@ from __future__ import annotations
 
 import gc
 import json
+import math
 import sys
 import time
+from pathlib import Path
+from typing import Any, Callable, TextIO
 
 import click
 
-from mazesim.cli import main, say_compiling
+from mazesim.cli import main
 from mazesim.experiment.executors import MAX_WORKERS
 from mazesim.limits import INT64_MAX
 
 __all__ = ["run", "validate", "replay", "report"]
 
 _INTERRUPTED = 130  # the shell's exit status for SIGINT
+_REDRAW_SECONDS = 0.2  # the trials bar is drawn at most this often (and at the end)
 
 
 @main.command()
@@ -39,7 +43,8 @@ def run(config_file: str, workers: int, resume: bool, dask_address: str | None,
     bar = _Progress()
     try:
         result = run_experiment(config, output=output, workers=workers, dask=dask_address,
-                                resume=resume, progress=bar, compiling=say_compiling)
+                                resume=resume, progress=bar.trials, compiling=bar.compiling,
+                                stage=bar.stage)
     except RunInterrupted as stop:
         bar.close()
         click.echo(f"Interrupted: {stop.done} of {stop.total} units stored in {stop.run_dir}; "
@@ -60,21 +65,60 @@ def run(config_file: str, workers: int, resume: bool, dask_address: str | None,
 @main.command()
 @click.argument("config_file", metavar="CONFIG", type=click.Path(dir_okay=False))
 @click.option("--json", "as_json", is_flag=True,
-              help="Print one JSON object: name, mazes, agents, vision, units, trials.")
+              help="Print one JSON object: kind (experiment or session), name, mazes, and an "
+                   "experiment's agents, vision, units, trials or a session's practice, order, "
+                   "vision.")
 def validate(config_file: str, as_json: bool) -> None:
-    """Check CONFIG without running anything."""
-    from mazesim.experiment.config import load_config
+    """Check CONFIG without running anything: an experiment (`mazesim run`) or a session of
+    human trials (`mazesim play`)."""
+    from mazesim.experiment.config import config_from_dict
+    from mazesim.schema import read_yaml
 
-    config = load_config(config_file)
+    data = read_yaml(config_file)
+    if _is_session(data):
+        _validate_session(config_file, as_json)
+        return
+    config = config_from_dict(data, source=config_file, base=Path(config_file).resolve().parent)
     units = config.maze_count * len(config.agents) * len(config.vision)
     if as_json:
-        click.echo(json.dumps({"name": config.name, "mazes": config.maze_count,
+        click.echo(json.dumps({"kind": "experiment", "name": config.name,
+                               "mazes": config.maze_count,
                                "agents": [a.label for a in config.agents],
                                "vision": list(config.vision_labels), "units": units,
                                "trials": config.trial_count}))
         return
     click.echo(f"OK: {config.name}: {config.maze_count} mazes x {len(config.agents)} agents x "
                f"{len(config.vision)} vision = {units:,} units, {config.trial_count:,} trials")
+
+
+_SESSION_KEYS = ("order", "practice", "participants", "pages", "questions", "completion")
+"""Top-level keys of a session file (`mazesim.play.session`) that no experiment has."""
+
+
+def _is_session(data: object) -> bool:
+    """Whether a config document is a play session: no agents, and a key only sessions have
+    (or a maze with its own vision)."""
+    if not isinstance(data, dict) or "agents" in data:
+        return False
+    mazes = data.get("mazes")
+    return any(key in data for key in _SESSION_KEYS) or isinstance(mazes, list) and any(
+        isinstance(m, dict) and "vision" in m for m in mazes)
+
+
+def _validate_session(config_file: str, as_json: bool) -> None:
+    from mazesim.play.session import load_session
+
+    session = load_session(config_file)
+    visions = list(dict.fromkeys(str(m.vision) for m in session.practice + session.mazes))
+    if as_json:
+        click.echo(json.dumps({"kind": "session", "name": session.name,
+                               "mazes": len(session.mazes), "practice": len(session.practice),
+                               "order": session.order, "vision": visions,
+                               "output": str(session.output)}))
+        return
+    click.echo(f"OK: session {session.name}: {len(session.mazes)} mazes"
+               + (f" after {len(session.practice)} practice" if session.practice else "")
+               + f", order {session.order}, vision {' / '.join(visions)}")
 
 
 @main.command()
@@ -136,26 +180,63 @@ def report(run_dir: str, as_json: bool) -> None:
 
 
 class _Progress:
-    """A progress bar (trials, rate, ETA) on a terminal; silent otherwise."""
+    """What a run says on stderr as it goes.
 
-    def __init__(self) -> None:
-        self.bar = None
-        self.began = time.perf_counter()
-        self.enabled = sys.stderr.isatty()
+    On a terminal: the compilation of a cold kernel cache counted in place (which kernel group,
+    how many done), each long step by name, and a trials bar that starts after the compilation
+    and the mazes (its rate and ETA count the trials alone; resumed trials are not in it).
+    Piped (a log): one line per step, with the time since the start, and no bar.
+    """
 
-    def __call__(self, done: int, total: int) -> None:
-        if not self.enabled:
+    def __init__(self, stream: TextIO | None = None,
+                 clock: Callable[[], float] = time.perf_counter) -> None:
+        self.stream = stream or sys.stderr
+        self.tty = self.stream.isatty()
+        self.clock = clock
+        self.began = clock()
+        self.bar: Any = None
+        self.compiled_from: float | None = None
+
+    def compiling(self, done: int, total: int, label: str) -> None:
+        if self.compiled_from is None:
+            self.compiled_from = self.clock()
+            if not self.tty:
+                self._line(f"compiling {total} kernel groups (first run only) ...")
+        if not self.tty:
             return
+        if done < total:
+            self._echo(f"\r\x1b[Kcompiling kernels (first run only): {done} of {total} done; "
+                       f"now {label}", nl=False)
+        else:
+            self._echo(f"\r\x1b[Kcompiled {total} kernel groups in "
+                       f"{self.clock() - self.compiled_from:.1f} s (first run only)")
+
+    def stage(self, text: str) -> None:
+        self.close()
+        self._line(text + " ...")
+
+    def trials(self, done: int, total: int) -> None:
+        if not self.tty:
+            return
+        now = self.clock()
         if self.bar is None:
-            self.start = done
-            self.bar = click.progressbar(length=total, label="trials", show_pos=True,
-                                         file=sys.stderr, item_show_func=lambda s: s)
+            self.first, self.started, self.drawn = done, now, -math.inf
+            self.bar = click.progressbar(length=total - done, label="trials", show_pos=True,
+                                         file=self.stream, item_show_func=lambda s: s)
             self.bar.__enter__()
-            self.bar.update(done)
-        rate = (done - self.start) / max(time.perf_counter() - self.began, 1e-9)
-        self.bar.update(done - self.bar.pos, f"{rate:,.0f} trials/s")
+        if now - self.drawn < _REDRAW_SECONDS and done < total:
+            return
+        self.drawn = now
+        rate = (done - self.first) / max(now - self.started, 1e-9)
+        self.bar.update(done - self.first - self.bar.pos, f"{rate:,.0f} trials/s")
 
     def close(self) -> None:
         if self.bar is not None:
             self.bar.__exit__(None, None, None)
             self.bar = None
+
+    def _line(self, text: str) -> None:
+        self._echo(text if self.tty else f"[{self.clock() - self.began:6.1f} s] {text}")
+
+    def _echo(self, text: str, nl: bool = True) -> None:
+        click.echo(text, file=self.stream, nl=nl)

@@ -31,7 +31,8 @@ _MAZE_FILE = click.Path(dir_okay=False)  # read_maze reports a missing file in o
 @click.option("-p", "--param", "params", multiple=True, metavar="KEY=VALUE",
               help="Generator option (repeatable).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False),
-              help="Write here (JSON with metadata if it ends in .json) instead of stdout.")
+              help="Write here (JSON with metadata if it ends in .json) instead of stdout, and "
+                   "say so.")
 @click.option("--json", "as_json", is_flag=True,
               help="Print the maze as one JSON object (rows and metadata, the .json format).")
 def generate(algorithm, size, seed, braid, placement, params, output, as_json):
@@ -44,7 +45,10 @@ def generate(algorithm, size, seed, braid, placement, params, output, as_json):
         write_maze(maze, output)
     if as_json:
         click.echo(json.dumps(maze_to_json(maze)))
-    elif not output:
+    elif output:
+        click.echo(f"wrote {output}: {maze.shape[0]}x{maze.shape[1]} {algorithm} maze, seed "
+                   f"{seed}, S {maze.start}, G {maze.goal}")
+    else:
         click.echo(format_maze(maze), nl=False)
 
 
@@ -89,11 +93,22 @@ def solve(maze_file, method, order, as_json):
 @click.option("--path", "with_path", is_flag=True, help="Draw the shortest route.")
 @click.option("--scale", type=click.IntRange(1, MAX_SCALE), default=DEFAULT_SCALE,
               show_default=True, help="Pixels per cell.")
-def render(maze_file, output, with_path, scale):
+@click.option("--json", "as_json", is_flag=True,
+              help='Print {"output": ..., "width": px, "height": px, "scale": ..., "moves": N '
+                   'of the route drawn or null}.')
+def render(maze_file, output, with_path, scale, as_json):
     """Draw a maze file as a PNG (walls black, passages white, S green, G magenta)."""
     maze = read_maze(maze_file)
     path = shortest_path(maze) if with_path else None
-    save_image(maze_image(maze, path=path, scale=scale), output)
+    image = maze_image(maze, path=path, scale=scale)
+    save_image(image, output)
+    moves = None if path is None else len(path) - 1
+    if as_json:
+        click.echo(json.dumps({"output": output, "width": image.width, "height": image.height,
+                               "scale": scale, "moves": moves}))
+        return
+    click.echo(f"wrote {output}: {image.width}x{image.height} pixels, {scale} per cell"
+               + ("" if moves is None else f", the shortest route ({moves} moves)"))
 
 
 @main.command()

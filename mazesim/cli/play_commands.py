@@ -24,7 +24,8 @@ __all__ = ["play"]
               help="The address participants open (https behind a reverse proxy): needed for a "
                    "non-loopback --host, allows exactly its host, needs participant tokens.")
 @click.option("--json", "as_json", is_flag=True,
-              help="Print the start as one JSON object: session, url, dashboard, output, links.")
+              help="Print the start as one JSON object: session, url, host, port (the one bound), "
+                   "dashboard, output, links.")
 def play(config: str, host: str | None, port: int | None, public_url: str | None,
          as_json: bool) -> None:
     """Serve the human-trial page of session CONFIG; every key press goes to its run database."""
@@ -38,6 +39,8 @@ def play(config: str, host: str | None, port: int | None, public_url: str | None
         click.echo(json.dumps(info))
     else:
         click.echo(f"Session {info['session']}: open {info['url']} in a browser")
+        if public_url:
+            click.echo(f"  listening on {info['host']}:{info['port']}")
         click.echo(f"  results: {info['output']}")
         click.echo(f"  dashboard: {info['dashboard']}")
         if info["links"]:

@@ -7,38 +7,26 @@ results (a run's tables as pandas DataFrames).
 PosixPath('results/quickstart/20261130T062827Z')
 """
 
-from mazesim.experiment.config import Config, config_from_dict, load_config, resolved_config
-from mazesim.experiment.rerun import Rerun, rerun_trial
-from mazesim.experiment.runner import RunInterrupted, RunResult, run_experiment
-from mazesim.experiment.storage import RunStore
+import importlib
 
-__all__ = [
-    "Config",
-    "load_config",
-    "config_from_dict",
-    "resolved_config",
-    "run_experiment",
-    "RunResult",
-    "RunInterrupted",
-    "RunStore",
-    "build_report",
-    "Report",
-    "rerun_trial",
-    "Rerun",
-    "load_run",
-    "Results",
-]
+_HOMES = {
+    "config": ("Config", "load_config", "config_from_dict", "resolved_config"),
+    "runner": ("run_experiment", "RunResult", "RunInterrupted"),
+    "storage": ("RunStore",),
+    "report": ("build_report", "Report"),
+    "rerun": ("rerun_trial", "Rerun"),
+    "results": ("load_run", "Results"),
+}
+_HOME = {name: module for module, names in _HOMES.items() for name in names}
+
+__all__ = [name for names in _HOMES.values() for name in names]
 
 
 def __getattr__(name: str):
-    """`build_report` and `Report` import pandas (and matplotlib to draw), `load_run` and
-    `Results` pandas: loaded on first use only."""
-    if name in ("build_report", "Report"):
-        from mazesim.experiment import report
-
-        return getattr(report, name)
-    if name in ("load_run", "Results"):
-        from mazesim.experiment import results
-
-        return getattr(results, name)
-    raise AttributeError(f"module 'mazesim.experiment' has no attribute {name!r}")
+    """A public name, imported from its module on first use (the runner imports scipy, the
+    report and results pandas and matplotlib: `mazesim validate` needs none of them)."""
+    if name not in _HOME:
+        raise AttributeError(f"module 'mazesim.experiment' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{_HOME[name]}"), name)
+    globals()[name] = value
+    return value

@@ -69,14 +69,19 @@ class Executor:
         tasks = list(tasks)
         if self.client is not None:
             return _dask(self.client, self.address, fn, iter(tasks), idle)
-        workers = worker_count(self.workers, len(tasks))
-        if workers == 1:
+        if self.in_process(len(tasks)):
             return (fn(task) for task in tasks)
+        workers = worker_count(self.workers, len(tasks))
         if self.pool is None:
             method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
             self.pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method),
                                             initializer=_start_worker, initargs=(os.getpid(),))
         return _processes(self.pool, fn, iter(tasks), workers * TASKS_PER_WORKER, idle)
+
+    def in_process(self, tasks: int) -> bool:
+        """Whether `map` of this many tasks runs them here, one after the other (one worker
+        wanted or worth starting, no Dask)."""
+        return self.client is None and worker_count(self.workers, tasks) == 1
 
     def close(self) -> None:
         if self.pool is not None:

@@ -11,7 +11,7 @@ import json
 import math
 from dataclasses import astuple, fields, replace
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -43,20 +43,27 @@ _CHOICE_HEADER = ("agent", "vision", "mark", "n", "direction", "count", "proport
                   "human_ci_low", "human_ci_high", "test", "p", "power", "people_for_80")
 
 
-def build_report(run_dir: str | Path) -> Report:
+def build_report(run_dir: str | Path, stage: Callable[[str], None] | None = None) -> Report:
     """Write `mazes.csv`, `trials.csv`, `choices.csv`, `correlations.csv`, `regression.csv`,
-    `vif.csv`, `summary.csv`, `branch_choices.csv`, `figures/` and `report.md` of a run.
+    `vif.csv`, `summary.csv`, `branch_choices.csv`, `figures/` and `report.md` of a run;
+    `stage(text)` hears of each step as it begins.
 
     The figures are drawn in a forked process (`background.Background`) while this one
     computes and writes the tables."""
     run_dir = Path(run_dir)
+    say = stage or (lambda text: None)
     with RunStore(run_dir) as store:                     # checks the run before writing to it
+        say("report: reading the run's tables")
         results = read_run(store)
         omitted, choices = tuple(omitted_conditions(results)), tuple(choice_tests(results))
         shown = tuple(outcomes(results))
         with Background(_figures, run_dir / FIGURES, results, omitted, choices,
                         shown) as figures:
+            say("report: CSV exports, correlations" + (
+                " with bootstrap intervals" if "spearman" in results.settings.methods else "")
+                + ", regressions (figures drawn meanwhile)")
             report = _tables(store, results, omitted, choices)
+            say("report: the figures")
             drawn, notes = figures.result()
             report = replace(report, figures=tuple(drawn), notes=tuple(notes))
     environment = _read_json(run_dir / "environment.json")

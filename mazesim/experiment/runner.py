@@ -17,6 +17,7 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from functools import partial
 from importlib import metadata
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -44,6 +45,8 @@ _PACKAGES = ("mazesim", "numpy", "scipy", "numba", "click", "pyyaml", "matplotli
              "pandas", "statsmodels")
 
 Progress = Callable[[int, int], None]  # (trials done, trials in total)
+Compiling = Callable[[int, int, str], None]  # (kernel groups compiled, in all, what compiles now)
+Stage = Callable[[str], None]  # a long step begins: what it does
 
 
 @dataclass(frozen=True)
@@ -77,18 +80,21 @@ class RunInterrupted(Exception):
 def run_experiment(config: Config, *, output: str | Path | None = None, workers: int = 1,
                    dask: Any = None, resume: bool = False, progress: Progress | None = None,
                    report: bool = True, flush_seconds: float = FLUSH_SECONDS,
-                   compiling: Callable[[], None] | None = None) -> RunResult:
+                   compiling: Compiling | None = None, stage: Stage | None = None
+                   ) -> RunResult:
     """Run `config` into `OUTPUT/<name>/<run-id>/` (a new run, or the latest unfinished one).
 
     Finished units are committed at least every `flush_seconds` (and every `BATCH_TRIALS`
     trials); Ctrl-C commits what is finished and raises `RunInterrupted`; lost workers commit
     what is finished and raise RunError saying how to resume. The run directory has one writer
-    (`RunStore(create=True)` locks it): a second `--resume` of the same run is refused. On a cold
-    kernel cache the kernels are first compiled in parallel (`warmup.warm_up`), after `compiling()`.
+    (`RunStore(create=True)` locks it): a second `--resume` of the same run is refused.
+
+    What it tells as it goes: on a cold kernel cache the kernels are first compiled
+    (`warmup.warm_up`, `compiling(done, total, now)`); `stage(text)` when a long step begins
+    (mazes, trials, report); `progress(done, total)` as trials finish, several times a second
+    when the units run in this process (`tasks.SLICE_SECONDS`), after the compilation.
     """
     began = time.perf_counter()
-    if dask is None:
-        warm_up(config, compiling)
     base = Path(output if output is not None else config.output) / config.name
     resolved = resolved_config(config)
     again = resume_command(config, output)
@@ -103,13 +109,15 @@ def run_experiment(config: Config, *, output: str | Path | None = None, workers:
             elif store.meta("status") == _STATUS_COMPLETE:
                 raise RunError(f"{run_dir}: finished meanwhile by another process; nothing "
                                "to resume")
+            if dask is None:                 # after every check: a bad output fails at once
+                warm_up(config, compiling)
             clock = time.perf_counter()
-            mazes = _stored_or_built_mazes(store, config)
+            mazes = _stored_or_built_mazes(store, config, stage)
             timings = {"mazes": time.perf_counter() - clock}
             units = plan_units(config, len(mazes))
             try:
                 timings.update(_sweep(executor, store, config, mazes, units, progress,
-                                      flush_seconds))
+                                      flush_seconds, stage))
             except WorkersLost as lost:
                 raise RunError(f"{lost}; {len(store.done_units())} of {len(units)} units are "
                                f"stored in {run_dir}; resume with: {again}") from None
@@ -120,23 +128,35 @@ def run_experiment(config: Config, *, output: str | Path | None = None, workers:
         from mazesim.experiment.report import build_report
 
         clock = time.perf_counter()
-        build_report(run_dir)
+        build_report(run_dir, stage=stage)
         timings["report"] = time.perf_counter() - clock
     return RunResult(run_dir, len(mazes), len(units), total, int(moves), resume,
                      time.perf_counter() - began, timings)
 
 
 def _sweep(executor: Executor, store: RunStore, config: Config, mazes: list[Maze],
-           units: list[Unit], progress: Progress | None, flush_seconds: float
-           ) -> dict[str, float]:
-    """Run the units not yet stored; their timings. Ctrl-C: commit, stop, RunInterrupted."""
+           units: list[Unit], progress: Progress | None, flush_seconds: float,
+           stage: Stage | None = None) -> dict[str, float]:
+    """Run the units not yet stored; their timings. Ctrl-C: commit, stop, RunInterrupted.
+
+    In this process the units report their trials as they walk them (`run_chunk`'s `walked`);
+    elsewhere each unit is a task of its own, so that the count moves unit by unit."""
     done = store.done_units()
     pending = [u for u in units if u.unit_id not in done]
     total = sum(u.trials for u in units)
+    if stage:
+        stage(f"trials: {sum(u.trials for u in pending):,} in {len(pending):,} units"
+              + (f" ({total - sum(u.trials for u in pending):,} stored before)"
+                 if len(pending) < len(units) else ""))
     sweep = _Sweep(store, config, progress, total - sum(u.trials for u in pending), total,
                    flush_seconds)
+    chunks = list(_chunks(config.seed, mazes, pending))
+    here = executor.in_process(len(chunks))
+    task = partial(run_chunk, walked=sweep.walked) if here and progress else run_chunk
+    if not here:
+        chunks = [Chunk(c.root, c.maze, (u,)) for c in chunks for u in c.units]
     clock, cpu = time.perf_counter(), time.process_time()
-    results = executor.map(run_chunk, _chunks(config.seed, mazes, pending), idle=flush_seconds)
+    results = executor.map(task, chunks, idle=flush_seconds)
     try:
         for finished in results:
             sweep.add(finished or [])                   # None: nothing new, commit if due
@@ -219,14 +239,22 @@ class _Sweep:
         self.visions = list(config.vision_labels)
         self.buffer: list[UnitResult] = []
         self.buffered = 0
+        self.walking = 0             # trials walked of the unit running in this process
         self.last_flush = time.perf_counter()
         self.kernel = self.worker = self.storage = 0.0
         if progress:
             progress(done, total)
 
+    def walked(self, trials: int) -> None:
+        """`trials` more trials of the units running in this process are walked."""
+        self.walking += trials
+        if self.progress:
+            self.progress(self.done + self.buffered + self.walking, self.total)
+
     def add(self, results: list[UnitResult]) -> None:
         self.buffer += results
         self.buffered += sum(r.unit.trials for r in results)
+        self.walking = 0
         if (self.buffered >= BATCH_TRIALS
                 or time.perf_counter() - self.last_flush >= self.flush_seconds):
             self.flush()
@@ -250,12 +278,15 @@ class _Sweep:
             self.progress(self.done, self.total)
 
 
-def _stored_or_built_mazes(store: RunStore, config: Config) -> list[Maze]:
+def _stored_or_built_mazes(store: RunStore, config: Config, stage: Stage | None = None
+                           ) -> list[Maze]:
     """The run's mazes: those stored by an earlier attempt of this run (the database is the
     record), else built now and stored."""
     records = store.mazes()
     if len(records) == config.maze_count:
         return [parse_maze(r.text, f"maze {r.maze_id}") for r in records]
+    if stage:
+        stage(f"mazes: building {config.maze_count:,} and measuring their parameters")
     built = build_mazes(config)
     store.add_mazes(record for record, _ in built)
     return [maze for _, maze in built]

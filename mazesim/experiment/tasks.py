@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from dataclasses import dataclass
-from typing import Mapping
+from typing import Callable, Mapping
 
 import numpy as np
 
@@ -19,9 +19,14 @@ from mazesim.agents import AgentBase, Vision
 from mazesim.experiment.seeds import cell_seed
 from mazesim.limits import MAX_KEPT_MOVES
 from mazesim.maze import Maze
+from mazesim.records import Batch
 from mazesim.walks import simulate_many
 
-__all__ = ["Unit", "Chunk", "UnitResult", "run_chunk"]
+__all__ = ["Unit", "Chunk", "UnitResult", "run_chunk", "SLICE_SECONDS"]
+
+SLICE_SECONDS = 0.25
+"""With a progress hook (a run in this process), a unit's trials are walked in parts of about
+this long, each reported when done: the bar moves several times a second, same results."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -63,15 +68,18 @@ class UnitResult:
     kernel_seconds: float
 
 
-def run_chunk(chunk: Chunk) -> list[UnitResult]:
-    """Run every unit of `chunk`; deterministic for the chunk's data (seeds by coordinates)."""
+def run_chunk(chunk: Chunk, walked: Callable[[int], None] | None = None,
+              slice_seconds: float = SLICE_SECONDS) -> list[UnitResult]:
+    """Run every unit of `chunk`; deterministic for the chunk's data (seeds by coordinates).
+    `walked(n)`, if given, hears of every n trials walked, in parts of about `slice_seconds`."""
     results = []
     for unit in chunk.units:
         began = time.perf_counter()
         seed = cell_seed(chunk.root, unit.maze_id, unit.agent_index, unit.vision_index)
         kernel_began = time.perf_counter()
-        batch = simulate_many(chunk.maze, unit.agent, unit.vision, unit.trials, seed,
-                              choices="marks")
+        batch = (simulate_many(chunk.maze, unit.agent, unit.vision, unit.trials, seed,
+                               choices="marks") if walked is None else
+                 _in_parts(chunk.maze, unit, seed, walked, slice_seconds))
         sampled, again = _resampled(unit, batch.moves)
         kept = simulate_many(chunk.maze, again, unit.vision, sampled, seed,
                              keep_positions=True, choices="marks").positions if sampled else ()
@@ -82,6 +90,30 @@ def run_chunk(chunk: Chunk) -> list[UnitResult]:
             {i: np.asarray(pos, dtype=np.int32) for i, pos in enumerate(kept)},
             time.perf_counter() - began, kernel))
     return results
+
+
+def _in_parts(maze: Maze, unit: Unit, seed: int, walked: Callable[[int], None],
+              slice_seconds: float) -> Batch:
+    """`simulate_many` of the unit's trials as consecutive parts (trial i is the same trial
+    whatever the parts), each about `slice_seconds` long at the rate of the one before (at most
+    four times longer), `walked` told after each; the parts joined as one batch."""
+    parts: list[Batch] = []
+    choices: list[np.ndarray] = []
+    first, size = 0, 1
+    while first < unit.trials or not parts:
+        size = min(size, unit.trials - first)
+        clock = time.perf_counter()
+        parts.append(simulate_many(maze, unit.agent, unit.vision, size, seed, choices="marks",
+                                   first=first))
+        choices.append(parts[-1].choices.copy())
+        choices[-1]["trial"] += first
+        first += size
+        walked(size)
+        rate = size / max(time.perf_counter() - clock, 1e-9)
+        size = max(1, min(int(rate * slice_seconds), 4 * size))
+    return Batch(*(np.concatenate([getattr(p, name) for p in parts])
+                   for name in ("moves", "reached", "capped")), np.concatenate(choices),
+                 parts[0].mark_names)
 
 
 def _resampled(unit: Unit, moves: np.ndarray) -> tuple[int, AgentBase]:

@@ -1,17 +1,18 @@
-"""Compiling a run's kernels before it starts: in parallel processes, on a cold cache only.
+"""Compiling a run's kernels before it starts, on a cold cache only, saying how far it is.
 
 numba compiles a kernel on its first call and caches it on disk, so the first run of a fresh
-install would compile its kernels one after the other. When some kernels the config uses are not
-in the cache yet and the machine has several cores, `warm_up` calls each kernel once, in a pool
-of processes, one task per generator block, agent family and kind of walk; the run then loads
-them from the cache. Only the kernels the run uses are compiled.
+install would compile its kernels in the middle of its first trials (a progress bar stuck at 0,
+then a rate that counts the compilation). When some kernels the config uses are not in the
+cache yet, `warm_up` calls each kernel once, one task per generator block, agent family and kind
+of walk: in a pool of processes when the machine has several cores, else one after the other
+here; the run then loads them from the cache. Only the kernels the run uses are compiled.
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import os
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Callable
 
 import numpy as np
@@ -21,31 +22,53 @@ from mazesim.analysis import parameters
 from mazesim.analysis.parameters import KERNEL as PARAMETERS_KERNEL
 from mazesim.experiment._kernels import resampled_ranks
 from mazesim.experiment.config import Config, GeneratedMazes
-from mazesim.experiment.statistics import correlate
 from mazesim.jit import cached
 from mazesim.maze import parse_maze
 from mazesim.walks import simulate_many
 
-__all__ = ["warm_up", "cold_kernels"]
+__all__ = ["warm_up", "cold_kernels", "task_label"]
 
 Task = tuple  # ("maze", GeneratedMazes), ("walk", agent, vision), ("measure",), ("statistics",)
+Said = Callable[[int, int, str], None]
+"""(tasks done, tasks in all, what is compiling now: `task_label`s joined by ", ")"""
 
 
-def warm_up(config: Config, notice: Callable[[], None] | None = None) -> bool:
-    """Compile the config's kernels in parallel when some are cold and there are several cores;
-    `notice()` is called first (the CLI says "compiling kernels, first run only"). Returns
-    whether it compiled."""
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    if (cores or 1) < 2 or "fork" not in multiprocessing.get_all_start_methods() or not (
-            cold_kernels(config)):
+def warm_up(config: Config, said: Said | None = None) -> bool:
+    """Compile the config's kernels when some are cold: in parallel when there are several
+    cores (and fork), else here one task after the other. `said(done, total, label)` hears of
+    task as it starts and ends (what compiles now), first with done 0, last with done == total
+    and nothing compiling. Returns whether it compiled."""
+    if not cold_kernels(config):
         return False
-    if notice:
-        notice()
     tasks = _tasks(config)
-    with ProcessPoolExecutor(min(cores, len(tasks)),
-                             mp_context=multiprocessing.get_context("fork")) as pool:
-        list(pool.map(_exercise, tasks))
+    tell = said or (lambda done, total, label: None)
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    if (cores or 1) < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        for done, task in enumerate(tasks):
+            tell(done, len(tasks), task_label(task))
+            _exercise(task)
+        tell(len(tasks), len(tasks), "")
+        return True
+    workers = min(cores, len(tasks))
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+        futures = [pool.submit(_exercise, task) for task in tasks]
+        running = ", ".join(map(task_label, tasks[:workers]))       # the pool starts in order
+        tell(0, len(tasks), running)
+        for done, future in enumerate(as_completed(futures), 1):
+            future.result()
+            left = [task for task, f in zip(tasks, futures) if not f.done()]
+            tell(done, len(tasks), ", ".join(map(task_label, left[:workers])))
     return True
+
+
+def task_label(task: Task) -> str:
+    """What a warm-up task compiles, in words: `walks of dfs`, `generator digging`, ..."""
+    kind = task[0]
+    if kind == "walk":
+        return f"walks of {task[1].name}"
+    if kind == "maze":
+        return f"generator {task[1].generator}" + (" (braided)" if task[1].braid > 0 else "")
+    return {"measure": "maze parameters", "statistics": "bootstrap"}[kind]
 
 
 def cold_kernels(config: Config) -> bool:
@@ -97,6 +120,8 @@ def _exercise(task: Task) -> None:
     elif kind == "maze":
         task[1].maze(0)
     elif kind == "statistics":               # the bootstrap's kernels, one group and three
+        from mazesim.experiment.statistics import correlate   # scipy: only when bootstrapping
+
         x = np.arange(12.0)
         for groups in (None, np.repeat(["a", "b", "c"], 4)):
             correlate(x, x[::-1], "spearman", groups=groups)

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from mazesim import csvfile
+from mazesim.agents import parse_vision
 from mazesim.errors import ConfigError, RunError
 from mazesim.experiment.report import REPORT, Report, build_report
 from mazesim.experiment.storage import DATABASE, RunStore, peek_meta
@@ -129,7 +130,8 @@ def participant_rows(run_dir: str | Path) -> list[ParticipantMaze]:
                 if choice.mark and choice.first:
                     firsts.setdefault(choice.mark, choice.direction)
             rows.append(ParticipantMaze(
-                participant, maze_id, practice, str(entry["vision"]), len(walk), reached,
+                participant, maze_id, practice, str(parse_vision(entry["vision"])), len(walk),
+                reached,
                 solution, solution / len(walk) if reached and walk and solution else None,
                 (finished - started) / MS_PER_SECOND if reached else None,
                 (walk[0][1] - started) / MS_PER_SECOND if walk else None,

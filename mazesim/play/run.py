@@ -120,19 +120,23 @@ def open_server(config: str | Path, host: str = DEFAULT_HOST, port: int = DEFAUL
 
 def start_info(server: PlayServer) -> dict[str, Any]:
     """What the experimenter needs at start: the session, where participants open the page, the
-    dashboard (with its key), the run directory and the links file (or None)."""
+    address and port the server bound (`--port 0`: the one the system chose), the dashboard
+    (with its key), the run directory and the links file (or None)."""
     session = server.recorder.session
     links = session.output / LINKS_FILE
-    return {"session": session.name, "url": server.url, "dashboard": server.dashboard_url,
+    host, port = server.socket.getsockname()[:2]
+    return {"session": session.name, "url": server.url, "host": host, "port": port,
+            "dashboard": server.dashboard_url,
             "output": str(session.output),
             "links": str(links) if session.participants.entry == LINK_ENTRY else None}
 
 
 def write_links(session: Session, url: str) -> Path:
-    """`links.csv` in the run directory: participant, pilot, personal link."""
+    """`links.csv` in the run directory: participant, pilot, personal link; lines end with LF
+    (a link cut out in a shell kept CRLF's carriage return, and its token was refused)."""
     path = session.output / LINKS_FILE
     with open(path, "w", newline="", encoding="utf-8") as handle:
-        writer = csvfile.writer(handle)
+        writer = csvfile.writer(handle, lineterminator="\n")
         writer.writerow(["participant", "pilot", "link"])
         for pid in session.participants.listed:
             writer.writerow([pid, int(session.participants.is_pilot(pid)),

@@ -64,9 +64,12 @@ def simulate(maze: Maze, agent: AgentBase, vision: Vision | str | int,
 
 
 def simulate_many(maze: Maze, agent: AgentBase, vision: Vision | str | int, trials: int,
-                  seed: Seed, *, keep_positions: bool = False, choices: str = "all") -> Batch:
+                  seed: Seed, *, keep_positions: bool = False, choices: str = "all",
+                  first: int = 0) -> Batch:
     """Run `trials` trials; trial i uses `trial_seed(seed, i)` (see the module docstring).
 
+    `first`: run trials first to first + trials - 1 of the batch instead (entry i of the result,
+    its choices' `trial` i, is trial first + i): a batch run in parts, same results.
     `choices`: "all" records every departure from a junction, "marks" only those from marked
     cells (what experiments store; no recording at all in a maze without marks).
     At most `limits.MAX_TRIALS` trials; with `keep_positions`, trials x max_steps at most
@@ -76,9 +79,13 @@ def simulate_many(maze: Maze, agent: AgentBase, vision: Vision | str | int, tria
             0 <= trials <= MAX_TRIALS):
         raise AgentError(f"trials: {trials!r} (allowed: an integer from 0 to {MAX_TRIALS:,})")
     trials = int(trials)
+    if isinstance(first, bool) or not isinstance(first, (int, np.integer)) or not (
+            0 <= first <= MAX_TRIALS - trials):
+        raise AgentError(f"first: {first!r} (allowed: an integer from 0 to "
+                         f"{MAX_TRIALS - trials:,} for {trials:,} trials)")
     vision, max_steps = _check(maze, agent, vision, trials, keep=keep_positions)
     parent = _seed_sequence(seed)
-    streams = trial_streams(parent, trials)
+    streams = trial_streams(parent, trials, int(first))
     walks = agent.run_trials(maze, vision, streams, max_steps, keep=keep_positions,
                              record=_recorded(maze, choices))
     moves, reached = np.asarray(walks.moves, np.int64), np.asarray(walks.reached, np.bool_)

@@ -13,11 +13,12 @@ from mazesim.maze import parse_maze
 
 
 @given(entropy=st.integers(0, 2**130), key=st.lists(st.integers(0, 2**40), max_size=3),
-       pool_size=st.sampled_from([4, 8]), trials=st.integers(1, 5))
-def test_trial_streams_equal_numpy_seed_sequences(entropy, key, pool_size, trials):
+       pool_size=st.sampled_from([4, 8]), trials=st.integers(1, 5),
+       first=st.sampled_from([0, 1, 7, 2**32 - 6]))
+def test_trial_streams_equal_numpy_seed_sequences(entropy, key, pool_size, trials, first):
     parent = np.random.SeedSequence(entropy, spawn_key=tuple(key), pool_size=pool_size)
-    states = trial_streams(parent, trials)
-    expected = [np.random.SeedSequence(entropy, spawn_key=tuple(key) + (i,),
+    states = trial_streams(parent, trials, first)
+    expected = [np.random.SeedSequence(entropy, spawn_key=tuple(key) + (first + i,),
                                        pool_size=pool_size).generate_state(4, np.uint64)
                 for i in range(trials)]
     assert np.array_equal(states, np.array(expected))

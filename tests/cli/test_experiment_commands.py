@@ -1,6 +1,7 @@
 """CLI: mazesim validate, run, replay, report (exit codes, the one Error line, outputs)."""
 
 import copy
+import io
 import json
 from pathlib import Path
 
@@ -8,7 +9,7 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from mazesim.cli import main
+from mazesim.cli import experiment_commands, main
 
 ROOT = Path(__file__).resolve().parents[2]
 MAZE = ROOT / "experiments" / "branch-point-a" / "maze.txt"
@@ -121,7 +122,11 @@ def test_run_replay_report(config, tmp_path):
     out = tmp_path / "out"
     result = _invoke("run", config, "--output", out)
     assert result.exit_code == 0, result.output
-    (line,) = result.output.splitlines()  # no progress bar without a terminal
+    (line,) = result.stdout.splitlines()
+    steps = [step.split("] ", 1)[1] for step in result.stderr.splitlines()]  # one line a step
+    assert steps[:2] == ["mazes: building 4 and measuring their parameters ...",
+                         "trials: 56 in 16 units ..."]
+    assert [step.split(":")[0] for step in steps[2:]] == ["report"] * 3
     run_dir = Path(line.rsplit(" -> ", 1)[1])
     assert line.startswith("Done: 56 trials (4 mazes x 2 agents x 2 vision), ")
     assert run_dir.parent == out / "cli" and (run_dir / "report.md").is_file()
@@ -163,15 +168,44 @@ def test_report_on_a_directory_that_is_not_a_run(tmp_path):
 def test_validate_json(config):
     result = _invoke("validate", config, "--json")
     assert result.exit_code == 0
-    assert json.loads(result.output) == {"name": "cli", "mazes": 4,
+    assert json.loads(result.output) == {"kind": "experiment", "name": "cli", "mazes": 4,
                                          "agents": ["weighted-walker", "dfs"],
                                          "vision": ["full", "2"], "units": 16, "trials": 56}
+
+
+def test_validate_reads_a_play_session_too():
+    """It said `order: unknown key` with the experiment's keys."""
+    session = ROOT / "configs" / "play-demo.yaml"
+    result = _invoke("validate", session)
+    assert result.exit_code == 0, result.output
+    assert result.output == ("OK: session play-demo: 3 mazes after 1 practice, order latin, "
+                             "vision full / 2 / isovist 10, map known\n")
+    assert json.loads(_invoke("validate", session, "--json").output) == {
+        "kind": "session", "name": "play-demo", "mazes": 3, "practice": 1, "order": "latin",
+        "vision": ["full", "2", "isovist 10, map known"],
+        "output": str(ROOT / "results" / "play-demo")}
+
+
+@pytest.mark.parametrize("text, error", [
+    ("name: s\norder: sideways\nmazes: [{file: maze.txt}]\n",
+     "order: 'sideways' is not an order (allowed: fixed, shuffled, latin)"),
+    ("name: s\nmazes: [{file: maze.txt, vision: sideways}]\n", "mazes[0].vision"),
+    ("name: s\nseed: 1\nmazes: [{file: maze.txt}]\nagent: []\n",
+     "agent: unknown key; did you mean 'agents'?"),     # an experiment with a typo stays one
+])
+def test_validate_tells_session_errors_as_a_session(tmp_path, text, error):
+    (tmp_path / "maze.txt").write_text(MAZE.read_text())
+    (tmp_path / "s.yaml").write_text(text)
+    result = _invoke("validate", tmp_path / "s.yaml")
+    assert result.exit_code == 2
+    (line,) = result.output.splitlines()
+    assert line.startswith(f"Error: {tmp_path / 's.yaml'}") and error in line, line
 
 
 def test_run_report_replay_json(config, tmp_path):
     result = _invoke("run", config, "--output", tmp_path / "out", "--json")
     assert result.exit_code == 0, result.output
-    done = json.loads(result.output)
+    done = json.loads(result.stdout)
     run_dir = Path(done["run_dir"])
     assert {k: done[k] for k in ("mazes", "units", "trials", "resumed")} == {
         "mazes": 4, "units": 16, "trials": 56, "resumed": False}
@@ -194,3 +228,62 @@ def test_run_report_replay_json(config, tmp_path):
         "trial_id": 45, "maze_id": 3, "agent": "weighted-walker", "vision": "full", "trial": 3,
         "identical": True, "picture": None}
     assert (again["moves"], again["reached"]) == (again["stored_moves"], again["stored_reached"])
+
+
+class _Stream(io.StringIO):
+    def __init__(self, tty: bool) -> None:
+        super().__init__()
+        self.tty = tty
+
+    def isatty(self) -> bool:
+        return self.tty
+
+
+def _told(tty: bool) -> str:
+    """What the run's progress says for a cold run: 60 s compiling three kernel groups, mazes,
+    100 trials in 2 s, the report."""
+    now = [0.0]
+    stream = _Stream(tty)
+    told = experiment_commands._Progress(stream, clock=lambda: now[0])
+    for done, label in enumerate(["walks of dfs", "generator digging", "bootstrap"]):
+        told.compiling(done, 3, label)
+        now[0] += 20.0
+    told.compiling(3, 3, "")
+    told.stage("mazes: building 2 and measuring their parameters")
+    now[0] += 1.0
+    told.stage("trials: 100 in 4 units")
+    for done in (0, 25, 50, 75, 100):
+        told.trials(done, 100)
+        now[0] += 0.5
+    told.stage("report: the figures")
+    told.close()
+    return stream.getvalue()
+
+
+def test_a_piped_run_says_one_line_a_step():
+    assert _told(tty=False).splitlines() == [
+        "[   0.0 s] compiling 3 kernel groups (first run only) ...",
+        "[  60.0 s] mazes: building 2 and measuring their parameters ...",
+        "[  61.0 s] trials: 100 in 4 units ...",
+        "[  63.5 s] report: the figures ..."]
+
+
+def test_on_a_terminal_the_bar_counts_trials_after_the_compilation():
+    said = _told(tty=True)
+    steps = said.replace("\r", "\n").splitlines()
+    assert "compiling kernels (first run only): 1 of 3 done; now generator digging" in said
+    assert "compiled 3 kernel groups in 60.0 s (first run only)" in said
+    assert steps.index("mazes: building 2 and measuring their parameters ...") > steps.index(
+        "\x1b[Kcompiled 3 kernel groups in 60.0 s (first run only)")
+    bars = [s for s in steps if "trials  [" in s]
+    assert "0/100" in bars[0] and "100/100  50 trials/s" in bars[-1]  # 100 in 2 s, not 62
+    assert len(bars) == 5 and said.endswith("report: the figures ...\n")
+
+
+def test_a_resumed_run_counts_only_the_trials_left():
+    stream = _Stream(True)
+    told = experiment_commands._Progress(stream, clock=lambda: 0.0)
+    told.trials(40, 100)
+    told.trials(100, 100)
+    told.close()
+    assert "60/60" in stream.getvalue() and "100/" not in stream.getvalue()

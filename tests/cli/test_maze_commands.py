@@ -115,10 +115,14 @@ def test_render_png(runner, tmp_path):
     out = tmp_path / "maze.png"
     result = runner.invoke(main, ["render", TUTORIAL, "-o", str(out), "--path", "--scale", "6"])
     assert result.exit_code == 0, result.output
+    assert result.stdout == (f"wrote {out}: 78x42 pixels, 6 per cell, the shortest route "
+                             "(14 moves)\n")
     with Image.open(out) as image:
         assert image.size == (13 * 6, 7 * 6)
         assert image.getpixel((3 * 6 + 3, 1 * 6 + 3)) != (255, 255, 255)  # the route
-    runner.invoke(main, ["render", TUTORIAL, "-o", str(out)])
+    result = runner.invoke(main, ["render", TUTORIAL, "-o", str(out), "--json"])
+    assert json.loads(result.stdout) == {"output": str(out), "width": 130, "height": 70,
+                                         "scale": 10, "moves": None}
     with Image.open(out) as image:
         assert image.size == (130, 70)  # default scale 10
         assert image.getpixel((33, 13)) == (255, 255, 255)  # no route drawn
@@ -152,8 +156,9 @@ def test_generate_json_keeps_metadata(runner, tmp_path):
     result = runner.invoke(main, ["generate", "eller", "--size", "9x9", "--seed", "3",
                                   "--braid", "0.5", "--placement", "farthest",
                                   "-p", "join=0.9", "-o", str(out)])
-    assert result.exit_code == 0 and result.stdout == ""
     maze = read_maze(out)
+    assert result.exit_code == 0 and result.stdout == (
+        f"wrote {out}: 9x9 eller maze, seed 3, S {maze.start}, G {maze.goal}\n")
     assert maze.meta["generator"] == "eller" and maze.meta["seed"] == 3
     assert maze.meta["options"] == {"join": 0.9} and maze.meta["braid"] == 0.5
     analyzed = runner.invoke(main, ["analyze", str(out), "--json"])  # JSON mazes read too

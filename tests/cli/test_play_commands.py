@@ -106,7 +106,8 @@ def test_json_start_and_a_second_server_on_one_output(tmp_path):
     process, line = _serve(config, "--json")
     try:
         info = json.loads(line)
-        assert set(info) == {"session", "url", "dashboard", "output", "links"}
+        assert set(info) == {"session", "url", "host", "port", "dashboard", "output", "links"}
+        assert info["port"] > 0 and info["url"] == f"http://127.0.0.1:{info['port']}/"
         assert info["output"] == str(tmp_path / "run") and info["links"] is None
         assert info["dashboard"].startswith(info["url"] + "dashboard#key=")
         result = CliRunner().invoke(main, ["play", str(config), "--port", "0"])

@@ -149,9 +149,9 @@ _SLOW_DASK = """
 import sys, time
 import mazesim.experiment.runner as runner
 _run_chunk = runner.run_chunk
-def _slow(chunk):
+def _slow(chunk, **told):
     time.sleep(0.3)
-    return _run_chunk(chunk)
+    return _run_chunk(chunk, **told)
 runner.run_chunk = _slow
 from mazesim.cli import main
 main(["run", sys.argv[1], "--output", sys.argv[2], "--dask", sys.argv[3]])

@@ -30,9 +30,9 @@ _SLOW = """
 import sys, time
 import mazesim.experiment.runner as runner
 _run_chunk = runner.run_chunk
-def _slow(chunk):
+def _slow(chunk, **told):
     time.sleep(0.1)
-    return _run_chunk(chunk)
+    return _run_chunk(chunk, **told)
 runner.run_chunk = _slow
 """
 _API = _SLOW + """
@@ -114,9 +114,9 @@ _CLI_WORKERS = """
 import sys, time
 import mazesim.experiment.runner as runner
 _run_chunk = runner.run_chunk
-def _stuck_on_the_first(chunk):       # one worker busy for a minute, the other idle at the end
-    time.sleep(60 if chunk.units[0].maze_id == 0 else 0.05)
-    return _run_chunk(chunk)
+def _stuck_on_the_first(chunk, **told):  # one worker busy a minute, the other idle at the end
+    time.sleep(60 if chunk.units[0].unit_id == 0 else 0.05)
+    return _run_chunk(chunk, **told)
 runner.run_chunk = _stuck_on_the_first
 from mazesim.cli import main
 main(["run", sys.argv[1], "--output", sys.argv[2], "--workers", "2"])

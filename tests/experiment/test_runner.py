@@ -135,6 +135,19 @@ def test_progress_reports_trials_up_to_the_total(small_config, tmp_path):
     assert [d for d, _ in calls] == sorted(d for d, _ in calls)
 
 
+def test_progress_moves_within_a_maze_and_changes_no_result(small_config, tmp_path):
+    calls, stages = [], []
+    told = run_small(small_config, tmp_path / "told", progress=lambda done, total: calls.append(
+        done), stage=stages.append, report=True)
+    silent = run_small(small_config, tmp_path / "silent")
+    assert tables(told.run_dir) == tables(silent.run_dir)
+    assert len(set(calls)) > 6 + 1                       # more steps than the six mazes' chunks
+    assert any(0 < done < TRIALS_PER_MAZE for done in calls)  # inside the first maze's chunk
+    assert calls == sorted(calls) and calls[-1] == 6 * TRIALS_PER_MAZE
+    assert [s.split(":")[0] for s in stages] == ["mazes", "trials"] + ["report"] * 3
+    assert stages[1] == f"trials: {6 * TRIALS_PER_MAZE:,} in 36 units"
+
+
 def test_timings_split_kernel_and_runner(small_config, tmp_path):
     timings = run_small(small_config, tmp_path / "out").timings
     assert {"mazes", "sweep", "kernel", "worker", "storage", "main_cpu"} <= set(timings)

@@ -1,5 +1,7 @@
 """Work units: sampled trajectories are the trials' own walks, and their memory is bounded by
-what they really take (not by max_steps)."""
+what they really take (not by max_steps); a unit walked in parts (progress) is the same unit."""
+
+from pathlib import Path
 
 import numpy as np
 
@@ -8,9 +10,11 @@ from mazesim.experiment import tasks
 from mazesim.experiment.seeds import cell_seed
 from mazesim.experiment.tasks import Chunk, Unit, run_chunk
 from mazesim.generators import generate
+from mazesim.maze import read_maze
 from mazesim.walks import simulate_many
 
 MAZE = generate("digging", 15, seed=3)
+BRANCH_MAZE = Path(__file__).resolve().parents[2] / "experiments" / "branch-point-a" / "maze.txt"
 
 
 def _unit(agent, trials=6, samples=3):
@@ -36,3 +40,27 @@ def test_sampled_positions_fit_the_kept_moves_ceiling(monkeypatch):
     assert sorted(result.samples) == [0, 1]
     sampled, again = tasks._resampled(_unit(agent), moves)
     assert again.max_steps == int(moves[:sampled].max())          # stops at the longest
+
+
+def test_walked_in_parts_the_unit_gives_the_same_results():
+    maze = read_maze(BRANCH_MAZE)
+    chunk = Chunk(5, maze, (Unit(0, 0, 0, 0, make_agent("weighted-walker"), Vision(2), 23, 0, 2),
+                            Unit(1, 0, 1, 0, make_agent("dfs"), Vision(), 9, 23, 0)))
+    whole = run_chunk(chunk)
+    told = []
+    parts = run_chunk(chunk, walked=told.append, slice_seconds=0.0)   # one trial a part
+    assert told == [1] * 32
+    assert whole[0].choices.size > 0                  # the mark's choices, trial by trial
+    for a, b in zip(whole, parts):
+        for name in ("moves", "reached", "capped", "choices"):
+            np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
+        assert a.mark_names == b.mark_names and a.samples.keys() == b.samples.keys()
+        for i in a.samples:
+            np.testing.assert_array_equal(a.samples[i], b.samples[i])
+
+
+def test_parts_grow_to_the_time_asked_for_at_most_fourfold():
+    told = []
+    run_chunk(Chunk(5, MAZE, (_unit(make_agent("dfs"), trials=200, samples=0),)),
+              walked=told.append, slice_seconds=1e9)
+    assert told == [1, 4, 16, 64, 115]

@@ -32,10 +32,33 @@ def test_every_task_runs():
         warmup._exercise(task)
 
 
-def test_one_core_compiles_as_it_goes(monkeypatch):
+def test_one_core_compiles_here_telling_each_kernel_group(monkeypatch):
     monkeypatch.setattr(warmup.os, "sched_getaffinity", lambda pid: {0}, raising=False)
     monkeypatch.setattr(warmup.os, "cpu_count", lambda: 1)
-    assert warmup.warm_up(load_config(QUICKSTART), lambda: pytest.fail("no notice")) is False
+    monkeypatch.setattr(warmup, "cold_kernels", lambda config: True)
+    ran, said = [], []
+    monkeypatch.setattr(warmup, "_exercise", lambda task: ran.append(warmup.task_label(task)))
+    assert warmup.warm_up(load_config(QUICKSTART), lambda *told: said.append(told)) is True
+    labels = ["walks of bfs", "generator stick-knocking", "generator digging",
+              "generator wall-extending", "maze parameters", "walks of dfs",
+              "walks of weighted-walker", "walks of random-walk", "bootstrap"]
+    assert ran == labels                                # each told before it compiles
+    assert said == [(i, 9, label) for i, label in enumerate(labels)] + [(9, 9, "")]
+
+
+def test_a_pool_tells_each_kernel_group_done(monkeypatch):
+    monkeypatch.setattr(warmup.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    monkeypatch.setattr(warmup, "cold_kernels", lambda config: True)
+    monkeypatch.setattr(warmup, "_exercise", repr)     # picklable, compiles nothing
+    said = []
+    assert warmup.warm_up(load_config(QUICKSTART), lambda *told: said.append(told)) is True
+    assert said[0] == (0, 9, "walks of bfs, generator stick-knocking")   # two at a time
+    assert [d for d, _, _ in said] == list(range(10)) and said[-1] == (9, 9, "")
+
+
+def test_a_warm_cache_compiles_nothing_and_says_nothing(monkeypatch):
+    monkeypatch.setattr(warmup, "cold_kernels", lambda config: False)
+    assert warmup.warm_up(load_config(QUICKSTART), lambda *told: pytest.fail("said")) is False
 
 
 @pytest.mark.parametrize("methods, cold", [("[pearson, spearman]", True), ("[pearson]", False)])

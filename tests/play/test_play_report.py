@@ -22,7 +22,8 @@ def _csv(path):
 def run(session_factory, tmp_path):
     (tmp_path / "consent.md").write_text("Agree?", encoding="utf-8")
     session = session_factory(
-        [(CORRIDOR, "full"), (TUTORIAL, 1)], practice=[(CORRIDOR, 0)], order="latin",
+        [(CORRIDOR, "full"), (TUTORIAL, 1)], practice=[(CORRIDOR, {"isovist": 3, "map": "known"})],
+        order="latin",
         participants={"pilot": ["pilot"]}, pages={"consent": "consent.md"},
         questions=[{"id": "age", "kind": "number", "text": "Age", "when": "start"},
                    {"id": "fun", "kind": "choice", "text": "Fun?", "options": ["yes", "no"],
@@ -81,6 +82,7 @@ def test_participants_csv_has_orders_answers_and_pilots(run):
         ("pilot", "p0", "1", "p0 m0 m1", "1", "0", "1", "99", ""),
         ("pilot", "m0", "2", "p0 m0 m1", "1", "0", "1", "99", ""),
         ("shy", "", "", "p0 m1 m0", "0", "0", "0", "", "")]
+    assert [r["vision"] for r in rows] == ["isovist 3, map known", "full"] * 2 + [""]  # as stored
 
 
 def test_the_report_leaves_pilots_out(run):

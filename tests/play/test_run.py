@@ -37,11 +37,16 @@ def test_links_and_start_info(tmp_path):
     server = open_server(config, "127.0.0.1", 0, "https://study.example.org/maze")
     try:
         info = start_info(server)
+        port = server.socket.getsockname()[1]
+        assert port > 0
         assert info == {"session": "s", "url": "https://study.example.org/maze/",
+                        "host": "127.0.0.1", "port": port,
                         "dashboard": "https://study.example.org/maze/dashboard#key="
                                      + server.recorder.dashboard_key,
                         "output": str(tmp_path / "run"), "links": str(tmp_path / "run" /
                                                                      LINKS_FILE)}
+        raw = (tmp_path / "run" / LINKS_FILE).read_bytes()
+        assert b"\r" not in raw and raw.count(b"\n") == 4      # LF: a token cut out stays whole
         with open(tmp_path / "run" / LINKS_FILE, encoding="utf-8") as handle:
             rows = list(csv.reader(handle))
         assert rows == [["participant", "pilot", "link"]] + [

@@ -110,6 +110,19 @@ def test_batch_trial_i_is_simulate_with_trial_seed(seed, name):
         assert again.choices == walk.choices and again.capped == walk.capped
 
 
+@pytest.mark.parametrize("first, trials", [(0, 6), (4, 2), (7, 0), (11, 1)])
+def test_a_batch_from_trial_first_is_that_part_of_the_whole(first, trials):
+    maze = parse_maze("#######\n#S.A..#\n#.#.#.#\n#.....#\n###.#G#\n#######")
+    agent = make_agent("random-walk")
+    whole = simulate_many(maze, agent, 1, 12, 9, choices="marks")
+    part = simulate_many(maze, agent, 1, trials, 9, choices="marks", first=first)
+    assert np.array_equal(part.moves, whole.moves[first:first + trials])
+    inside = (whole.choices["trial"] >= first) & (whole.choices["trial"] < first + trials)
+    expected = whole.choices[inside].copy()
+    expected["trial"] -= first                          # numbered within the part
+    assert np.array_equal(part.choices, expected)
+
+
 def test_trial_seed_spawn_key():
     parent = np.random.SeedSequence(99, spawn_key=(1, 2))
     child = trial_seed(parent, 5)
@@ -154,6 +167,10 @@ def test_choices_at_marks_are_the_marked_rows_of_all_choices(name):
     (lambda: simulate(TUTORIAL, make_agent("dfs"), 0, -3), "seed: -3"),
     (lambda: simulate(TUTORIAL, "dfs", 0, 0), "agent: 'dfs' is not an agent"),
     (lambda: simulate_many(TUTORIAL, make_agent("dfs"), 0, -1, 0), "trials: -1"),
+    (lambda: simulate_many(TUTORIAL, make_agent("dfs"), 0, 2, 0, first=-1), "first: -1"),
+    (lambda: simulate_many(TUTORIAL, make_agent("dfs"), 0, 2, 0, first=10**6),
+     "first: 1000000 \\(allowed: an integer from 0 to 999,998 for 2 trials\\)"),
+    (lambda: simulate_many(TUTORIAL, make_agent("dfs"), 0, 2, 0, first=True), "first: True"),
     (lambda: simulate_many(TUTORIAL, make_agent("dfs"), 0, 2, 0, choices="some"),
      "choices: 'some' \\(allowed: all, marks\\)"),
     (lambda: simulate(parse_maze("#####\n#S#G#\n#####"), make_agent("dfs"), 0, 0),
