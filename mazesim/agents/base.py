@@ -150,6 +150,11 @@ class AgentBase:
         """The config keys and their values."""
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
 
+    def check_vision(self, vision: Vision) -> Vision:
+        """The vision if the agent can walk with it (every vision, unless it says otherwise);
+        AgentError naming the agent."""
+        return vision
+
     def resolved_max_steps(self, maze: Maze) -> int:
         return default_max_steps(maze) if self.max_steps is None else int(self.max_steps)
 

@@ -34,16 +34,16 @@ class _Cell(click.ParamType):
 
 
 class _Vision(click.ParamType):
-    name = "full|K"
+    name = "full|K|sweep"
 
     def convert(self, value: Any, param, ctx):
-        if value == "full" or isinstance(value, int):
+        if value in ("full", "sweep") or isinstance(value, int):
             return value
         text = str(value)
         if _INTEGER.fullmatch(text) and 0 <= int(text) <= MAX_VISION_RADIUS:
             return int(text)
         self.fail(f"{short(value)} (allowed: full or an integer from 0 to "
-                  f"{MAX_VISION_RADIUS:,})", param, ctx)
+                  f"{MAX_VISION_RADIUS:,}, or sweep)", param, ctx)
 
 
 CELL = _Cell()

@@ -16,9 +16,13 @@ __all__ = ["simulate", "agents"]
 @click.argument("maze_file", type=click.Path(dir_okay=False))
 @click.option("--agent", "agent_name", required=True, help="Agent name (see `mazesim agents`).")
 @click.option("--vision", type=VISION, default="full", show_default=True,
-              help="full, or K for a (2K+1)x(2K+1) window (the study: 2).")
+              help="full, K for a (2K+1)x(2K+1) window (the study: 2), or sweep (the Maze "
+                   "Search Task authors' quadrant sweep).")
 @click.option("--occlusion", is_flag=True, help="Walls block sight inside the window.")
 @click.option("--no-memory", "forget", is_flag=True, help="Forget cells out of view.")
+@click.option("--map-known", is_flag=True,
+              help="The floor plan is known from the start; sight tells where the exit is "
+                   "(the Maze Search Task; the planners eu, du, ... need it).")
 @click.option("--trials", type=TRIALS, default=1, show_default=True)
 @click.option("--seed", type=SEED, default=0, show_default=True,
               help="Root seed; trial i uses SeedSequence(seed, spawn_key=(i,)).")
@@ -27,16 +31,18 @@ __all__ = ["simulate", "agents"]
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False),
               help="Picture: the walk (one trial) or a visit heat map (several).")
-def simulate(maze_file, agent_name, vision, occlusion, forget, trials, seed, params, as_json,
-             output):
-    """Run an agent on MAZE_FILE and summarise the movement counts and choices at marks."""
-    from mazesim.agents import Vision, make_agent, parse_vision
-    from mazesim.maze import read_maze
+def simulate(maze_file, agent_name, vision, occlusion, forget, map_known, trials, seed, params,
+             as_json, output):
+    """Run an agent on MAZE_FILE (a mazesim maze or a Maze Search Task map) and summarise the
+    movement counts and choices at marks."""
+    from mazesim.agents import Vision, make_agent
+    from mazesim.humans.sources import read_any_maze
     from mazesim.walks import batch_report, simulate_many
 
-    maze = read_maze(maze_file)
+    maze = read_any_maze(maze_file)
     agent = make_agent(agent_name, **parse_params(params))
-    view = Vision(parse_vision(vision).k, occlusion=occlusion, memory=not forget)
+    view = Vision(None if vision in ("full", "sweep") else vision, occlusion=occlusion,
+                  memory=not forget, known_map=map_known, sweep=vision == "sweep")
     batch = simulate_many(maze, agent, view, trials, seed, keep_positions=bool(output),
                           choices="marks")  # the summary reads first choices at marks only
     report = batch_report(batch)

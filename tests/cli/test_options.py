@@ -26,7 +26,8 @@ def _error(*args: str) -> str:
 @pytest.mark.parametrize("args, message", [
     # Unicode digits reached int() (ValueError tracebacks)
     (["simulate", TUTORIAL, "--agent", "dfs", "--vision", "²"],
-     "Invalid value for '--vision': '²' (allowed: full or an integer from 0 to 10,000)"),
+     "Invalid value for '--vision': '²' (allowed: full or an integer from 0 to 10,000, or "
+     "sweep)"),
     (["knight", "--board", "8", "--from", "²,1", "--to", "1,1"],
      "Invalid value for '--from': '²,1' is not a cell (use ROW,COL: two integers)"),
     (["generate", "digging", "--size", "²x²", "--seed", "1"],
@@ -35,7 +36,8 @@ def _error(*args: str) -> str:
      "Invalid value for '--from': '٣,1' is not a cell"),
     # numbers past int64 reached numba or SQLite
     (["simulate", TUTORIAL, "--agent", "dfs", "--vision", BIG],
-     f"Invalid value for '--vision': '{BIG}' (allowed: full or an integer from 0 to 10,000)"),
+     f"Invalid value for '--vision': '{BIG}' (allowed: full or an integer from 0 to 10,000, "
+     "or sweep)"),
     (["simulate", TUTORIAL, "--agent", "dfs", "--seed", BIG],
      f"Invalid value for '--seed': {BIG} is not in the range 0<=x<=9223372036854775807."),
     (["generate", "digging", "--seed", BIG], "Invalid value for '--seed'"),
