@@ -1,6 +1,6 @@
 """The Maze Search Task paper's planners and heuristics as walking agents (DESIGN.md sections 6
 and 11): `eu`, `du`, `pw`, `pw-du`, `steps`, `cells`, `steps-cells`, named and parametrised as
-their node models (`mazesim.agents.node_models`).
+their node models (`mazesim.agents.node_models`), and ours, `node-choice` (its weights a key).
 
 The rule (Kryven et al. 2024): at each observation node of the decision tree of its maze under
 its vision (`mazesim.agents.trees`), draw a child with the model's softmax probabilities (mixed
@@ -23,9 +23,10 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import math
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
@@ -33,6 +34,7 @@ from mazesim import _grid
 from mazesim.agents._streams import xoshiro_double
 from mazesim.agents.base import AgentBase, Walks, choice_rows
 from mazesim.agents.decision_nodes import DecisionNodes, decision_nodes
+from mazesim.agents.node_features import NODE_FEATURES, child_features, walk_features
 from mazesim.agents.node_models import node_model
 from mazesim.agents.trees import DecisionTree, _tree_vision, dark_floor, decision_tree
 from mazesim.agents.vision import Vision
@@ -41,7 +43,8 @@ from mazesim.maze import DELTAS, Maze
 from mazesim.records import N_COLUMNS
 
 __all__ = ["TreeWalker", "EUWalker", "DUWalker", "PWWalker", "PWDUWalker", "StepsWalker",
-           "CellsWalker", "StepsCellsWalker", "TREE_WALKERS", "tree_of", "exit_path"]
+           "CellsWalker", "StepsCellsWalker", "NodeChoiceWalker", "NODE_CHOICE_WEIGHTS",
+           "TREE_WALKERS", "tree_of", "exit_path"]
 
 _CACHED_TREES = 8      # trees kept between calls (one maze's trials come in several batches)
 _TREES: OrderedDict = OrderedDict()
@@ -92,6 +95,10 @@ class TreeWalker(AgentBase):
             raise self._fail("goal_seeking", "true: the planners walk to the exit once they see "
                                              "it")
         self._check_probability("lapse")
+        self._check_values()
+
+    def _check_values(self) -> None:
+        """The node model's parameters within their bounds."""
         for p in node_model(self.name).params:
             self._check_number(p.name, p.low, p.high)
 
@@ -121,23 +128,31 @@ class TreeWalker(AgentBase):
                 out[k] = (1.0 - self.lapse) * p + self.lapse / len(p)
         return out
 
+    def chooser(self, tree: DecisionTree, decisions: DecisionNodes
+                ) -> Callable[[int, list[tuple[int, int]]], tuple[list[int], list[float]]]:
+        """What a draw at a node reads: `choose(node, cells walked)` -> the children of
+        positive probability and their cumulative probabilities (`_draw_table`); here the
+        same at every visit, tabled once."""
+        table = [_draw_table(node.children, p) for node, p in
+                 zip(tree.nodes, self.child_probabilities(tree, decisions))]
+        return lambda node, cells: table[node]
+
     def run_trials(self, maze: Maze, vision: Vision, streams: np.ndarray, max_steps: int, *,
                    keep: bool, record: np.ndarray) -> Walks:
         vision = self.check_vision(vision)
         if vision.full:
-            nodes, shows, draws = (), [True], []
+            nodes, shows, choose = (), [True], None
         else:
             tree, decisions = tree_of(maze, vision)
             nodes = tree.nodes
             shows = [maze.goal in node.revealed for node in nodes]
             shows[0] = shows[0] or not dark_floor(maze)[maze.goal]
-            draws = [_draw_table(node.children, p) for node, p in
-                     zip(nodes, self.child_probabilities(tree, decisions))]
+            choose = self.chooser(tree, decisions)
         dist, _ = _grid.distances(maze.grid, *maze.goal)
         exits: dict = {}
         walks = []
         for words in streams:
-            cells, seen_exit = _search(maze.start, nodes, shows, draws, words, max_steps)
+            cells, seen_exit = _search(maze.start, nodes, shows, choose, words, max_steps)
             if seen_exit:
                 if cells[-1] not in exits:
                     exits[cells[-1]] = exit_path(dist, cells[-1])
@@ -236,15 +251,15 @@ def _draw_table(children: tuple[int, ...], p: np.ndarray) -> tuple[list[int], li
     return [c for c, _ in live], list(itertools.accumulate(q for _, q in live))
 
 
-def _search(start: tuple[int, int], nodes: Any, shows: list[bool], draws: list, words: Any,
-            max_steps: int) -> tuple[list[tuple[int, int]], bool]:
+def _search(start: tuple[int, int], nodes: Any, shows: list[bool], choose: Callable,
+            words: Any, max_steps: int) -> tuple[list[tuple[int, int]], bool]:
     """One trial's cells from node to node until a node shows the exit (then True) or the
     steps run out; a draw from the stream `words` at each node with two or more children
-    possible."""
+    possible (`choose`: `TreeWalker.chooser`)."""
     state = [np.uint64(w) for w in words]
     cells, node = [start], 0
     while not shows[node] and len(cells) <= max_steps:
-        children, total = draws[node]
+        children, total = choose(node, cells)
         if not children:                # nothing left to see: cannot happen when the exit is
             break                       # reachable (the walk ends, not reached)
         pick = 0
@@ -257,5 +272,74 @@ def _search(start: tuple[int, int], nodes: Any, shows: list[bool], draws: list, 
     return cells, shows[node]
 
 
+NODE_CHOICE_WEIGHTS = {"du-0": -0.104, "du-0.5": -0.440, "du-0.7": 1.640, "du-0.9": -0.438,
+                       "du-1": -0.228, "log-steps": -0.352, "log-cells": 0.578,
+                       "revisit": -1.100, "reverse": -0.112}
+"""node-choice's weights pooled over experiment 1's people (maximum likelihood, 5,971 node
+decisions of 116 people: `mazesim fit --level node --model node-choice --cv 0`)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class NodeChoiceWalker(TreeWalker):
+    """node-choice (ours: a conditional logit over features of each child and of the walk so
+    far) walking its decision tree.
+
+    Parameters
+    ----------
+    weights : a mapping feature -> weight, or a list in the order of `NODE_FEATURES`
+        Default: the pooled fit on experiment 1 (`NODE_CHOICE_WEIGHTS`); a feature left out of
+        a mapping weighs 0.
+    """
+
+    name = "node-choice"
+    weights: Any = tuple(NODE_CHOICE_WEIGHTS.values())
+
+    def _check_values(self) -> None:
+        weights = self.weights
+        if isinstance(weights, Mapping):
+            unknown = sorted(set(map(str, weights)) - set(NODE_FEATURES))
+            if unknown:
+                raise self._fail("weights", f"features of {', '.join(NODE_FEATURES)} "
+                                            f"({unknown[0]!r} is not one)")
+            weights = [weights.get(f, 0.0) for f in NODE_FEATURES]
+        if isinstance(weights, str):
+            weights = weights.split(",")
+        try:
+            values = tuple(float(w) for w in weights)
+        except (TypeError, ValueError):
+            values = ()
+        if len(values) != len(NODE_FEATURES) or not all(map(math.isfinite, values)) or any(
+                isinstance(w, bool) for w in weights):
+            raise self._fail("weights", f"{len(NODE_FEATURES)} finite numbers in the order "
+                                        f"{', '.join(NODE_FEATURES)}, or a mapping of them")
+        object.__setattr__(self, "weights", values)
+
+    def values(self) -> dict[str, float]:
+        return dict(zip(NODE_FEATURES, self.weights))
+
+    def chooser(self, tree: DecisionTree, decisions: DecisionNodes
+                ) -> Callable[[int, list[tuple[int, int]]], tuple[list[int], list[float]]]:
+        """The logit's probabilities at a decision read the walk so far (revisit and reverse,
+        the last two features, computed at every visit); the tree's features once."""
+        weights = np.array(self.weights)
+        every = np.arange(decisions.size)
+        fixed = child_features(decisions, every, [[tree.nodes[k].cell] for k in
+                                                  decisions.decision_node.tolist()])[:, :-2]
+        fixed = fixed @ weights[:-2]
+        row = {k: d for d, k in enumerate(decisions.decision_node.tolist())}
+
+        def choose(node: int, cells: list[tuple[int, int]]) -> tuple[list[int], list[float]]:
+            children = tree.nodes[node].children
+            if len(children) < 2:
+                return list(children), [1.0] * len(children)
+            d = row[node]
+            walked = np.stack(walk_features(decisions, np.array([d]), [cells]), axis=1)
+            u = fixed[decisions.start[d]:decisions.start[d + 1]] + walked @ weights[-2:]
+            p = np.exp(u - u.max())
+            p /= p.sum()
+            return _draw_table(children, (1.0 - self.lapse) * p + self.lapse / len(p))
+        return choose
+
+
 TREE_WALKERS = (EUWalker, DUWalker, PWWalker, PWDUWalker, StepsWalker, CellsWalker,
-                StepsCellsWalker)
+                StepsCellsWalker, NodeChoiceWalker)

@@ -24,6 +24,7 @@ from mazesim.walks.nodes import NodeCutter
 from mazesim.walks.simulate import trial_seed
 
 NAMES = [cls.name for cls in TREE_WALKERS]
+PLANNERS = NAMES[:-1]
 TREE_VISIONS = [SWEEP_VISION, Vision(1, known_map=True), Vision(2, known_map=True),
                 Vision(isovist=3, known_map=True)]
 
@@ -39,8 +40,8 @@ THREE_WAY = generate("prim", 9, seed=19)
 
 
 def test_registered_with_their_node_models_parameters():
-    assert NAMES == ["eu", "du", "pw", "pw-du", "steps", "cells", "steps-cells"]
-    for name in NAMES:
+    assert NAMES == ["eu", "du", "pw", "pw-du", "steps", "cells", "steps-cells", "node-choice"]
+    for name in PLANNERS:
         agent = make_agent(name)
         assert AGENTS[name] is type(agent)
         assert sorted(agent.values()) == sorted(p.name for p in node_model(name).params)
@@ -75,16 +76,23 @@ def test_full_vision_walks_a_shortest_path_and_cells_is_indifferent_here():
 
 @pytest.mark.parametrize("name", NAMES)
 def test_choice_frequencies_match_the_planners_probabilities(name):
-    """3,000 walks: the share of each child at the first decision within 4 binomial standard
-    errors of the node model's probability (fixed seed: the check is exact to repeat)."""
+    """3,000 walks (node-choice: 1,000): the share of each child at the first decision within 4
+    binomial standard errors of the node model's probability (fixed seed: the check is exact
+    to repeat)."""
     agent = make_agent(name)
     tree, decisions = tree_of(THREE_WAY, SWEEP_VISION)
     first = 2
     assert tree.nodes[0].children == (1,) and tree.nodes[1].children == (first,)
     d = decisions.decision("tree", str(first))
-    p = node_model(name).probabilities(decisions, **agent.values())[
-        decisions.start[d]:decisions.start[d + 1]]
-    n = 3000
+    if name == "node-choice":           # its features read the walk so far
+        walked = tree.nodes[1].path + tree.nodes[first].path[1:]
+        p = node_model(name).probabilities(decisions, np.array([d]), [np.array(walked)],
+                                           np.array(agent.weights))
+        n = 1000
+    else:
+        p = node_model(name).probabilities(decisions, **agent.values())[
+            decisions.start[d]:decisions.start[d + 1]]
+        n = 3000
     batch = simulate_many(THREE_WAY, agent, SWEEP_VISION, n, seed=11, keep_positions=True)
     cutter = NodeCutter(tree)
     counts = dict.fromkeys(tree.nodes[first].children, 0)
@@ -194,6 +202,19 @@ def test_max_steps_caps_the_walk():
 def test_errors_name_the_agent_and_the_key(params, vision, message):
     with pytest.raises(AgentError, match=message):
         simulate(FORK, make_agent("du", **params), parse_vision(vision), 0)
+
+
+def test_node_choice_weights_by_name_or_in_order():
+    from mazesim.agents.node_features import NODE_FEATURES
+
+    assert make_agent("node-choice", weights={"revisit": -2}).values() == {
+        f: (-2.0 if f == "revisit" else 0.0) for f in NODE_FEATURES}
+    assert make_agent("node-choice", weights="1,2,3,4,5,6,7,8,9").weights == tuple(
+        float(v) for v in range(1, 10))
+    with pytest.raises(AgentError, match="node-choice: weights: \\[1, 2\\] \\(allowed: 9 finite"):
+        make_agent("node-choice", weights=[1, 2])
+    with pytest.raises(AgentError, match="'goal' is not one"):
+        make_agent("node-choice", weights={"goal": 1})
 
 
 def test_no_step_probabilities():
