@@ -110,5 +110,7 @@ def test_the_node_agents_script_quick(experiment_1_run):
             if line.startswith("| random-walk") or line.startswith("| dfs")}
     assert set(rows) == {"random-walk", "dfs"}
     assert rows["random-walk"][1] == "1.303"                 # its junction fit (README: 1.303)
-    node_bits = float(rows["random-walk"][2])
+    node_bits, extrapolated = float(rows["random-walk"][2]), float(rows["random-walk"][4])
     assert 1.0 < node_bits < 1.221                       # nearer children first: below uniform
+    halves = [float(b) for b in rows["random-walk"][3].split(", ")]
+    assert extrapolated == pytest.approx(2 * node_bits - sum(halves) / 2, abs=0.002)
