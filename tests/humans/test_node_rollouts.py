@@ -3,10 +3,6 @@ of the walking loop they stand on (`KernelAgent.walk_on`): a gambler's ruin walk
 deterministic agent's rollout equal to its own walk, seeds, errors."""
 
 import math
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -94,23 +90,3 @@ def test_errors():
     with pytest.raises(AgentError, match="seed: -1"):
         node_rollouts(make_agent("random-walk"), _choices(), seed=-1)
 
-
-@pytest.mark.slow
-def test_the_node_agents_script_quick(experiment_1_run):
-    """experiments/maze-search-task/node_agents.py --quick on experiment 1: every 20th of the
-    5,971 decisions, random-walk and dfs at their junction fits, 50 rollouts."""
-    script = Path(__file__).parents[2] / "experiments" / "maze-search-task" / "node_agents.py"
-    done = subprocess.run([sys.executable, str(script), str(experiment_1_run), "--quick"],
-                          capture_output=True, text=True, timeout=600,
-                          env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])})
-    assert done.returncode == 0, done.stderr
-    lines = done.stdout.splitlines()
-    assert lines[0].startswith("299 node decisions of 116 people (every 20), uniform 1.221 bits")
-    rows = {line.split(" | ")[0].strip("| "): line.split(" | ") for line in lines
-            if line.startswith("| random-walk") or line.startswith("| dfs")}
-    assert set(rows) == {"random-walk", "dfs"}
-    assert rows["random-walk"][1] == "1.303"                 # its junction fit (README: 1.303)
-    node_bits, extrapolated = float(rows["random-walk"][2]), float(rows["random-walk"][4])
-    assert 1.0 < node_bits < 1.221                       # nearer children first: below uniform
-    halves = [float(b) for b in rows["random-walk"][3].split(", ")]
-    assert extrapolated == pytest.approx(2 * node_bits - sum(halves) / 2, abs=0.002)
