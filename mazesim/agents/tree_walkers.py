@@ -46,7 +46,8 @@ __all__ = ["TreeWalker", "EUWalker", "DUWalker", "PWWalker", "PWDUWalker", "Step
            "CellsWalker", "StepsCellsWalker", "NodeChoiceWalker", "NODE_CHOICE_WEIGHTS",
            "TREE_WALKERS", "tree_of", "exit_path"]
 
-_CACHED_TREES = 8      # trees kept between calls (one maze's trials come in several batches)
+_CACHED_TREES = 2      # trees kept between calls (one maze's trials may come in several
+                       # batches; a tree at its ceiling holds about 50 MB)
 _TREES: OrderedDict = OrderedDict()
 
 
@@ -208,8 +209,7 @@ class PWWalker(TreeWalker):
 
 @dataclass(frozen=True, kw_only=True)
 class PWDUWalker(TreeWalker):
-    """Probability Weighting and Discounted Utility planner (Kryven et al. 2024) walking its
-    decision tree."""
+    """PW-DU planner (Kryven et al. 2024: weighting and discounting) walking its tree."""
 
     name = "pw-du"
     tau: float = 1.74
@@ -227,8 +227,7 @@ class StepsWalker(TreeWalker):
 
 @dataclass(frozen=True, kw_only=True)
 class CellsWalker(TreeWalker):
-    """Cells heuristic (Kryven et al. 2024: the child revealing most) walking its decision
-    tree."""
+    """Cells heuristic (Kryven et al. 2024: the child revealing most) walking its tree."""
 
     name = "cells"
     tau: float = 1.0
@@ -236,8 +235,7 @@ class CellsWalker(TreeWalker):
 
 @dataclass(frozen=True, kw_only=True)
 class StepsCellsWalker(TreeWalker):
-    """Steps-Cells heuristic (Kryven et al. 2024: steps against cells revealed) walking its
-    decision tree."""
+    """Steps-Cells heuristic (Kryven et al. 2024: steps against cells) walking its tree."""
 
     name = "steps-cells"
     tau: float = 1.37
@@ -281,8 +279,10 @@ decisions of 116 people: `mazesim fit --level node --model node-choice --cv 0`).
 
 @dataclass(frozen=True, kw_only=True)
 class NodeChoiceWalker(TreeWalker):
-    """node-choice (ours: a conditional logit over features of each child and of the walk so
-    far) walking its decision tree.
+    """node-choice (ours, a conditional logit over each child's features) walking its tree.
+
+    The features are those of `mazesim.agents.node_features`: the child's plan values, steps
+    and cells, and what the walk so far says of it (revisit, reverse).
 
     Parameters
     ----------
