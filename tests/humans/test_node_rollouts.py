@@ -82,6 +82,19 @@ def test_a_deterministic_agent_rolled_on_from_its_own_walk_walks_it_again():
     assert ends.tolist() == [list(cells[j])] * 3 and moves.tolist() == [j] * 3
 
 
+def test_the_work_ceiling_is_checked_before_walking(monkeypatch):
+    """The worst case: every rollout reads the history (2 cells) and walks its whole cap (50
+    moves a floor cell: 550 here)."""
+    import mazesim.humans.node_rollouts as rollouts
+
+    monkeypatch.setattr(rollouts, "MAX_ROLLOUT_STEPS", 552 * 10 - 1)
+    with pytest.raises(AgentError, match="random-walk: 1 decisions x 10 rollouts may walk 5,520 "
+                                         "steps \\(allowed: at most 5,519; lower the rollouts\\)"):
+        node_rollouts(make_agent("random-walk"), _choices(), rollouts=10)
+    monkeypatch.setattr(rollouts, "MAX_ROLLOUT_STEPS", 552 * 10)
+    assert node_rollouts(make_agent("random-walk"), _choices(), rollouts=10).rollouts == 10
+
+
 def test_errors():
     with pytest.raises(AgentError, match="'du': gives no step probabilities"):
         node_rollouts(make_agent("du"), _choices())
