@@ -19,6 +19,7 @@ from mazesim.agents.random_walk import RandomWalk
 from mazesim.agents.search_agents import BreadthFirst, DepthFirst
 from mazesim.agents.shortest import Shortest
 from mazesim.agents.tremaux import Tremaux
+from mazesim.agents.tree_walkers import TREE_WALKERS, TreeWalker
 from mazesim.agents.trees import DecisionTree, Node, decision_tree
 from mazesim.agents.vision import (FULL, STUDY_VISION, SWEEP_VISION, Vision, isovist,
                                    parse_vision, seen_cells, sweep)
@@ -60,6 +61,8 @@ __all__ = [
     "TurnBias",
     "FiniteMemory",
     "ChoiceModel",
+    "TreeWalker",
+    "TREE_WALKERS",
 ]
 
 def _registered(*classes: type) -> Mapping[str, type]:
@@ -75,7 +78,10 @@ def _registered(*classes: type) -> Mapping[str, type]:
 
 AGENTS: Mapping[str, type] = _registered(Shortest, BreadthFirst, DepthFirst, RightHand, LeftHand,
                                          Tremaux, RandomWalk, WeightedWalker, StraightBiased,
-                                         TurnBias, FiniteMemory, ChoiceModel)
+                                         TurnBias, FiniteMemory, ChoiceModel, *TREE_WALKERS)
+"""Every agent; the tree walkers (`TREE_WALKERS`: the Maze Search Task paper's planners and
+heuristics, `mazesim.agents.tree_walkers`) walk only under full vision or a vision with the map
+known and memory."""
 
 
 def agent_keys(name: str) -> dict[str, Any]:

@@ -339,10 +339,12 @@ def _sources_digest(rule: Rule) -> str:
 
 
 def _walk(p, cells, width, start, goal, view, goal_seeking, lapse, streams, max_steps, keep,
-          record, walk):
+          record, walk, stop):
     """Walk a trial per row of `streams` (xoshiro256** words, `_streams`), or, when `walk` (flat
     cells from the start) is not empty, read that walk instead (the code of every
-    `walk_kernel`).
+    `walk_kernel`); when `stop` (flat, padded) is not empty too, read `walk` as every trial's
+    prefix and walk on from its end, drawing, until a move beyond it enters a cell set in
+    `stop` (or the goal, or `max_steps` moves in all): rollouts from a recorded history.
 
     `view` is `Vision.kernel_args()` and the flat mask of the cells the maze shows at the start
     (empty: none); `record` (flat, padded; empty: none) marks the cells whose junction
@@ -356,8 +358,10 @@ def _walk(p, cells, width, start, goal, view, goal_seeking, lapse, streams, max_
     seen = view[5]
     limited = kind != FULL_VIEW and MAPPED
     reading = walk.shape[0] > 0
+    rolling = reading and stop.shape[0] > 0
     trials = streams.shape[0]
-    n_max = walk.shape[0] - 1 if reading else max_steps
+    n_read = walk.shape[0] - 1 if reading else 0
+    n_max = max_steps if rolling or not reading else n_read
     recording = record.shape[0] > 0
     sight = np.int64(-1) if kind == SWEEP_VIEW else np.int64(max(radius, 1))
     ws = _workspace(cells, width, start, goal, not limited, known_map and limited, seen, sight)
@@ -367,8 +371,8 @@ def _walk(p, cells, width, start, goal, view, goal_seeking, lapse, streams, max_
     row, col = ws.row, ws.col
     shows_goal = _goal_window(cells.shape[0] if limited else 0, width, goal, radius)
     rows, owner, kept, pos, scores, moves, reached = _buffers(recording, keep, reading,
-                                                              n_max, trials)
-    traces = np.zeros((n_max if reading and OBSERVER else 0, RULE_STATE))
+                                                              n_read, trials)
+    traces = np.zeros((n_read if reading and OBSERVER else 0, RULE_STATE))
     m, k = np.int64(0), np.int64(0)     # (constants would compile helper variants)
     first, drew, i, t = np.int64(0), True, start, np.int64(0)
     for trial in range(trials):
@@ -404,7 +408,8 @@ def _walk(p, cells, width, start, goal, view, goal_seeking, lapse, streams, max_
         while True:             # steps, pausing only to grow a full buffer (so that no
             rows_free = rows.shape[0] if recording else n_max + 1    # array variable is
             cells_free = pos.shape[0] - 1 if keep else n_max         # reassigned in the
-            while t < n_max and i != goal and m < rows_free and t < cells_free:   # loop)
+            while t < n_max and i != goal and m < rows_free and t < cells_free and not (
+                    rolling and t > n_read and stop[i] != 0):                     # loop)
                 degree = 0
                 for d in range(4):
                     j = i + step[d]
@@ -440,7 +445,7 @@ def _walk(p, cells, width, start, goal, view, goal_seeking, lapse, streams, max_
                 if lapse > 0.0:
                     for d in range(4):
                         probs[d] = (1.0 - lapse) * probs[d] + lapse * om[d] / degree
-                if reading:
+                if reading and t < n_read:
                     d = 0
                     while i + step[d] != walk[t + 1]:
                         d += 1
@@ -500,7 +505,7 @@ def _walk(p, cells, width, start, goal, view, goal_seeking, lapse, streams, max_
                     elif limited and shows_goal[i] != 0:
                         _recall(cells, width, step, row, col, known, visits, radius)
                         eager, dirty = True, True
-            if t == n_max or i == goal:
+            if t == n_max or i == goal or (rolling and t > n_read and stop[i] != 0):
                 break
             if m == rows_free:
                 rows, owner = _grow_rows(rows, m + 1), _grow_cells(owner, m + 1)

@@ -150,6 +150,11 @@ class AgentBase:
         """The config keys and their values."""
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
 
+    def check_vision(self, vision: Vision) -> Vision:
+        """The vision if the agent can walk with it (every vision, unless it says otherwise);
+        AgentError naming the agent."""
+        return vision
+
     def resolved_max_steps(self, maze: Maze) -> int:
         return default_max_steps(maze) if self.max_steps is None else int(self.max_steps)
 
@@ -245,7 +250,8 @@ class KernelAgent(AgentBase):
         return Walks(*self.kernel()(self.rule_params(vision), cells, width, start, goal,
                                     self._view(vision, maze), self.goal_seeking, self.lapse,
                                     np.ascontiguousarray(streams, dtype=np.uint64), max_steps,
-                                    keep, flat_record, np.zeros(0, np.int64))[:5])
+                                    keep, flat_record, np.zeros(0, np.int64),
+                                    np.zeros(0, np.uint8))[:5])
 
     def step_probabilities(self, maze: Maze, vision: Vision, positions: np.ndarray
                            ) -> np.ndarray:
@@ -267,6 +273,30 @@ class KernelAgent(AgentBase):
         for positions in walks:
             walk = flat_cells(np.asarray(positions, np.int64).reshape(-1, 2), width)
             read = kernel(params, cells, width, start, goal, view, self.goal_seeking, self.lapse,
-                          no_streams, len(walk) - 1, False, no_record, walk)
+                          no_streams, len(walk) - 1, False, no_record, walk,
+                          np.zeros(0, np.uint8))
             out.append((read[5], read[6]))
+        return out
+
+    def walk_on(self, maze: Maze, vision: Vision,
+                histories: Iterable[tuple[np.ndarray, np.ndarray, np.ndarray]],
+                max_steps: int) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Rollouts from recorded histories: for each (positions, stop, streams), a valid walk,
+        a bool grid and random streams (`trial_streams`), every trial (a row of `streams`)
+        reads the walk, then walks on from its end until a move enters a cell set in `stop`,
+        the goal, or `max_steps` moves in all. Per history: the cell (row, col) where each
+        trial ended (trials, 2) and its moves in all, the maze and the parameters prepared
+        once."""
+        cells, width, start, goal = padded_maze(maze)
+        params, view, kernel = self.rule_params(vision), self._view(vision, maze), self.kernel()
+        no_record = np.zeros(0, np.uint8)
+        out = []
+        for positions, stop, streams in histories:
+            walk = flat_cells(np.asarray(positions, np.int64).reshape(-1, 2), width)
+            moves, _, _, _, kept = kernel(params, cells, width, start, goal, view,
+                                          self.goal_seeking, self.lapse,
+                                          np.ascontiguousarray(streams, dtype=np.uint64),
+                                          max_steps, True, no_record, walk,
+                                          pad(np.asarray(stop).astype(np.uint8)).ravel())[:5]
+            out.append((kept[np.cumsum(moves + 1) - 1], moves))
         return out

@@ -54,8 +54,8 @@ SUMMARIES = {
     "report": "Rebuild report.md, the CSV tables and figures/ of RUN_DIR from its database (a "
               "play run's report adds its participants).",
     "run": "Run the experiment CONFIG into OUTPUT/<name>/<run-id>/.",
-    "simulate": "Run an agent on MAZE_FILE and summarise the movement counts and choices at "
-                "marks.",
+    "simulate": "Run an agent on MAZE_FILE (a mazesim maze or a Maze Search Task map) and "
+                "summarise the movement counts and choices at marks.",
     "sokoban": "Solve a Sokoban level: moves, pushes, the LURD solution, states explored and "
                "time.",
     "solve": "Solve a maze file: print it with the route as `*` and the number of moves.",

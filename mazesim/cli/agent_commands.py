@@ -20,9 +20,12 @@ __all__ = ["simulate", "agents"]
               help="full, K for a (2K+1)x(2K+1) window (the study: 2), any label such as "
                    "'isovist 10, map known' or '2, occlusion, no memory', or the config's keys "
                    "as window=K|isovist=R|sweep=true[,occlusion=true][,memory=false]"
-                   "[,map=known].")
+                   "[,map=known]; sweep for the Maze Search Task authors' quadrant sweep.")
 @click.option("--occlusion", is_flag=True, help="Walls block sight inside the window.")
 @click.option("--no-memory", "forget", is_flag=True, help="Forget cells out of view.")
+@click.option("--map-known", is_flag=True,
+              help="The floor plan is known from the start; sight tells where the exit is "
+                   "(the Maze Search Task; the planners eu, du, ... need it).")
 @click.option("--trials", type=TRIALS, default=1, show_default=True)
 @click.option("--seed", type=SEED, default=0, show_default=True,
               help="Root seed; trial i uses SeedSequence(seed, spawn_key=(i,)).")
@@ -31,19 +34,21 @@ __all__ = ["simulate", "agents"]
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False),
               help="Picture: the walk (one trial) or a visit heat map (several).")
-def simulate(maze_file, agent_name, vision, occlusion, forget, trials, seed, params, as_json,
-             output):
-    """Run an agent on MAZE_FILE and summarise the movement counts and choices at marks."""
+def simulate(maze_file, agent_name, vision, occlusion, forget, map_known, trials, seed, params,
+             as_json, output):
+    """Run an agent on MAZE_FILE (a mazesim maze or a Maze Search Task map) and summarise the
+    movement counts and choices at marks."""
     from dataclasses import replace
 
     from mazesim.agents import make_agent
-    from mazesim.maze import read_maze
+    from mazesim.humans.sources import read_any_maze
     from mazesim.walks import batch_report, simulate_many
 
-    maze = read_maze(maze_file)
+    maze = read_any_maze(maze_file)
     agent = make_agent(agent_name, **parse_params(params))
     view = replace(vision, occlusion=vision.occlusion or occlusion,
-                   memory=vision.memory and not forget)
+                   memory=vision.memory and not forget,
+                   known_map=vision.known_map or map_known)
     batch = simulate_many(maze, agent, view, trials, seed, keep_positions=bool(output),
                           choices="marks")  # the summary reads first choices at marks only
     report = {"vision": str(view), **batch_report(batch)}

@@ -326,6 +326,12 @@ def _config(reader: Reader, data: Any) -> Config:
     description = reader.text(data.get("description", ""), "description")
     samples = reader.integer(data.get("trajectories", DEFAULT_SAMPLES), "trajectories", 0,
                              1000)
+    for i, spec in enumerate(agents):
+        for j, view in enumerate(vision):
+            try:
+                spec.agent.check_vision(view)
+            except MazesimError as err:
+                raise reader.fail(f"agents[{i}]", f"{err} (vision[{j}])") from None
     config = Config(name, seed, mazes, agents, vision, params, methods, corr_params, probes,
                     output, samples, description, capped, reader.source, errors)
     if config.trial_count > MAX_SWEEP_TRIALS:

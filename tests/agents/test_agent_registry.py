@@ -9,7 +9,8 @@ from mazesim.errors import AgentError
 from mazesim.maze import parse_maze
 
 REGISTERED = ("shortest", "bfs", "dfs", "right-hand", "left-hand", "tremaux", "random-walk",
-              "weighted-walker", "straight-biased", "turn-bias", "finite-memory", "choice-model")
+              "weighted-walker", "straight-biased", "turn-bias", "finite-memory", "choice-model",
+              "eu", "du", "pw", "pw-du", "steps", "cells", "steps-cells", "node-choice")
 
 
 def test_registered_names():

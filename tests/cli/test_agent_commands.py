@@ -87,7 +87,9 @@ def test_agents_lists_every_agent_with_defaults():
     assert ("goal_seeking=false, max_steps=null, lapse=0.0, initial_count=1, count_backtrack=true, "
             "backtrack=retrace") in result.output
     listing = json.loads(_run("agents", "--json").output)
-    assert len(listing) == 12 and listing["finite-memory"]["horizon"] == 7
+    assert len(listing) == 20 and listing["finite-memory"]["horizon"] == 7
+    assert listing["du"] == {"goal_seeking": True, "max_steps": None, "lapse": 0.0,
+                             "tau": 1.74, "gamma": 0.76}
 
 
 def test_simulate_takes_every_vision_in_one_canonical_form():
@@ -139,3 +141,37 @@ def test_bad_visions_are_one_line():
     assert result.exit_code == 2
     assert result.stderr == ("Error: vision.occlusion: an isovist is always occluded (leave it "
                              "out)\n")
+
+
+FORK = "#########\n###S#####\n###.#####\n#.......#\n#.#####.#\n#G#####.#\n#########\n"
+
+
+def test_simulate_a_planner_with_the_map_known(tmp_path):
+    """`du` walks its decision tree: left to the exit (6 moves) or right first (14)."""
+    maze = tmp_path / "fork.txt"
+    maze.write_text(FORK)
+    args = ("simulate", str(maze), "--agent", "du", "--vision", "sweep", "--map-known",
+            "--trials", "200", "--seed", "3", "-p", "tau=0.5", "-p", "gamma=0.9", "--json")
+    result = _run(*args)
+    assert result.exit_code == 0, result.output
+    moves = [t["moves"] for t in json.loads(result.output)["trials"]]
+    assert set(moves) == {6, 14} and 100 < moves.count(6) < 200
+    assert _run(*args).output == result.output
+    text = _run("simulate", str(maze), "--agent", "steps", "--vision", "2", "--map-known")
+    assert text.exit_code == 0 and "reached: 100.0%" in text.output
+    unknown = _run("simulate", str(maze), "--agent", "du", "--vision", "2")
+    assert unknown.exit_code == 2
+    assert unknown.output.strip().splitlines()[-1] == (
+        "Error: du: vision: '2' leaves the map unknown: the children's search walks the known "
+        "floor plan (allowed: a limited vision with map: known and memory, such as {sweep: "
+        "true, map: known})")
+
+
+def test_simulate_a_maze_search_task_map(tmp_path):
+    """A Maze Search Task map (width, height, rows of codes; 6: floor shown at the start)."""
+    maze = tmp_path / "tiny.txt"
+    maze.write_text("5\n3\n33333\n35002\n33333\n")
+    result = _run("simulate", str(maze), "--agent", "eu", "--vision", "sweep", "--map-known",
+                  "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["trials"][0]["moves"] == 3

@@ -121,16 +121,16 @@ def test_fit_errors_are_one_line(mst, tmp_path, args, message):
 
 
 @pytest.mark.parametrize("model, message", [
-    ("choice-model:goal=[1,2]", "Error: --model choice-model: goal: '[1': no brackets (a list "
+    ("choice-model:goal=[1,2]", "Error: model choice-model: goal: '[1': no brackets (a list "
                                 "is written a,b,c)"),
     ("choice-model:goal=!!python/object/apply:os.system [ls]",
-     "Error: --model choice-model: goal:1:1: tag '!!python/object/apply:os.system' is not "
+     "Error: model choice-model: goal:1:1: tag '!!python/object/apply:os.system' is not "
      "allowed"),
-    ("choice-model:goal=" + "[" * 5000, "Error: --model choice-model: goal: '[[["),
+    ("choice-model:goal=" + "[" * 5000, "Error: model choice-model: goal: '[[["),
     ("choice-model:goal=" + "a0: &a0\n" + "  - x\n" * 9 + "".join(
         f"a{i}: &a{i}\n" + f"  - *a{i - 1}\n" * 9 for i in range(1, 10)),
      "more than 100,000 values once aliases are expanded"),
-    ("choice-model:goal=0,goal=1", "Error: --model choice-model: goal: given twice"),
+    ("choice-model:goal=0,goal=1", "Error: model choice-model: goal: given twice"),
 ])
 def test_fit_refuses_hostile_models_in_one_line_before_reading_the_run(mst, tmp_path, model,
                                                                        message):
@@ -149,7 +149,7 @@ def test_the_split_script_refuses_a_bad_model_in_one_line(mst, tmp_path):
                            "choice-model:goal=[1,2]"], capture_output=True, text=True,
                           env={**os.environ, "PYTHONPATH": str(script.parents[2])})
     assert (done.returncode, done.stdout) == (2, "")
-    assert done.stderr == ("Error: --model choice-model: goal: '[1': no brackets (a list is "
+    assert done.stderr == ("Error: model choice-model: goal: '[1': no brackets (a list is "
                            "written a,b,c)\n")
 
 

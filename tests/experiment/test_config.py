@@ -94,6 +94,8 @@ def _broken(tmp_path, change):
     (lambda d: d["agents"][0].update(initial_count=0), r"agents\[0\]: .*initial_count"),
     (lambda d: d["agents"].append({"type": "dfs", "trials": 1}),
      r"agents\[3\]: agent 'dfs' appears twice; give each a distinct 'label'"),
+    (lambda d: d["agents"].append({"type": "du", "trials": 1, "tau": 2}),
+     r"agents\[3\]: du: vision: '2' leaves the map unknown.* \(vision\[1\]\)"),
 ])
 def test_broken_configs_name_the_key_path(tmp_path, change, message):
     with pytest.raises(ConfigError, match=message):
@@ -151,3 +153,11 @@ def test_explicit_cells_of_a_block_must_be_rooms(tmp_path):
         load_config(write_config(tmp_path / "bad", data, "bad.yaml"))
     data["mazes"][0].update(placement=[[1, 1], [9, 9]])
     assert load_config(write_config(tmp_path / "ok", data)).mazes[0].placement == [[1, 1], [9, 9]]
+
+
+def test_a_planner_with_the_map_known(tmp_path):
+    data = copy.deepcopy(SMALL)
+    data["agents"].append({"type": "du", "trials": 2, "tau": 0.5, "gamma": 0.9})
+    data["vision"] = ["full", {"sweep": True, "map": "known"}]
+    config = load_config(write_config(tmp_path, data))
+    assert config.agents[3].agent.values() == {"tau": 0.5, "gamma": 0.9}

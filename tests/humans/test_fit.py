@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import re
 
 import numpy as np
 import pytest
@@ -163,11 +164,10 @@ def test_fit_outputs(small, tmp_path):
     (["random-walk:lapse=0.2"], 0, "the lapse is always fitted"),
     (["random-walk", "random-walk"], 0, "random-walk twice"),
     (["bsf"], 0, "unknown agent 'bsf'"),
-    (["turn-bias:p_straight"], 0, "--model turn-bias: 'p_straight': not key=value"),
+    (["turn-bias:p_straight"], 0, "model turn-bias: 'p_straight': not key=value"),
 ])
 def test_bad_fit_requests_are_one_line(small, models, folds, message):
-    with pytest.raises((DataError, AgentError, ConfigError), match=message.replace("(", r"\(").replace(
-            ")", r"\)")):
+    with pytest.raises((DataError, AgentError, ConfigError), match=re.escape(message)):
         fit_run(small, models, folds=folds)
 
 

@@ -1,0 +1,345 @@
+"""The Maze Search Task paper's planners and heuristics as walking agents (DESIGN.md sections 6
+and 11): `eu`, `du`, `pw`, `pw-du`, `steps`, `cells`, `steps-cells`, named and parametrised as
+their node models (`mazesim.agents.node_models`), and ours, `node-choice` (its weights a key).
+
+The rule (Kryven et al. 2024): at each observation node of the decision tree of its maze under
+its vision (`mazesim.agents.trees`), draw a child with the model's softmax probabilities (mixed
+with a uniform choice among the children by `lapse`), walk the tree's path to it (a shortest
+path over the known floor plan on which nothing new is seen before the child), and repeat; once
+the exit has been observed, walk a shortest path to it (ties as the other agents' plans break
+them: each step to the first neighbour, up, right, down, left, one closer to the exit). So a
+walk cut on the tree (`mazesim.walks.nodes`) gives exactly the children drawn.
+
+The tree needs the floor plan known from the start and memory (`{sweep: true, map: known}`, the
+authors' vision, or a window or an isovist with `map: known`); under full vision the exit is seen
+at once and the walk is a shortest path. What the agent uses is the floor plan (known) and what
+its vision has revealed at the nodes so far: the exit's cell enters only once it is revealed.
+Draws come from the trial's stream (xoshiro256**, as the compiled agents draw), one per node
+with two or more children of positive probability. The agents choose children, not steps: they
+give no step probabilities (score them at nodes: `mazesim fit --level node`).
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+import math
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping
+
+import numpy as np
+
+from mazesim import _grid
+from mazesim.agents._streams import xoshiro_double
+from mazesim.agents.base import AgentBase, Walks, choice_rows
+from mazesim.agents.decision_nodes import DecisionNodes, decision_nodes
+from mazesim.agents.node_features import NODE_FEATURES, child_features, walk_features
+from mazesim.agents.node_models import node_model
+from mazesim.agents.trees import DecisionTree, _tree_vision, dark_floor, decision_tree
+from mazesim.agents.vision import Vision
+from mazesim.errors import AgentError
+from mazesim.maze import DELTAS, Maze
+from mazesim.records import N_COLUMNS
+
+__all__ = ["TreeWalker", "EUWalker", "DUWalker", "PWWalker", "PWDUWalker", "StepsWalker",
+           "CellsWalker", "StepsCellsWalker", "NodeChoiceWalker", "NODE_CHOICE_WEIGHTS",
+           "TREE_WALKERS", "tree_of", "exit_path"]
+
+_CACHED_TREES = 2      # trees kept between calls (one maze's trials may come in several
+                       # batches; a tree at its ceiling holds about 50 MB)
+_TREES: OrderedDict = OrderedDict()
+
+
+def tree_of(maze: Maze, vision: Vision) -> tuple[DecisionTree, DecisionNodes]:
+    """The decision tree of `maze` under `vision` and its decisions laid out flat, the last
+    few kept (keyed by the maze's content and the vision)."""
+    key = (maze.grid.tobytes(), maze.shape, maze.start, maze.goal,
+           repr(maze.meta.get("seen_at_start")), str(vision))
+    if key in _TREES:
+        _TREES.move_to_end(key)
+        return _TREES[key]
+    tree = decision_tree(maze, vision)
+    built = (tree, decision_nodes({"tree": tree}))
+    _TREES[key] = built
+    if len(_TREES) > _CACHED_TREES:
+        _TREES.popitem(last=False)
+    return built
+
+
+def exit_path(dist: np.ndarray, cell: tuple[int, int]) -> list[tuple[int, int]]:
+    """A shortest path from `cell` to the exit over the floor, the cells after `cell`, given
+    every cell's distance to the exit (`_grid.distances` from it): each step to the first
+    neighbour (up, right, down, left) one closer to the exit (the plans of the compiled agents,
+    `_walk.plan_to`)."""
+    out, (r, c) = [], cell
+    while dist[r, c] > 0:
+        for dr, dc in DELTAS:
+            y, x = r + int(dr), c + int(dc)
+            if 0 <= y < dist.shape[0] and 0 <= x < dist.shape[1] and dist[y, x] == dist[r, c] - 1:
+                r, c = y, x
+                break
+        out.append((r, c))
+    return out
+
+
+@dataclass(frozen=True, kw_only=True)
+class TreeWalker(AgentBase):
+    """Walks from observation node to observation node of its maze's decision tree, drawing each
+    child with its node model's probabilities (the module docstring); `lapse` mixes in a uniform
+    choice among the children."""
+
+    lapse: float = 0.0
+
+    def _validate(self) -> None:
+        if not self.goal_seeking:
+            raise self._fail("goal_seeking", "true: the planners walk to the exit once they see "
+                                             "it")
+        self._check_probability("lapse")
+        self._check_values()
+
+    def _check_values(self) -> None:
+        """The node model's parameters within their bounds."""
+        for p in node_model(self.name).params:
+            self._check_number(p.name, p.low, p.high)
+
+    def values(self) -> dict[str, float]:
+        """The node model's parameters at this agent's keys."""
+        return {p.name: getattr(self, p.name) for p in node_model(self.name).params}
+
+    def check_vision(self, vision: Vision) -> Vision:
+        """The vision if the agent can walk with it (full, or one a decision tree is built
+        under); AgentError naming the agent otherwise."""
+        if not vision.full:
+            try:
+                _tree_vision(vision)
+            except AgentError as err:
+                raise AgentError(f"{self.name}: {err}") from None
+        return vision
+
+    def child_probabilities(self, tree: DecisionTree, decisions: DecisionNodes
+                            ) -> list[np.ndarray]:
+        """P of each child of every node of `tree` (one array per node, its children's order;
+        empty at a leaf), the lapse mixed in."""
+        out = [np.ones(len(node.children)) for node in tree.nodes]
+        if decisions.size:
+            probs = node_model(self.name).probabilities(decisions, **self.values())
+            for d, k in enumerate(decisions.decision_node.tolist()):
+                p = probs[decisions.start[d]:decisions.start[d + 1]]
+                out[k] = (1.0 - self.lapse) * p + self.lapse / len(p)
+        return out
+
+    def chooser(self, tree: DecisionTree, decisions: DecisionNodes
+                ) -> Callable[[int, list[tuple[int, int]]], tuple[list[int], list[float]]]:
+        """What a draw at a node reads: `choose(node, cells walked)` -> the children of
+        positive probability and their cumulative probabilities (`_draw_table`); here the
+        same at every visit, tabled once."""
+        table = [_draw_table(node.children, p) for node, p in
+                 zip(tree.nodes, self.child_probabilities(tree, decisions))]
+        return lambda node, cells: table[node]
+
+    def run_trials(self, maze: Maze, vision: Vision, streams: np.ndarray, max_steps: int, *,
+                   keep: bool, record: np.ndarray) -> Walks:
+        vision = self.check_vision(vision)
+        if vision.full:
+            nodes, shows, choose = (), [True], None
+        else:
+            tree, decisions = tree_of(maze, vision)
+            nodes = tree.nodes
+            shows = [maze.goal in node.revealed for node in nodes]
+            shows[0] = shows[0] or not dark_floor(maze)[maze.goal]
+            choose = self.chooser(tree, decisions)
+        dist, _ = _grid.distances(maze.grid, *maze.goal)
+        exits: dict = {}
+        walks = []
+        for words in streams:
+            cells, seen_exit = _search(maze.start, nodes, shows, choose, words, max_steps)
+            if seen_exit:
+                if cells[-1] not in exits:
+                    exits[cells[-1]] = exit_path(dist, cells[-1])
+                cells = cells + exits[cells[-1]]
+            if maze.goal in cells:
+                cells = cells[:cells.index(maze.goal) + 1]
+            walks.append(cells[:max_steps + 1])
+        moves = np.array([len(w) - 1 for w in walks], np.int64)
+        reached = np.array([w[-1] == maze.goal for w in walks], np.bool_)
+        rows = [choice_rows(maze, w, record) if record.any() else np.zeros((0, N_COLUMNS),
+                                                                           np.int64)
+                for w in walks]
+        return Walks(moves, reached,
+                     np.concatenate(rows) if rows else np.zeros((0, N_COLUMNS), np.int64),
+                     np.repeat(np.arange(len(walks)), [len(r) for r in rows]),
+                     np.array([c for w in walks for c in w], np.int64).reshape(-1, 2) if keep
+                     else np.zeros((0, 2), np.int64))
+
+    def step_probabilities(self, maze: Maze, vision: Vision, positions: np.ndarray
+                           ) -> np.ndarray:
+        raise AgentError(f"{self.name}: gives no step probabilities (it chooses children at "
+                         "observation nodes: score it with mazesim fit --level node)")
+
+
+# Defaults: the pooled maximum-likelihood fits on experiment 1 of the Maze Search Task
+# (experiments/maze-search-task/README.md, our protocol), lapse left out.
+
+@dataclass(frozen=True, kw_only=True)
+class EUWalker(TreeWalker):
+    """Expected Utility planner (Kryven et al. 2024) walking its decision tree."""
+
+    name = "eu"
+    tau: float = 2.80
+
+
+@dataclass(frozen=True, kw_only=True)
+class DUWalker(TreeWalker):
+    """Discounted Utility planner (Kryven et al. 2024) walking its decision tree."""
+
+    name = "du"
+    tau: float = 1.74
+    gamma: float = 0.76
+
+
+@dataclass(frozen=True, kw_only=True)
+class PWWalker(TreeWalker):
+    """Probability Weighting planner (Kryven et al. 2024) walking its decision tree."""
+
+    name = "pw"
+    tau: float = 1.87
+    beta: float = 0.59
+
+
+@dataclass(frozen=True, kw_only=True)
+class PWDUWalker(TreeWalker):
+    """PW-DU planner (Kryven et al. 2024: weighting and discounting) walking its tree."""
+
+    name = "pw-du"
+    tau: float = 1.74
+    gamma: float = 0.66
+    beta: float = 1.55
+
+
+@dataclass(frozen=True, kw_only=True)
+class StepsWalker(TreeWalker):
+    """Steps heuristic (Kryven et al. 2024: the nearest child) walking its decision tree."""
+
+    name = "steps"
+    tau: float = 1.21
+
+
+@dataclass(frozen=True, kw_only=True)
+class CellsWalker(TreeWalker):
+    """Cells heuristic (Kryven et al. 2024: the child revealing most) walking its tree."""
+
+    name = "cells"
+    tau: float = 1.0
+
+
+@dataclass(frozen=True, kw_only=True)
+class StepsCellsWalker(TreeWalker):
+    """Steps-Cells heuristic (Kryven et al. 2024: steps against cells) walking its tree."""
+
+    name = "steps-cells"
+    tau: float = 1.37
+    k: float = 0.54
+
+
+def _draw_table(children: tuple[int, ...], p: np.ndarray) -> tuple[list[int], list[float]]:
+    """The children of positive probability and their cumulative probabilities: a draw takes
+    the first whose cumulative sum passes u x the total (the compiled agents' rule)."""
+    live = [(c, float(q)) for c, q in zip(children, p.tolist()) if q > 0.0]
+    return [c for c, _ in live], list(itertools.accumulate(q for _, q in live))
+
+
+def _search(start: tuple[int, int], nodes: Any, shows: list[bool], choose: Callable,
+            words: Any, max_steps: int) -> tuple[list[tuple[int, int]], bool]:
+    """One trial's cells from node to node until a node shows the exit (then True) or the
+    steps run out; a draw from the stream `words` at each node with two or more children
+    possible (`choose`: `TreeWalker.chooser`)."""
+    state = [np.uint64(w) for w in words]
+    cells, node = [start], 0
+    while not shows[node] and len(cells) <= max_steps:
+        children, total = choose(node, cells)
+        if not children:                # nothing left to see: cannot happen when the exit is
+            break                       # reachable (the walk ends, not reached)
+        pick = 0
+        if len(children) > 1:
+            *words, u = xoshiro_double(*state)
+            state = [np.uint64(w) for w in words]
+            pick = min(bisect.bisect_right(total, u * total[-1]), len(children) - 1)
+        node = children[pick]
+        cells.extend(nodes[node].path[1:])
+    return cells, shows[node]
+
+
+NODE_CHOICE_WEIGHTS = {"du-0": -0.104, "du-0.5": -0.440, "du-0.7": 1.640, "du-0.9": -0.438,
+                       "du-1": -0.228, "log-steps": -0.352, "log-cells": 0.578,
+                       "revisit": -1.100, "reverse": -0.112}
+"""node-choice's weights pooled over experiment 1's people (maximum likelihood, 5,971 node
+decisions of 116 people: `mazesim fit --level node --model node-choice --cv 0`)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class NodeChoiceWalker(TreeWalker):
+    """node-choice (ours, a conditional logit over each child's features) walking its tree.
+
+    The features are those of `mazesim.agents.node_features`: the child's plan values, steps
+    and cells, and what the walk so far says of it (revisit, reverse).
+
+    Parameters
+    ----------
+    weights : a mapping feature -> weight, or a list in the order of `NODE_FEATURES`
+        Default: the pooled fit on experiment 1 (`NODE_CHOICE_WEIGHTS`); a feature left out of
+        a mapping weighs 0.
+    """
+
+    name = "node-choice"
+    weights: Any = tuple(NODE_CHOICE_WEIGHTS.values())
+
+    def _check_values(self) -> None:
+        weights = self.weights
+        if isinstance(weights, Mapping):
+            unknown = sorted(set(map(str, weights)) - set(NODE_FEATURES))
+            if unknown:
+                raise self._fail("weights", f"features of {', '.join(NODE_FEATURES)} "
+                                            f"({unknown[0]!r} is not one)")
+            weights = [weights.get(f, 0.0) for f in NODE_FEATURES]
+        if isinstance(weights, str):
+            weights = weights.split(",")
+        try:
+            values = tuple(float(w) for w in weights)
+        except (TypeError, ValueError):
+            values = ()
+        if len(values) != len(NODE_FEATURES) or not all(map(math.isfinite, values)) or any(
+                isinstance(w, bool) for w in weights):
+            raise self._fail("weights", f"{len(NODE_FEATURES)} finite numbers in the order "
+                                        f"{', '.join(NODE_FEATURES)}, or a mapping of them")
+        object.__setattr__(self, "weights", values)
+
+    def values(self) -> dict[str, float]:
+        return dict(zip(NODE_FEATURES, self.weights))
+
+    def chooser(self, tree: DecisionTree, decisions: DecisionNodes
+                ) -> Callable[[int, list[tuple[int, int]]], tuple[list[int], list[float]]]:
+        """The logit's probabilities at a decision read the walk so far (revisit and reverse,
+        the last two features, computed at every visit); the tree's features once."""
+        weights = np.array(self.weights)
+        every = np.arange(decisions.size)
+        fixed = child_features(decisions, every, [[tree.nodes[k].cell] for k in
+                                                  decisions.decision_node.tolist()])[:, :-2]
+        fixed = fixed @ weights[:-2]
+        row = {k: d for d, k in enumerate(decisions.decision_node.tolist())}
+
+        def choose(node: int, cells: list[tuple[int, int]]) -> tuple[list[int], list[float]]:
+            children = tree.nodes[node].children
+            if len(children) < 2:
+                return list(children), [1.0] * len(children)
+            d = row[node]
+            walked = np.stack(walk_features(decisions, np.array([d]), [cells]), axis=1)
+            u = fixed[decisions.start[d]:decisions.start[d + 1]] + walked @ weights[-2:]
+            p = np.exp(u - u.max())
+            p /= p.sum()
+            return _draw_table(children, (1.0 - self.lapse) * p + self.lapse / len(p))
+        return choose
+
+
+TREE_WALKERS = (EUWalker, DUWalker, PWWalker, PWDUWalker, StepsWalker, CellsWalker,
+                StepsCellsWalker, NodeChoiceWalker)

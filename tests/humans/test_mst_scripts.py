@@ -1,0 +1,52 @@
+"""The Maze Search Task scripts of experiments/maze-search-task/ that score mazesim's agents on
+experiment 1 (imported once per session): the cell-level agents on the node yardstick
+(`node_agents.py --quick`) and the node models walking the maps (`walkers.py`)."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SCRIPTS = Path(__file__).parents[2] / "experiments" / "maze-search-task"
+
+
+def _script(name, *args):
+    done = subprocess.run([sys.executable, str(SCRIPTS / name), *map(str, args)],
+                          capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "PYTHONPATH": str(SCRIPTS.parents[1])})
+    assert done.returncode == 0, done.stderr
+    return done.stdout.splitlines()
+
+
+def _rows(lines, names):
+    return {line.split(" | ")[0].strip("| "): line.split(" | ") for line in lines
+            if any(line.startswith(f"| {name} |") for name in names)}
+
+
+@pytest.mark.slow
+def test_the_node_agents_script_quick(experiment_1_run):
+    """experiments/maze-search-task/node_agents.py --quick on experiment 1: every 20th of the
+    5,971 decisions, random-walk and dfs at their junction fits, 50 rollouts."""
+    lines = _script("node_agents.py", experiment_1_run, "--quick")
+    assert lines[0].startswith("299 node decisions of 116 people (every 20), uniform 1.221 bits")
+    rows = _rows(lines, ("random-walk", "dfs"))
+    assert set(rows) == {"random-walk", "dfs"}
+    assert rows["random-walk"][1] == "1.303"                 # its junction fit (README: 1.303)
+    node_bits, extrapolated = float(rows["random-walk"][2]), float(rows["random-walk"][4])
+    assert 1.0 < node_bits < 1.221                       # nearer children first: below uniform
+    halves = [float(b) for b in rows["random-walk"][3].split(", ")]
+    assert extrapolated == pytest.approx(2 * node_bits - sum(halves) / 2, abs=0.002)
+
+
+@pytest.mark.slow
+def test_the_walkers_script(experiment_1_run):
+    """walkers.py with 20 trials a map: every node model walks every map; the planners' mean
+    moves per map follow people's."""
+    lines = _script("walkers.py", experiment_1_run, "--trials", "20")
+    assert lines[0].startswith("4,616 first walks of 116 people on 40 maps: 12.27 moves a walk")
+    rows = _rows(lines, ("eu", "du", "pw", "pw-du", "steps", "cells", "steps-cells",
+                         "node-choice", "choice-model"))
+    assert len(rows) == 9 and rows["du"][1] == "sweep, map known"
+    assert float(rows["du"][3]) > 0.85 and float(rows["pw-du"][3]) > 0.85
