@@ -93,26 +93,14 @@ def import_csv(path: str | Path, mazes: str | Path, run_dir: str | Path, *,
 
 
 def check_recording(maze: Maze, rec: Recording) -> Problem | None:
-    """The first fault of a recorded trial in `maze`, or None for a valid walk."""
-    pos = rec.positions
-    if len(pos) == 0:
+    """The first fault of a recorded trial in `maze` (`walks.walk_fault`), or None for a valid
+    walk."""
+    from mazesim.walks import walk_fault
+
+    if len(rec.positions) == 0:
         return rec.problem(None, "no cells")
-    h, w = maze.shape
-    goal_at = None
-    for k, (r, c) in enumerate(pos.tolist()):
-        if not (0 <= r < h and 0 <= c < w):
-            return rec.problem(k, f"{(r, c)} is off the {h}x{w} grid")
-        if not maze.is_passage((r, c)):
-            return rec.problem(k, f"{(r, c)} is a wall")
-        if k == 0 and (r, c) != maze.start:
-            return rec.problem(0, f"starts at {(r, c)}, not at S {maze.start}")
-        if k > 0 and abs(r - pos[k - 1, 0]) + abs(c - pos[k - 1, 1]) != 1:
-            return rec.problem(k, f"{(r, c)} is not next to {tuple(pos[k - 1].tolist())}")
-        if goal_at is not None:
-            return rec.problem(k, f"goes on after reaching G at step {goal_at}")
-        if (r, c) == maze.goal:
-            goal_at = k
-    return None
+    fault = walk_fault(maze, rec.positions)
+    return None if fault is None else rec.problem(*fault)
 
 
 def import_source(source: Source, run_dir: str | Path, *, skip_invalid: bool = False
