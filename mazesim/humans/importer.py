@@ -72,8 +72,7 @@ def format_summary(summary: ImportSummary) -> str:
     lines = [f"wrote {summary.run_dir}: {summary.trials:,} trials of {summary.participants} "
              f"participants on {summary.mazes} mazes, {summary.decisions:,} junction decisions, "
              f"{summary.unfinished} unfinished; {len(summary.skipped)} skipped"]
-    lines += [printable(f"skipped line {p.line}: participant {p.participant}, maze {p.maze}"
-                        + ("" if p.step is None else f", step {p.step}") + f": {p.reason}")
+    lines += [printable(f"skipped line {p.line}: {p.where()}: {p.reason}")
               for p in summary.skipped]
     return "\n".join(lines) + "\n"
 
