@@ -9,7 +9,7 @@ a long CSV (one row per visited cell), then:
 1. `import_csv` of it (wall seconds, peak memory of the importing process);
 2. `load_human_run` of the run (linear in the trials: it was quadratic);
 3. `fit_models` of the random walk with 2-fold cross-validation.
-Each figure is one run, wall clock; `--quick` uses 50 participants (a few seconds).
+Each figure is one run, wall clock and CPU; `--quick` uses 50 participants (a few seconds).
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from pathlib import Path
 
 from mazesim import generate, make_agent
 from mazesim.humans import fit_models, load_human_run
+from mazesim.humans.data import MAX_DECISIONS
 from mazesim.maze import write_maze
 from mazesim.walks import simulate_many
 
@@ -69,23 +70,30 @@ def main() -> None:
                         str(folder / "mazes"), "-o", str(run)], check=True,
                        stdout=subprocess.DEVNULL)
         seconds = time.perf_counter() - began
-        peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+        child = resource.getrusage(resource.RUSAGE_CHILDREN)
         print(f"1. import of {participants * MAZES:,} trials ({rows:,} rows, "
-              f"{path.stat().st_size / 2**20:.1f} MiB): {seconds:.1f} s wall, peak "
-              f"{peak:,.0f} MB")
-        began = time.perf_counter()
-        people = load_human_run(run)
-        seconds = time.perf_counter() - began
+              f"{path.stat().st_size / 2**20:.1f} MiB): {seconds:.1f} s wall, "
+              f"{child.ru_utime + child.ru_stime:.1f} s CPU, peak {child.ru_maxrss / 1024:,.0f} "
+              "MB")
+        wall, cpu, people = timed(lambda: load_human_run(run))
         millions = len(people.decisions) / 1e6
         print(f"2. load of {len(people.trials):,} trials, {len(people.decisions):,} decisions: "
-              f"{seconds:.1f} s ({seconds / millions:.0f} s per million decisions)")
-        began = time.perf_counter()
-        fit_models(run, ["random-walk"], folds=2, seed=0, starts=1)
-        seconds = time.perf_counter() - began
-        print(f"3. fit of random-walk, 2 folds: {seconds:.1f} s ({seconds / millions:.0f} s "
-              f"per million decisions; the ceiling, {10:,} million: about "
-              f"{seconds / millions * 10 / 60:.0f} min)")
+              f"{wall:.1f} s wall, {cpu:.1f} s CPU ({cpu / millions:.0f} s CPU per million "
+              "decisions)")
+        wall, cpu, _ = timed(lambda: fit_models(run, ["random-walk"], folds=2, seed=0,
+                                                starts=1))
+        print(f"3. fit of random-walk, 2 folds: {wall:.1f} s wall, {cpu:.1f} s CPU "
+              f"({cpu / millions:.0f} s CPU per million decisions; at the ceiling of "
+              f"{MAX_DECISIONS / 1e6:.0f} million: about {cpu / millions * MAX_DECISIONS / 6e7:.0f}"
+              " min)")
 
+
+def timed(func):
+    """Wall and CPU seconds of one call, and its result (CPU is the steadier figure on a shared
+    machine)."""
+    w0, c0 = time.perf_counter(), time.process_time()
+    result = func()
+    return time.perf_counter() - w0, time.process_time() - c0, result
 
 if __name__ == "__main__":
     main()

@@ -110,7 +110,11 @@ def read_table(path: Path, delimiter: str, max_rows: int) -> Table:
 
 
 def integer(text: str, name: str, line: int | None = None, step: int | None = None) -> int:
-    """`text` as an integer of int64 (ASCII digits, an optional sign); Unreadable otherwise."""
+    """`text` (surrounding spaces aside) as an integer of int64 (ASCII digits, an optional
+    sign); Unreadable otherwise."""
+    if len(text) < 19 and text.isdigit() and text.isascii():           # the common case, fast
+        return int(text)
+    text = text.strip()
     if not _INTEGER.fullmatch(text):
         raise Unreadable(f"{name} {quoted(text)} is not an integer", line, step)
     value = int(text) if len(text) <= 20 else INT64_MAX + 1
