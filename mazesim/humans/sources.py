@@ -385,7 +385,9 @@ def _mst_recording(line: int, participant: str, maze: str, get) -> Recording:
 
 def _side(source: str, line: int, text: str) -> int:
     what = "width" if line == 1 else "height"
-    if not _DIGITS.fullmatch(text.strip()) or not 1 <= int(text) <= MAX_MAZE_SIDE:
+    text = text.strip()
+    if not (_DIGITS.fullmatch(text) and len(text) <= _SIDE_DIGITS
+            and 1 <= int(text) <= MAX_MAZE_SIDE):
         raise DataError(f"{source}:{line}: not a {what} from 1 to {MAX_MAZE_SIDE:,} (line 1 "
                         "the width, line 2 the height of a Maze Search Task map)")
     return int(text)
