@@ -30,6 +30,7 @@ from mazesim.walks import simulate_many
 
 MAZES = 4
 SIZE = (11, 11)
+CHUNK = 5000
 
 
 def write_population(folder: Path, participants: int) -> tuple[Path, int]:
@@ -46,12 +47,14 @@ def write_population(folder: Path, participants: int) -> tuple[Path, int]:
         for m in range(MAZES):
             maze = generate("digging", SIZE, seed=m)
             write_maze(maze, folder / "mazes" / f"d{m}.txt")
-            batch = simulate_many(maze, agent, 2, participants,
-                                  np.random.SeedSequence(m), keep_positions=True)
-            for i, walk in enumerate(batch.positions):
-                out.writelines(f"p{i},d{m},{m},{k},{r},{c}\n"
-                               for k, (r, c) in enumerate(walk.tolist()))
-                rows += len(walk)
+            for first in range(0, participants, CHUNK):     # within the kept-moves ceiling
+                batch = simulate_many(maze, agent, 2, min(CHUNK, participants - first),
+                                      np.random.SeedSequence(m, spawn_key=(first,)),
+                                      keep_positions=True)
+                for i, walk in enumerate(batch.positions, first):
+                    out.writelines(f"p{i},d{m},{m},{k},{r},{c}\n"
+                                   for k, (r, c) in enumerate(walk.tolist()))
+                    rows += len(walk)
     return path, rows
 
 
