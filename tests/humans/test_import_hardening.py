@@ -82,6 +82,12 @@ def test_broken_csv_structure_is_one_line_without_echo(tmp_path, text, message):
     assert result.output == f"Error: {path.parent / message}\n"
 
 
+def test_a_table_that_is_not_utf8_is_one_line(tmp_path):
+    path, folder = _csv(tmp_path, (HEADER + WALK + "p\xe9,m,1,0,1,1\n").encode("latin-1"))
+    with pytest.raises(DataError, match=r"walks.csv: not UTF-8 text \(near line \d+\)$"):
+        read_csv(path, folder)
+
+
 @pytest.mark.parametrize("prefix", ["\ufeff", "\n\n", "\ufeff\r\n \r\n"])
 def test_a_bom_and_blank_lines_before_the_header_are_skipped(tmp_path, prefix):
     path, folder = _csv(tmp_path, prefix + HEADER + WALK)
