@@ -22,6 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from _common import medians
 from mazesim import generate, make_agent
 from mazesim.humans import fit_models, load_human_run
 from mazesim.humans.data import MAX_DECISIONS
@@ -78,25 +79,18 @@ def main() -> None:
               f"{path.stat().st_size / 2**20:.1f} MiB): {seconds:.1f} s wall, "
               f"{child.ru_utime + child.ru_stime:.1f} s CPU, peak {child.ru_maxrss / 1024:,.0f} "
               "MB")
-        wall, cpu, people = timed(lambda: load_human_run(run))
+        wall, cpu, people = medians(lambda: load_human_run(run), 1)
         millions = len(people.decisions) / 1e6
         print(f"2. load of {len(people.trials):,} trials, {len(people.decisions):,} decisions: "
               f"{wall:.1f} s wall, {cpu:.1f} s CPU ({cpu / millions:.0f} s CPU per million "
               "decisions)")
-        wall, cpu, _ = timed(lambda: fit_models(run, ["random-walk"], folds=2, seed=0,
-                                                starts=1))
+        wall, cpu, _ = medians(lambda: fit_models(run, ["random-walk"], folds=2, seed=0,
+                                                 starts=1), 1)
         print(f"3. fit of random-walk, 2 folds: {wall:.1f} s wall, {cpu:.1f} s CPU "
               f"({cpu / millions:.0f} s CPU per million decisions; at the ceiling of "
               f"{MAX_DECISIONS / 1e6:.0f} million: about {cpu / millions * MAX_DECISIONS / 6e7:.0f}"
               " min)")
 
-
-def timed(func):
-    """Wall and CPU seconds of one call, and its result (CPU is the steadier figure on a shared
-    machine)."""
-    w0, c0 = time.perf_counter(), time.process_time()
-    result = func()
-    return time.perf_counter() - w0, time.process_time() - c0, result
 
 if __name__ == "__main__":
     main()
