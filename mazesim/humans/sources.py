@@ -419,16 +419,23 @@ def _mazes(names: Iterable[str], locate, read, cells) -> tuple[dict[str, Maze], 
         folder = next(iter(files.values())).parent
         raise DataError(f"{folder}: the {len(files):,} maze files declare {total:,} cells in "
                         f"all (at most {MAX_TOTAL_CELLS:,})")
-    return {name: read(path) for name, path in files.items()}, missing
+    found, total = {}, 0
+    for name, path in files.items():                # what a file hid from `cells`: one maze more
+        found[name] = read(path)
+        total += found[name].grid.size
+        if total > MAX_TOTAL_CELLS:
+            raise DataError(f"{path.parent}: the maze files up to {path.name} have "
+                            f"{total:,} cells in all (at most {MAX_TOTAL_CELLS:,})")
+    return found, missing
 
 
 def _mst_cells(path: Path) -> int:
-    """Width x height as the map's first lines declare them (0 when they do not: its reader
-    says what is wrong)."""
+    """Width x height as the map's first lines declare them (0 when they do not within
+    `_HEADER_BYTES`: `_mazes` counts the cells read as well)."""
     try:
         with open(path, "rb") as handle:
-            head = handle.read(_HEADER_BYTES).decode("ascii").removeprefix("\ufeff")
-    except (OSError, UnicodeDecodeError):
+            head = handle.read(_HEADER_BYTES).decode("utf-8", "replace").removeprefix("\ufeff")
+    except OSError:
         return 0
     sides = head.splitlines()[:2]
     if len(sides) < 2 or not all(_DIGITS.fullmatch(v.strip()) for v in sides):

@@ -169,6 +169,15 @@ def test_the_mazes_declared_cells_are_bounded_before_any_is_read(write_mst, tmp_
     assert time.perf_counter() - began < 1.0
 
 
+def test_a_map_that_hides_its_size_from_the_first_bytes_is_counted_when_read(write_mst, tmp_path):
+    padded = " " * 100 + "4000\n4000\n52"                 # past the bytes read for the sizes
+    maps = {"a": padded, "b": padded}
+    rows = [("s1", "a", 1, "p(0,0)p(1,0);", "1;"), ("s2", "b", 1, "p(0,0)p(1,0);", "1;")]
+    with pytest.raises(DataError, match=r"mazes: the maze files up to b.txt have 32,000,000 "
+                                        r"cells in all"):
+        read_mst(write_mst(rows, mazes=maps))
+
+
 def _walks_out_of_the_map(n: int, end: str) -> list[tuple]:
     return [(f"s{i}", "line", 1, end, "1;" * end.count(";")) for i in range(n)]
 
