@@ -213,12 +213,14 @@ def excluded(run: HumanRun, participants: Sequence[str] = (), mazes: Sequence[st
     if len(participants) > MAX_EXCLUDED or len(mazes) > MAX_EXCLUDED:
         raise DataError(f"exclusions: {len(participants):,} participants and {len(mazes):,} "
                         f"mazes (allowed: at most {MAX_EXCLUDED:,} each)")
-    unknown = [p for p in participants if p not in set(run.participants)]
+    known = set(run.participants)
+    unknown = [p for p in participants if p not in known]
     if unknown:
         raise DataError(f"{run.path}: no participant {unknown[0]!r} to exclude "
                         f"({len(run.participants)} participants)")
     names = {m: maze_name(maze) for m, maze in run.mazes.items()}
-    missing = [m for m in mazes if m not in set(names.values())]
+    named = set(names.values())
+    missing = [m for m in mazes if m not in named]
     if missing:
         raise DataError(f"{run.path}: no maze {missing[0]!r} to exclude (mazes: "
                         f"{', '.join(sorted(set(names.values()))[:10])}"
