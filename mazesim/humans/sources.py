@@ -11,7 +11,8 @@ separated: `subject world trialNo steps path times`; `path` is `p(x,y)` cells wi
 y = row, `times` the milliseconds before each move) and `mazes/NAME.txt` (width, height, then
 rows of digits: 3 wall, 0 floor not yet seen, 6 floor seen from the start, 5 start, 2 exit;
 cells beyond a short row are outside the map, read as walls). The `steps` column is not read
-(in experiment 1 it is each participant's running total, not the trial's moves).
+(in experiment 1 it is each participant's running total, not the trial's moves). The maps are
+read by `mst_maps` (re-exported here).
 
 **Long CSV**: one row per visited cell, header `participant, maze, trial, step, row, col` and
 optionally `t_ms` (milliseconds before the move into the cell; empty on step 0) and `vision` (a
@@ -30,11 +31,13 @@ from typing import Iterable
 
 import numpy as np
 
-from mazesim.agents.vision import MST_VISION, SEEN_AT_START, Vision, parse_vision
-from mazesim.errors import DataError, MazeFormatError, MazesimError, file_problem, read_text
+from mazesim.agents.vision import MST_VISION, Vision, parse_vision
+from mazesim.errors import DataError, MazesimError, file_problem
 from mazesim.humans.fields import Unreadable, integer, number, quoted, read_table
+from mazesim.humans.mst_maps import (MAX_MAZE_SIDE, SIDE_DIGITS, mst_cells, parse_mst_maze,
+                                     read_any_maze, read_mst_maze)
 from mazesim.limits import MAX_MAZE_CELLS
-from mazesim.maze import PASSAGE, WALL, Maze, parse_maze, read_maze
+from mazesim.maze import Maze, read_maze
 from mazesim.schema import NAME_PATTERN
 
 __all__ = ["Recording", "Problem", "Source", "MST_TABLE", "MST_MAZES", "CSV_COLUMNS",
@@ -45,8 +48,6 @@ __all__ = ["Recording", "Problem", "Source", "MST_TABLE", "MST_MAZES", "CSV_COLU
 MST_TABLE = "plandata.csv"
 MST_MAZES = "mazes"
 MST_COLUMNS = ("subject", "world", "trialNo", "path", "times")
-MST_WALL, MST_FLOOR, MST_SEEN, MST_START, MST_EXIT = "3", "0", "6", "5", "2"
-_CODES = frozenset(MST_WALL + MST_FLOOR + MST_SEEN + MST_START + MST_EXIT)
 CSV_COLUMNS = ("participant", "maze", "trial", "step", "row", "col")
 CSV_OPTIONAL = ("t_ms", "vision")
 MAZE_SUFFIXES = (".txt", ".json")
@@ -61,19 +62,13 @@ MAX_PARTICIPANTS = 100_000
 """Most participants of one input."""
 MAX_MAZES = 10_000
 """Most distinct mazes of one input."""
-MAX_MAZE_SIDE = 5_000
-"""Largest width or height of a Maze Search Task map."""
-_SIDE_DIGITS = len(str(MAX_MAZE_SIDE))
 
 MAX_TOTAL_CELLS = MAX_MAZE_CELLS
 """Most cells of all the mazes of one input together, as their files declare them (a Maze
 Search Task map of a few bytes may declare 5,000 x 5,000): checked before any maze is read."""
 
 _CELL = re.compile(r"p\(([0-9]+),([0-9]+)\)")
-_DIGITS = re.compile(r"[0-9]+")
 _PATH = re.compile(r"(?:p\([0-9]+,[0-9]+\);?)+")
-_HEADER_BYTES = 64
-"""Bytes of a Maze Search Task map read for its declared width and height."""
 
 
 @dataclass(frozen=True)
@@ -162,7 +157,7 @@ def read_mst(folder: str | Path) -> Source:
             unreadable.append(Problem(line, participant, maze, err.step, str(err)))
     _check_counts(table, recordings, unreadable)
     mazes, missing = _mazes({r.maze for r in recordings}, lambda name: _mst_maze_file(
-        folder, name), read_mst_maze, _mst_cells)
+        folder, name), read_mst_maze, mst_cells)
     return Source("mst", str(table), tuple(recordings), tuple(unreadable), mazes, missing,
                   MST_VISION)
 
@@ -292,63 +287,6 @@ class _CsvCells:
                          times[1:].copy() if self.timed else None, vision)
 
 
-def read_mst_maze(path: str | Path) -> Maze:
-    """A Maze Search Task map file as a Maze (`meta`: its name and `seen_at_start`)."""
-    path = Path(path)
-    return parse_mst_maze(read_text(path, DataError), str(path), path.stem)
-
-
-def read_any_maze(path: str | Path) -> Maze:
-    """A maze file of either kind: a mazesim JSON maze ends in `.json`; a Maze Search Task map
-    begins with its width, a line of digits (no line of a mazesim text maze has a digit);
-    anything else is a mazesim text maze. Its `meta["name"]` is the file's stem unless it has
-    one."""
-    path = Path(path)
-    if path.suffix.lower() == ".json":
-        maze = read_maze(path)
-    else:
-        text = read_text(path, MazeFormatError).removeprefix("\ufeff")
-        if _DIGITS.fullmatch(text.split("\n", 1)[0].strip()):
-            return parse_mst_maze(text, str(path), path.stem)
-        maze = parse_maze(text, str(path))
-    if maze.meta.get("name"):
-        return maze
-    return Maze(maze.grid, maze.start, maze.goal, maze.marks, {**maze.meta, "name": path.stem})
-
-
-def parse_mst_maze(text: str, source: str = "<mst>", name: str = "") -> Maze:
-    """Parse a Maze Search Task map (see the module docstring); errors name `source:line:col`."""
-    lines = text.removeprefix("\ufeff").splitlines()
-    while lines and not lines[-1].strip():
-        lines.pop()
-    if len(lines) < 2:
-        raise DataError(f"{source}: expected the width and the height on lines 1 and 2")
-    width, height = (_side(source, k + 1, lines[k]) for k in range(2))
-    rows = lines[2:]
-    if len(rows) > height:
-        raise DataError(f"{source}:{height + 3}: more than the {height} rows the header gives")
-    codes = np.full((height, width), ord(MST_WALL), np.uint8)
-    for r, row in enumerate(rows):
-        row = row.rstrip("\r")
-        if len(row) > width:
-            raise DataError(f"{source}:{r + 3}:{width + 1}: row longer than the width {width}")
-        if not _CODES.issuperset(row):
-            c, ch = next((c, ch) for c, ch in enumerate(row) if ch not in _CODES)
-            raise DataError(f"{source}:{r + 3}:{c + 1}: unknown code {ch!r} (allowed: "
-                            "3 wall, 0 floor, 6 floor seen, 5 start, 2 exit)")
-        codes[r, :len(row)] = np.frombuffer(row.encode("ascii"), np.uint8)
-    cells = {}
-    for code, what in ((MST_START, "start"), (MST_EXIT, "exit")):
-        found = np.argwhere(codes == ord(code))
-        if len(found) != 1:
-            raise DataError(f"{source}: {len(found)} cells coded {code} ({what}); expected one")
-        cells[what] = (int(found[0, 0]), int(found[0, 1]))
-    grid = np.where(codes == ord(MST_WALL), WALL, PASSAGE).astype(np.uint8)
-    seen = np.argwhere(codes == ord(MST_SEEN)).tolist()
-    return Maze(grid, cells["start"], cells["exit"],
-                meta={"name": name or Path(source).stem, SEEN_AT_START: seen})
-
-
 def _cut(text: str, limit: int = 40) -> str:
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
@@ -370,7 +308,7 @@ def _mst_recording(line: int, participant: str, maze: str, get) -> Recording:
     pairs = _CELL.findall(path)
     if len(pairs) - 1 > MAX_STEPS:
         raise Unreadable(f"{len(pairs) - 1:,} moves (at most {MAX_STEPS:,})")
-    far = next((k for k, xy in enumerate(pairs) if max(map(len, xy)) > _SIDE_DIGITS), None)
+    far = next((k for k, xy in enumerate(pairs) if max(map(len, xy)) > SIDE_DIGITS), None)
     if far is not None:
         raise Unreadable(f"p({pairs[far][0]},{pairs[far][1]}) is off any map (sides at most "
                          f"{MAX_MAZE_SIDE:,})"[:120], step=far)
@@ -381,16 +319,6 @@ def _mst_recording(line: int, participant: str, maze: str, get) -> Recording:
         raise Unreadable(f"{len(values)} times for {len(cells) - 1} moves")
     return Recording(line, participant, maze, trial_no, np.array(cells, np.int64).reshape(-1, 2),
                      np.full(len(cells), line, np.int64), values)
-
-
-def _side(source: str, line: int, text: str) -> int:
-    what = "width" if line == 1 else "height"
-    text = text.strip()
-    if not (_DIGITS.fullmatch(text) and len(text) <= _SIDE_DIGITS
-            and 1 <= int(text) <= MAX_MAZE_SIDE):
-        raise DataError(f"{source}:{line}: not a {what} from 1 to {MAX_MAZE_SIDE:,} (line 1 "
-                        "the width, line 2 the height of a Maze Search Task map)")
-    return int(text)
 
 
 def _check_counts(path: Path, recordings: list[Recording], unreadable: list[Problem]) -> None:
@@ -427,20 +355,6 @@ def _mazes(names: Iterable[str], locate, read, cells) -> tuple[dict[str, Maze], 
             raise DataError(f"{path.parent}: the maze files up to {path.name} have "
                             f"{total:,} cells in all (at most {MAX_TOTAL_CELLS:,})")
     return found, missing
-
-
-def _mst_cells(path: Path) -> int:
-    """Width x height as the map's first lines declare them (0 when they do not within
-    `_HEADER_BYTES`: `_mazes` counts the cells read as well)."""
-    try:
-        with open(path, "rb") as handle:
-            head = handle.read(_HEADER_BYTES).decode("utf-8", "replace").removeprefix("\ufeff")
-    except OSError:
-        return 0
-    sides = head.splitlines()[:2]
-    if len(sides) < 2 or not all(_DIGITS.fullmatch(v.strip()) for v in sides):
-        return 0
-    return int(sides[0]) * int(sides[1])
 
 
 def _file_cells(path: Path) -> int:
