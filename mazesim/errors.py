@@ -1,6 +1,7 @@
 """The exception types of mazesim: one root, one subclass per domain (STYLE.md, Errors)."""
 
 import difflib
+import os
 import re
 import stat
 from pathlib import Path
@@ -114,8 +115,11 @@ def read_text(path: str | Path, error: type[MazesimError],
     `max_bytes` are read."""
     check_file(path, error, max_bytes)
     try:
-        with open(path, "rb") as handle:
-            data = handle.read(max_bytes + 1)
+        with open(path, "rb") as handle:              # read(n) allocates n bytes at once
+            size = min(os.fstat(handle.fileno()).st_size, max_bytes)
+            data = handle.read(size + 1)
+            if size < len(data) <= max_bytes:         # the file grew since: read on
+                data += handle.read(max_bytes + 1 - len(data))
     except FileNotFoundError:
         raise error(f"{path}: no such file") from None
     except OSError as err:

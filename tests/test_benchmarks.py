@@ -16,6 +16,7 @@ SECTIONS = {
     "bench_experiment.py": ["end to end", "agent kernels by condition", "random-walk",
                             "first run of"],
     "bench_fit.py": ["import of", "fit of"],
+    "bench_import.py": ["1. import of", "2. load of", "3. fit of random-walk"],
     "bench_generators.py": ["digging", "Peers", "Dead-end share"],
     "bench_node_fit.py": ["1. trees and node decisions", "2. ml: every node model",
                           "3. peer: every node model", "the budget of"],

@@ -15,7 +15,7 @@ from pathlib import Path
 from mazesim.agents import make_agent, parse_vision
 from mazesim.errors import ConfigError, RunError
 from mazesim.experiment.seeds import cell_seed
-from mazesim.experiment.storage import RunStore
+from mazesim.experiment.storage import HUMAN, HUMAN_PILOT, RunStore
 from mazesim.limits import INT64_MAX
 from mazesim.maze import Maze, parse_maze
 from mazesim.records import Trajectory
@@ -60,6 +60,10 @@ def rerun_trial(run_dir: str | Path, trial_id: int) -> Rerun:
             allowed = "no trials stored yet" if last is None else f"allowed: 0 to {last}"
             raise ConfigError(f"trial_id: {trial_id} is not a trial of {run_dir} ({allowed})")
         maze_id, agent_label, vision_text, trial, moves, reached = row[0]
+        if agent_label in (HUMAN, HUMAN_PILOT):
+            raise ConfigError(f"--trial: {trial_id} of {run_dir} is a person's walk (a run "
+                              "of people): there is no agent to simulate again (`mazesim "
+                              "report` shows it)")
         text = store.query("SELECT text FROM mazes WHERE maze_id = ?", (maze_id,))
     labels = [a["label"] for a in config["agents"]]
     visions = [str(parse_vision(v)) for v in config["vision"]]

@@ -30,6 +30,7 @@ from mazesim.experiment.regression import RegressionTerm
 from mazesim.experiment.statistics import Correlation
 from mazesim.experiment.storage import (CHOICE_COLUMNS, HUMAN, HUMAN_PILOT, RunStore,
                                         read_samples)
+from mazesim.maze import parse_maze
 from mazesim.records import CHOICE_FIELDS
 
 __all__ = ["FILE_STRATUM", "SIMULATED", "Settings", "Results", "load_run", "read_run",
@@ -135,7 +136,11 @@ class Results:
         files: dict[str, list[int]] = {}
         for t in dict.fromkeys(ids):
             files.setdefault(self.sample_files[t], []).append(t)
-        return read_samples(self.run_dir, files)        # the files were checked by load_run
+        texts = self.mazes.set_index("maze_id").text
+        trials = self.trials.set_index("trial_id").maze_id
+        maze_ids = trials[trials.index.isin(ids)]             # a pilot's trial has no row here
+        mazes = {m: parse_maze(texts.loc[m]) for m in set(maze_ids.tolist())}
+        return read_samples(self.run_dir, files, {t: mazes[m] for t, m in maze_ids.items()})
 
 
 def load_run(path: str | Path, *, pilots: bool = False) -> Results:

@@ -252,8 +252,10 @@ class RunStore:
         """The stored positions of a sampled trial, or None."""
         return self.samples([trial_id]).get(trial_id)
 
-    def samples(self, trial_ids: Iterable[int]) -> dict[int, np.ndarray]:
-        """Positions (T+1, 2) of those of `trial_ids` that were sampled (each file read once)."""
+    def samples(self, trial_ids: Iterable[int], mazes: Mapping[int, Any] | None = None
+                ) -> dict[int, np.ndarray]:
+        """Positions (T+1, 2) of those of `trial_ids` that were sampled (each file read once);
+        with `mazes` (trial id -> Maze) each checked against its maze (`read_samples`)."""
         files: dict[str, list[int]] = {}
         with self._sqlite():
             for trial_id in trial_ids:
@@ -261,7 +263,7 @@ class RunStore:
                                         (int(trial_id),)).fetchone()
                 if row is not None:
                     files.setdefault(row[0], []).append(int(trial_id))
-        return read_samples(self.run_dir, files)
+        return read_samples(self.run_dir, files, mazes)
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
         with self._sqlite():
@@ -314,8 +316,14 @@ class transaction:
         self.conn.execute("COMMIT" if kind is None else "ROLLBACK")
 
 
-def read_samples(run_dir: Path, files: Mapping[str, Sequence[int]]) -> dict[int, np.ndarray]:
-    """Positions (T+1, 2) by trial id of the trials listed under each trajectory file."""
+def read_samples(run_dir: Path, files: Mapping[str, Sequence[int]],
+                 mazes: Mapping[int, Any] | None = None) -> dict[int, np.ndarray]:
+    """Positions (T+1, 2) by trial id of the trials listed under each trajectory file; with
+    `mazes` (trial id -> Maze), every walk there checked against its maze (`walks.walk_fault`: from
+    S over passages inside the grid), so that no kernel indexes a grid with an edited file's
+    cells; RunError naming the run, the trial, the file and the fault."""
+    from mazesim.walks import walk_fault
+
     out = {}
     for file, ids in files.items():
         try:
@@ -326,6 +334,11 @@ def read_samples(run_dir: Path, files: Mapping[str, Sequence[int]]) -> dict[int,
                 zipfile.BadZipFile) as err:
             raise RunError(f"{run_dir}: damaged: trajectory file {file} cannot be read "
                            f"({type(err).__name__}: {str(err)[:80]})") from None
+        for trial_id in ids if mazes is not None else ():
+            fault = walk_fault(mazes[trial_id], out[trial_id]) if trial_id in mazes else None
+            if fault is not None:
+                raise RunError(f"{run_dir}: damaged: trial {trial_id} in {file}, step "
+                               f"{fault[0]}: {fault[1]}")
     return out
 
 

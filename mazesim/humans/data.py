@@ -213,12 +213,14 @@ def excluded(run: HumanRun, participants: Sequence[str] = (), mazes: Sequence[st
     if len(participants) > MAX_EXCLUDED or len(mazes) > MAX_EXCLUDED:
         raise DataError(f"exclusions: {len(participants):,} participants and {len(mazes):,} "
                         f"mazes (allowed: at most {MAX_EXCLUDED:,} each)")
-    unknown = [p for p in participants if p not in set(run.participants)]
+    known = set(run.participants)
+    unknown = [p for p in participants if p not in known]
     if unknown:
         raise DataError(f"{run.path}: no participant {unknown[0]!r} to exclude "
                         f"({len(run.participants)} participants)")
     names = {m: maze_name(maze) for m, maze in run.mazes.items()}
-    missing = [m for m in mazes if m not in set(names.values())]
+    named = set(names.values())
+    missing = [m for m in mazes if m not in named]
     if missing:
         raise DataError(f"{run.path}: no maze {missing[0]!r} to exclude (mazes: "
                         f"{', '.join(sorted(set(names.values()))[:10])}"
@@ -241,7 +243,8 @@ def run_maze(text: str, meta: dict) -> Maze:
 
 def load_human_run(run_dir: str | Path) -> HumanRun:
     """Read a run of people (kind `human`: recorded by `mazesim play` or imported); DataError
-    for another run, a trial without its positions, or a ceiling passed."""
+    for another run, a trial without its positions, or a ceiling passed; RunError for a walk
+    that its maze does not allow (an edited trajectory file: checked before any kernel)."""
     from mazesim.walks import choice_records
 
     run_dir = Path(run_dir)
@@ -255,7 +258,11 @@ def load_human_run(run_dir: str | Path) -> HumanRun:
         mazes = {m.maze_id: run_maze(m.text, dict(m.meta)) for m in store.mazes()}
         rows = store.query("SELECT trial_id, seed, maze_id, vision FROM trials WHERE agent = ? "
                            "ORDER BY trial_id", (HUMAN,))
-        samples = store.samples(t for t, *_ in rows)
+        unknown = next((m for _, _, m, _ in rows if m not in mazes), None)
+        if unknown is not None:
+            raise DataError(f"{run_dir}: damaged: a trial of maze {unknown}, which the run "
+                            "does not have")
+        samples = store.samples((t for t, *_ in rows), {t: mazes[m] for t, _, m, _ in rows})
     people = tuple(dict.fromkeys(seed for _, seed, _, _ in rows))
     if len(people) > MAX_RUN_PARTICIPANTS:
         raise DataError(f"{run_dir}: {len(people):,} participants (at most "
@@ -268,12 +275,13 @@ def load_human_run(run_dir: str | Path) -> HumanRun:
         vision = visions.setdefault(label, parse_vision(label, f"trial {trial_id} vision"))
         trials.append(HumanTrial(trial_id, seed, maze_id, vision, samples[trial_id]))
     index = {p: i for i, p in enumerate(people)}
-    parts = []
+    parts, total = [], 0
     for k, trial in enumerate(trials):
         rec = choice_records(mazes[trial.maze_id], trial.positions)
         parts.append((np.full(len(rec), k), rec["step"], rec["chosen"], rec["open"],
                       np.full(len(rec), index[trial.participant])))
-        if sum(len(p[0]) for p in parts) > MAX_DECISIONS:
+        total += len(rec)
+        if total > MAX_DECISIONS:
             raise DataError(f"{run_dir}: more than {MAX_DECISIONS:,} junction decisions")
     columns = [np.concatenate([p[i] for p in parts]) if parts else np.zeros(0, np.int64)
                for i in range(5)]

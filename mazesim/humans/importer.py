@@ -19,7 +19,10 @@ before the move that leaves `positions[step]`, joinable with `choices` on (trial
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import tempfile
+from glob import escape as glob_escape
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -35,11 +38,14 @@ from mazesim.humans.sources import Problem, Recording, Source, read_csv, read_ms
 from mazesim.maze import Maze, format_maze
 from mazesim.records import CHOICE_DTYPE
 
-__all__ = ["RECORDER", "ImportSummary", "import_mst", "import_csv", "import_source",
-           "check_recording", "format_summary"]
+__all__ = ["RECORDER", "WARN_TRIALS", "ImportSummary", "import_mst", "import_csv",
+           "import_source", "check_recording", "map_warnings", "format_summary"]
 
 RECORDER = "import"
 """The `recorder` (meta) of a run of people imported by `mazesim import`."""
+WARN_TRIALS = 3
+"""Fewest trials of a maze ending on one cell other than G (or passing G) that the import warns
+of, when they are also more than half the maze's trials."""
 _TABLES = """
 CREATE TABLE import_trials (trial_id INTEGER PRIMARY KEY, participant TEXT NOT NULL,
                             number INTEGER NOT NULL, line INTEGER NOT NULL);
@@ -59,11 +65,13 @@ class ImportSummary:
     decisions: int
     unfinished: int
     skipped: tuple[Problem, ...]
+    warnings: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {"trials": self.trials, "participants": self.participants, "mazes": self.mazes,
                 "decisions": self.decisions, "unfinished": self.unfinished,
-                "skipped": [p.to_json() for p in self.skipped]}
+                "skipped": [p.to_json() for p in self.skipped],
+                "warnings": list(self.warnings)}
 
 
 def format_summary(summary: ImportSummary) -> str:
@@ -72,9 +80,9 @@ def format_summary(summary: ImportSummary) -> str:
     lines = [f"wrote {summary.run_dir}: {summary.trials:,} trials of {summary.participants} "
              f"participants on {summary.mazes} mazes, {summary.decisions:,} junction decisions, "
              f"{summary.unfinished} unfinished; {len(summary.skipped)} skipped"]
-    lines += [printable(f"skipped line {p.line}: participant {p.participant}, maze {p.maze}"
-                        + ("" if p.step is None else f", step {p.step}") + f": {p.reason}")
+    lines += [printable(f"skipped line {p.line}: {p.where()}: {p.reason}")
               for p in summary.skipped]
+    lines += [printable(f"warning: {w}") for w in summary.warnings]
     return "\n".join(lines) + "\n"
 
 
@@ -93,26 +101,14 @@ def import_csv(path: str | Path, mazes: str | Path, run_dir: str | Path, *,
 
 
 def check_recording(maze: Maze, rec: Recording) -> Problem | None:
-    """The first fault of a recorded trial in `maze`, or None for a valid walk."""
-    pos = rec.positions
-    if len(pos) == 0:
+    """The first fault of a recorded trial in `maze` (`walks.walk_fault`), or None for a valid
+    walk."""
+    from mazesim.walks import walk_fault
+
+    if len(rec.positions) == 0:
         return rec.problem(None, "no cells")
-    h, w = maze.shape
-    goal_at = None
-    for k, (r, c) in enumerate(pos.tolist()):
-        if not (0 <= r < h and 0 <= c < w):
-            return rec.problem(k, f"{(r, c)} is off the {h}x{w} grid")
-        if not maze.is_passage((r, c)):
-            return rec.problem(k, f"{(r, c)} is a wall")
-        if k == 0 and (r, c) != maze.start:
-            return rec.problem(0, f"starts at {(r, c)}, not at S {maze.start}")
-        if k > 0 and abs(r - pos[k - 1, 0]) + abs(c - pos[k - 1, 1]) != 1:
-            return rec.problem(k, f"{(r, c)} is not next to {tuple(pos[k - 1].tolist())}")
-        if goal_at is not None:
-            return rec.problem(k, f"goes on after reaching G at step {goal_at}")
-        if (r, c) == maze.goal:
-            goal_at = k
-    return None
+    fault = walk_fault(maze, rec.positions)
+    return None if fault is None else rec.problem(*fault)
 
 
 def import_source(source: Source, run_dir: str | Path, *, skip_invalid: bool = False
@@ -131,20 +127,98 @@ def import_source(source: Source, run_dir: str | Path, *, skip_invalid: bool = F
         else:
             problems.append(problem)
     problems.sort(key=lambda p: p.line)
+    warnings = map_warnings(source)
     if problems and not skip_invalid:
-        raise DataError(problems[0].describe(source.path) + " (skip_invalid imports the "
-                        "valid trials and lists the others)")
+        first = problems[0]
+        hint = next((f"; {w}" for w in warnings if w.startswith(f"maze {first.maze}: ")), "")
+        raise DataError(first.describe(source.path) + printable(hint) + " (skip_invalid "
+                        "imports the valid trials and lists the others)")
     if not valid:
         raise DataError(f"{source.path}: no valid trial to import")
+    return _write_aside(source, valid, tuple(problems), warnings, run_dir)
+
+
+def map_warnings(source: Source) -> tuple[str, ...]:
+    """One line per maze whose trials mostly (more than half, at least `WARN_TRIALS`) end on
+    one cell that is not its G, or pass G and go on: the map is likely not the one people saw
+    (DESIGN.md section 11)."""
+    from collections import Counter
+
+    totals, ends, passes = Counter(), {}, Counter()
+    for rec in source.recordings:
+        maze = source.mazes.get(rec.maze)
+        if maze is None or len(rec.positions) == 0:
+            continue
+        totals[rec.maze] += 1
+        at_goal = (rec.positions == maze.goal).all(axis=1)
+        if at_goal[:-1].any():
+            passes[rec.maze] += 1
+        elif not at_goal[-1]:
+            ends.setdefault(rec.maze, Counter())[tuple(rec.positions[-1].tolist())] += 1
+    out = []
+    for name in sorted(totals):
+        total, goal = totals[name], source.mazes[name].goal
+        if passes[name] >= WARN_TRIALS and 2 * passes[name] > total:
+            out.append(f"maze {name}: {passes[name]} of {total} trials pass its exit G {goal} "
+                       "and go on: the map is likely not the one people saw")
+        if name in ends:
+            cell, count = ends[name].most_common(1)[0]
+            if count >= WARN_TRIALS and 2 * count > total:
+                out.append(f"maze {name}: {count} of {total} trials end on {cell}, not on its "
+                           f"exit G {goal}: the map is likely not the one people saw")
+    return tuple(out)
+
+
+def _write_aside(source: Source, valid: list[Recording], skipped: tuple[Problem, ...],
+                 warnings: tuple[str, ...], run_dir: Path) -> ImportSummary:
+    """Write the run into a new hidden sibling of `run_dir` and rename it to `run_dir` at the
+    end: an import killed on the way leaves no run that looks complete, only that sibling (its
+    lock released), which the next import into `run_dir` removes."""
+    from mazesim.experiment.rundir import lock_run
+
     try:
-        summary = _write(source, valid, tuple(problems), run_dir)
+        run_dir.parent.mkdir(parents=True, exist_ok=True)
+        _clear_leftovers(run_dir)
+        part = Path(tempfile.mkdtemp(prefix=_leftover_prefix(run_dir), dir=run_dir.parent))
     except OSError as err:
-        shutil.rmtree(run_dir, ignore_errors=True)
+        raise DataError(f"-o {run_dir}: cannot write ({err.strerror or err})") from None
+    lock = None
+    try:
+        lock = lock_run(part, "mazesim import")
+        summary = _write(source, valid, skipped, warnings, part, run_dir, lock)
+        os.rename(part, run_dir)
+    except OSError as err:
+        shutil.rmtree(part, ignore_errors=True)
         raise DataError(f"-o {run_dir}: cannot write ({err.strerror or err})") from None
     except BaseException:
-        shutil.rmtree(run_dir, ignore_errors=True)
+        shutil.rmtree(part, ignore_errors=True)
         raise
+    finally:
+        if lock is not None:
+            lock.release()
     return summary
+
+
+def _leftover_prefix(run_dir: Path) -> str:
+    return f".{run_dir.name}.import-"
+
+
+def _clear_leftovers(run_dir: Path) -> None:
+    """Remove the siblings that killed imports into `run_dir` left (their lock is free)."""
+    from mazesim.errors import RunError
+    from mazesim.experiment.rundir import lock_run
+
+    for part in run_dir.parent.glob(glob_escape(_leftover_prefix(run_dir)) + "*"):
+        if not part.is_dir() or part.is_symlink():
+            continue
+        try:
+            lock = lock_run(part, "mazesim import")
+        except RunError:
+            continue                                    # another import is writing it
+        try:
+            shutil.rmtree(part, ignore_errors=True)
+        finally:
+            lock.release()
 
 
 def _check_free(run_dir: str | Path) -> None:
@@ -155,7 +229,9 @@ def _check_free(run_dir: str | Path) -> None:
 
 
 def _write(source: Source, valid: list[Recording], skipped: tuple[Problem, ...],
-           run_dir: Path) -> ImportSummary:
+           warnings: tuple[str, ...], part: Path, run_dir: Path, lock: Any) -> ImportSummary:
+    """Write the run into the folder `part` (to be renamed `run_dir`), whose `lock` the
+    caller holds."""
     from mazesim.experiment.runner import ENVIRONMENT_FILE, environment
     from mazesim.walks import choice_records
 
@@ -164,18 +240,17 @@ def _write(source: Source, valid: list[Recording], skipped: tuple[Problem, ...],
     people = list(dict.fromkeys(r.participant for r in valid))
     number = {p: i for i, p in enumerate(people)}
     visions = {id(r): str(_vision(r, source)) for r in valid}
-    run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / ENVIRONMENT_FILE).write_text(json.dumps(environment(), indent=1) + "\n",
-                                            encoding="utf-8")
+    (part / ENVIRONMENT_FILE).write_text(json.dumps(environment(), indent=1) + "\n",
+                                         encoding="utf-8")
     decisions = 0
-    with RunStore(run_dir, create=True) as store:
+    with RunStore(part, create=True, lock=lock) as store:
         store.conn.executescript(_TABLES)
         store.set_meta(name=run_dir.name, kind=HUMAN, recorder=RECORDER, format=source.format,
-                       source=source.path, skipped=len(skipped),
+                       source=source.path, skipped=len(skipped), warnings=list(warnings),
                        config=_report_config(run_dir, source, names, valid))
         store.add_mazes(_maze_record(i, name, source, valid) for i, name in enumerate(names))
         with transaction(store.conn) as db:
-            write_samples(db, run_dir, {t: r.positions for t, r in enumerate(valid)})
+            write_samples(db, part, {t: r.positions for t, r in enumerate(valid)})
             groups: dict[tuple[str, str], list[int]] = {}
             for t, rec in enumerate(valid):
                 groups.setdefault((rec.maze, visions[id(rec)]), []).append(t)
@@ -197,11 +272,11 @@ def _write(source: Source, valid: list[Recording], skipped: tuple[Problem, ...],
             db.executemany("INSERT INTO import_trials VALUES (?, ?, ?, ?)",
                            [(t, r.participant, r.number, r.line) for t, r in enumerate(valid)])
             db.executemany("INSERT INTO import_times VALUES (?, ?, ?)",
-                           [(t, k, float(ms)) for t, r in enumerate(valid)
-                            if r.times is not None for k, ms in enumerate(r.times.tolist())])
+                           ((t, k, ms) for t, r in enumerate(valid) if r.times is not None
+                            for k, ms in enumerate(r.times.tolist())))
     unfinished = sum(tuple(r.positions[-1]) != source.mazes[r.maze].goal for r in valid)
     return ImportSummary(run_dir, len(valid), len(people), len(names), decisions, unfinished,
-                         skipped)
+                         skipped, warnings)
 
 
 def _vision(rec: Recording, source: Source) -> Vision:

@@ -11,7 +11,8 @@ separated: `subject world trialNo steps path times`; `path` is `p(x,y)` cells wi
 y = row, `times` the milliseconds before each move) and `mazes/NAME.txt` (width, height, then
 rows of digits: 3 wall, 0 floor not yet seen, 6 floor seen from the start, 5 start, 2 exit;
 cells beyond a short row are outside the map, read as walls). The `steps` column is not read
-(in experiment 1 it is each participant's running total, not the trial's moves).
+(in experiment 1 it is each participant's running total, not the trial's moves). The maps are
+read by `mst_maps` (re-exported here).
 
 **Long CSV**: one row per visited cell, header `participant, maze, trial, step, row, col` and
 optionally `t_ms` (milliseconds before the move into the cell; empty on step 0) and `vision` (a
@@ -22,18 +23,21 @@ cells seen at the start).
 
 from __future__ import annotations
 
-import csv
-import io
 import re
+from array import array
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
 import numpy as np
 
-from mazesim.agents.vision import MST_VISION, SEEN_AT_START, Vision, parse_vision
-from mazesim.errors import DataError, MazeFormatError, MazesimError, read_text
-from mazesim.maze import PASSAGE, WALL, Maze, parse_maze, read_maze
+from mazesim.agents.vision import MST_VISION, Vision, parse_vision
+from mazesim.errors import DataError, MazesimError, file_problem
+from mazesim.humans.fields import Unreadable, integer, number, quoted, read_table
+from mazesim.humans.mst_maps import (MAX_MAZE_SIDE, SIDE_DIGITS, mst_cells, parse_mst_maze,
+                                     read_any_maze, read_mst_maze)
+from mazesim.limits import MAX_MAZE_CELLS
+from mazesim.maze import Maze, read_maze
 from mazesim.schema import NAME_PATTERN
 
 __all__ = ["Recording", "Problem", "Source", "MST_TABLE", "MST_MAZES", "CSV_COLUMNS",
@@ -44,7 +48,6 @@ __all__ = ["Recording", "Problem", "Source", "MST_TABLE", "MST_MAZES", "CSV_COLU
 MST_TABLE = "plandata.csv"
 MST_MAZES = "mazes"
 MST_COLUMNS = ("subject", "world", "trialNo", "path", "times")
-MST_WALL, MST_FLOOR, MST_SEEN, MST_START, MST_EXIT = "3", "0", "6", "5", "2"
 CSV_COLUMNS = ("participant", "maze", "trial", "step", "row", "col")
 CSV_OPTIONAL = ("t_ms", "vision")
 MAZE_SUFFIXES = (".txt", ".json")
@@ -59,12 +62,13 @@ MAX_PARTICIPANTS = 100_000
 """Most participants of one input."""
 MAX_MAZES = 10_000
 """Most distinct mazes of one input."""
-MAX_MAZE_SIDE = 5_000
-"""Largest width or height of a Maze Search Task map."""
 
-_CELL = re.compile(r"p\((\d+),(\d+)\)")
-_DIGITS = re.compile(r"[0-9]+")
-_PATH = re.compile(r"(?:p\(\d+,\d+\);?)+")
+MAX_TOTAL_CELLS = MAX_MAZE_CELLS
+"""Most cells of all the mazes of one input together, as their files declare them (a Maze
+Search Task map of a few bytes may declare 5,000 x 5,000): checked before any maze is read."""
+
+_CELL = re.compile(r"p\(([0-9]+),([0-9]+)\)")
+_PATH = re.compile(r"(?:p\([0-9]+,[0-9]+\);?)+")
 
 
 @dataclass(frozen=True)
@@ -79,9 +83,13 @@ class Problem:
 
     def describe(self, path: str) -> str:
         """One line: `path:line: participant P, maze M, step k: reason`."""
+        return f"{path}:{self.line}: {self.where()}: {self.reason}"
+
+    def where(self) -> str:
+        """`participant P, maze M[, step k]`, the ids cut to 40 characters."""
         step = "" if self.step is None else f", step {self.step}"
-        return (f"{path}:{self.line}: participant {self.participant or '?'}, maze "
-                f"{self.maze or '?'}{step}: {self.reason}")
+        return (f"participant {_cut(self.participant) or '?'}, maze {_cut(self.maze) or '?'}"
+                f"{step}")
 
     def to_json(self) -> dict:
         return {"line": self.line, "participant": self.participant, "maze": self.maze,
@@ -125,24 +133,31 @@ class Source:
 
 def read_mst(folder: str | Path) -> Source:
     """Read a Maze Search Task folder (`plandata.csv` and `mazes/`); vision `{isovist: 10, map:
-    known}`, what each map shows at the start in its mazes' `meta["seen_at_start"]`."""
+    known}`, what each map shows at the start in its mazes' `meta["seen_at_start"]`. A second
+    row of a subject's trialNo is a problem of its trial (a duplicated row was imported twice)."""
     folder = Path(folder)
     table = folder / MST_TABLE
     if not folder.is_dir():
         raise DataError(f"{folder}: not a folder (expected {MST_TABLE} and {MST_MAZES}/)")
-    rows, header = _rows(table, "\t")
-    index = _columns(table, header, MST_COLUMNS, optional=None)
+    rows = read_table(table, "\t", MAX_TRIALS)
+    index = rows.columns(MST_COLUMNS, optional=None)
     recordings, unreadable = [], []
-    for line, row in rows:
+    first: dict[tuple[str, str], int] = {}
+    for line, row in rows.rows():
         get = _getter(row, index)
         participant, maze = get("subject"), get("world")
         try:
-            recordings.append(_mst_recording(line, participant, maze, get))
-        except _Unreadable as err:
-            unreadable.append(Problem(line, participant, maze, None, str(err)))
+            rec = _mst_recording(line, participant, maze, get)
+            seen = first.setdefault((participant, get("trialNo")), line)
+            if seen != line:
+                raise Unreadable(f"trialNo {rec.number} of this subject again (first on line "
+                                 f"{seen})")
+            recordings.append(rec)
+        except Unreadable as err:
+            unreadable.append(Problem(line, participant, maze, err.step, str(err)))
     _check_counts(table, recordings, unreadable)
     mazes, missing = _mazes({r.maze for r in recordings}, lambda name: _mst_maze_file(
-        folder, name), read_mst_maze)
+        folder, name), read_mst_maze, mst_cells)
     return Source("mst", str(table), tuple(recordings), tuple(unreadable), mazes, missing,
                   MST_VISION)
 
@@ -150,132 +165,130 @@ def read_mst(folder: str | Path) -> Source:
 def read_csv(path: str | Path, mazes: str | Path, vision: Vision | str | int = "full"
              ) -> Source:
     """Read a long CSV of visited cells and the mazes it names from the folder `mazes`; trials
-    without a `vision` value get `vision`."""
+    without a `vision` value get `vision`. Rows are kept as numbers as they are read (about 50
+    bytes a row), never as text."""
     path, folder = Path(path), Path(mazes)
     if not folder.is_dir():
         raise DataError(f"mazes: {folder}: not a folder")
     default = parse_vision(vision, "vision")
-    rows, header = _rows(path, ",")
-    index = _columns(path, header, CSV_COLUMNS, optional=CSV_OPTIONAL)
-    groups: dict[tuple[str, str, str], list[tuple[int, list[str]]]] = {}
-    for line, row in rows:
-        get = _getter(row, index)
-        groups.setdefault((get("participant"), get("maze"), get("trial")), []).append((line, row))
-    recordings, unreadable = [], []
-    for (participant, maze, trial), cells in groups.items():
-        first = cells[0][0]
-        try:
-            recordings.append(_csv_recording(participant, maze, trial, cells, index))
-        except _Unreadable as err:
-            unreadable.append(Problem(err.line or first, participant, maze, err.step, str(err)))
+    table = read_table(path, ",", MAX_CSV_ROWS)
+    index = table.columns(CSV_COLUMNS, optional=CSV_OPTIONAL)
+    cells = _CsvCells(index, len(table.header))
+    for line, row in table.rows():
+        cells.add(line, row)
+    recordings, unreadable = cells.recordings()
     _check_counts(path, recordings, unreadable)
     found, missing = _mazes({r.maze for r in recordings}, lambda name: _maze_file(folder, name),
-                            read_maze)
+                            read_maze, _file_cells)
     return Source("csv", str(path), tuple(recordings), tuple(unreadable), found, missing,
                   default)
 
 
-def read_mst_maze(path: str | Path) -> Maze:
-    """A Maze Search Task map file as a Maze (`meta`: its name and `seen_at_start`)."""
-    path = Path(path)
-    return parse_mst_maze(read_text(path, DataError), str(path), path.stem)
+class _CsvCells:
+    """The rows of a long CSV as columns of numbers, grouped into trials by (participant, maze,
+    trial); a trial's first unreadable field makes it a problem (the rest of it is dropped)."""
+
+    def __init__(self, index: dict[str, int], width: int) -> None:
+        self.timed = "t_ms" in index
+        self.width = width                              # a missing column reads the "" after
+        self.index = [index.get(name, width) for name in CSV_COLUMNS + CSV_OPTIONAL]
+        self.keys: dict[tuple[str, str, str], int] = {}
+        self.first: list[int] = []                      # each trial's first line
+        self.visions: list[set[str]] = []
+        self.problems: dict[int, Unreadable] = {}
+        self.columns = {name: array("q") for name in ("trial", "line", "step", "row", "col")}
+        self.times = array("d")
+
+    def add(self, line: int, row: list[str]) -> None:
+        """One row (the hot loop of a 20-million-row file: a few microseconds a row)."""
+        if len(row) < self.width:
+            row += [""] * (self.width - len(row))
+        row.append("")
+        p, m, t, st, r, c, ms_at, v = self.index
+        key = (row[p].strip(), row[m].strip(), row[t].strip())
+        k = self.keys.setdefault(key, len(self.keys))
+        if k == len(self.first):
+            self.first.append(line)
+            self.visions.append(set())
+        if k in self.problems:
+            return
+        try:
+            step = integer(row[st], "step", line)
+            values = (k, line, step, integer(row[r], "row", line, step),
+                      integer(row[c], "col", line, step))
+            t_ms = row[ms_at].strip()
+            if not self.timed:
+                ms = 0.0
+            elif step == 0:
+                if t_ms not in ("", "0"):
+                    raise Unreadable("t_ms on step 0 (no move leads into the start): leave it "
+                                     "empty", line, 0)
+                ms = float("nan")
+            else:
+                ms = number(t_ms, "t_ms", line, step)
+        except Unreadable as err:
+            self.problems[k] = err
+            return
+        for column, value in zip(self.columns.values(), values):
+            column.append(value)
+        self.times.append(ms)
+        self.visions[k].add(row[v].strip())
+
+    def recordings(self) -> tuple[list[Recording], list[Problem]]:
+        """The trials in order of first appearance, and the problems of the unreadable ones."""
+        cols = {name: np.frombuffer(values, np.int64) if len(values) else np.zeros(0, np.int64)
+                for name, values in self.columns.items()}
+        times = np.frombuffer(self.times, np.float64) if len(self.times) else np.zeros(0)
+        order = np.lexsort((cols["step"], cols["trial"]))
+        bounds = np.searchsorted(cols["trial"][order], np.arange(len(self.keys) + 1))
+        recordings, unreadable = [], []
+        for (participant, maze, trial), k in self.keys.items():
+            rows = order[bounds[k]:bounds[k + 1]]
+            try:
+                if k in self.problems:
+                    raise self.problems[k]
+                recordings.append(self._recording(participant, maze, trial, k, rows,
+                                                  {n: c[rows] for n, c in cols.items()},
+                                                  times[rows]))
+            except Unreadable as err:
+                unreadable.append(Problem(err.line or self.first[k], participant, maze,
+                                          err.step, str(err)))
+        return recordings, unreadable
+
+    def _recording(self, participant: str, maze: str, trial: str, k: int, rows: np.ndarray,
+                   col: dict[str, np.ndarray], times: np.ndarray) -> Recording:
+        first = self.first[k]
+        if not participant:
+            raise Unreadable("no participant", first)
+        trial_no = integer(trial, "trial", first)
+        if len(rows) - 1 > MAX_STEPS:
+            raise Unreadable(f"{len(rows) - 1:,} moves (at most {MAX_STEPS:,})", first)
+        steps, lines = col["step"], col["line"]
+        wrong = np.flatnonzero(steps != np.arange(len(steps)))
+        if wrong.size:
+            j = int(wrong[0])
+            step, line = int(steps[j]), int(lines[j])
+            if j > 0 and steps[j - 1] == step:
+                raise Unreadable(f"step {step} twice (lines {min(line, int(lines[j - 1]))} and "
+                                 f"{max(line, int(lines[j - 1]))})", line, step)
+            raise Unreadable(f"no step {j} (steps must be 0, 1, 2, ...)", line, j)
+        labels = self.visions[k]
+        vision = None
+        if labels - {""}:
+            if len(labels) > 1:
+                raise Unreadable(f"vision changes within the trial "
+                                 f"({', '.join(sorted(labels))})", int(lines[0]))
+            try:
+                vision = parse_vision(next(iter(labels)), "vision")
+            except MazesimError as err:
+                raise Unreadable(str(err), int(lines[0])) from None
+        positions = np.stack([col["row"], col["col"]], axis=1)
+        return Recording(int(lines[0]), participant, maze, trial_no, positions, lines.copy(),
+                         times[1:].copy() if self.timed else None, vision)
 
 
-def read_any_maze(path: str | Path) -> Maze:
-    """A maze file of either kind: a mazesim JSON maze ends in `.json`; a Maze Search Task map
-    begins with its width, a line of digits (no line of a mazesim text maze has a digit);
-    anything else is a mazesim text maze. Its `meta["name"]` is the file's stem unless it has
-    one."""
-    path = Path(path)
-    if path.suffix.lower() == ".json":
-        maze = read_maze(path)
-    else:
-        text = read_text(path, MazeFormatError)
-        if _DIGITS.fullmatch(text.split("\n", 1)[0].strip()):
-            return parse_mst_maze(text, str(path), path.stem)
-        maze = parse_maze(text, str(path))
-    if maze.meta.get("name"):
-        return maze
-    return Maze(maze.grid, maze.start, maze.goal, maze.marks, {**maze.meta, "name": path.stem})
-
-
-def parse_mst_maze(text: str, source: str = "<mst>", name: str = "") -> Maze:
-    """Parse a Maze Search Task map (see the module docstring); errors name `source:line:col`."""
-    lines = text.splitlines()
-    while lines and not lines[-1].strip():
-        lines.pop()
-    if len(lines) < 2:
-        raise DataError(f"{source}: expected the width and the height on lines 1 and 2")
-    width, height = (_side(source, k + 1, lines[k]) for k in range(2))
-    rows = lines[2:]
-    if len(rows) > height:
-        raise DataError(f"{source}:{height + 3}: more than the {height} rows the header gives")
-    codes = np.full((height, width), MST_WALL, "<U1")
-    for r, row in enumerate(rows):
-        row = row.rstrip("\r")
-        if len(row) > width:
-            raise DataError(f"{source}:{r + 3}:{width + 1}: row longer than the width {width}")
-        for c, ch in enumerate(row):
-            if ch not in (MST_WALL, MST_FLOOR, MST_SEEN, MST_START, MST_EXIT):
-                raise DataError(f"{source}:{r + 3}:{c + 1}: unknown code {ch!r} (allowed: "
-                                "3 wall, 0 floor, 6 floor seen, 5 start, 2 exit)")
-            codes[r, c] = ch
-    cells = {}
-    for code, what in ((MST_START, "start"), (MST_EXIT, "exit")):
-        found = np.argwhere(codes == code)
-        if len(found) != 1:
-            raise DataError(f"{source}: {len(found)} cells coded {code} ({what}); expected one")
-        cells[what] = (int(found[0, 0]), int(found[0, 1]))
-    grid = np.where(codes == MST_WALL, WALL, PASSAGE).astype(np.uint8)
-    seen = [[int(r), int(c)] for r, c in np.argwhere(codes == MST_SEEN)]
-    return Maze(grid, cells["start"], cells["exit"],
-                meta={"name": name or Path(source).stem, SEEN_AT_START: seen})
-
-
-class _Unreadable(Exception):
-    """A trial that cannot be read; `line` and `step` say where, when known."""
-
-    def __init__(self, reason: str, line: int | None = None, step: int | None = None) -> None:
-        super().__init__(reason)
-        self.line, self.step = line, step
-
-
-def _rows(path: Path, delimiter: str) -> tuple[list[tuple[int, list[str]]], list[str]]:
-    """(line number, fields) of every non-empty row after the header, and the header."""
-    text = read_text(path, DataError)
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
-    try:
-        header = next(reader, None)
-        if header is None:
-            raise DataError(f"{path}: empty file (expected a header line)")
-        rows = []
-        for fields in reader:
-            if any(f.strip() for f in fields):
-                rows.append((reader.line_num, fields))
-            if len(rows) > MAX_CSV_ROWS:
-                raise DataError(f"{path}: more than {MAX_CSV_ROWS:,} rows")
-    except csv.Error as err:
-        raise DataError(f"{path}:{reader.line_num}: {err}") from None
-    return rows, [h.strip() for h in header]
-
-
-def _columns(path: Path, header: list[str], required: tuple[str, ...],
-             optional: tuple[str, ...] | None) -> dict[str, int]:
-    """Column index by name; DataError for a missing column or, when `optional` is given (a
-    closed format), an unknown one."""
-    index = {name: k for k, name in enumerate(header)}
-    allowed = f"{', '.join(required)}" + (f"; optional {', '.join(optional)}" if optional
-                                          else "")
-    if optional is not None:
-        for name in header:
-            if name not in required and name not in optional:
-                raise DataError(f"{path}:1: unknown column {name!r} (expected {allowed})")
-    if len(index) != len(header):
-        raise DataError(f"{path}:1: a column name appears twice")
-    for name in required:
-        if name not in index:
-            raise DataError(f"{path}:1: no column {name!r} (expected {allowed})")
-    return index
+def _cut(text: str, limit: int = 40) -> str:
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def _getter(row: list[str], index: dict[str, int]):
@@ -287,90 +300,25 @@ def _getter(row: list[str], index: dict[str, int]):
 
 def _mst_recording(line: int, participant: str, maze: str, get) -> Recording:
     if not participant:
-        raise _Unreadable("no subject")
-    number = _integer(get("trialNo"), "trialNo")
+        raise Unreadable("no subject")
+    trial_no = integer(get("trialNo"), "trialNo")
     path = get("path")
     if not _PATH.fullmatch(path):
-        raise _Unreadable(f"path {_short(path)} is not p(x,y) cells separated by ';'")
-    cells = [(int(y), int(x)) for x, y in _CELL.findall(path)]
-    if len(cells) - 1 > MAX_STEPS:
-        raise _Unreadable(f"{len(cells) - 1:,} moves (at most {MAX_STEPS:,})")
+        raise Unreadable(f"path {quoted(path)} is not p(x,y) cells separated by ';'")
+    pairs = _CELL.findall(path)
+    if len(pairs) - 1 > MAX_STEPS:
+        raise Unreadable(f"{len(pairs) - 1:,} moves (at most {MAX_STEPS:,})")
+    far = next((k for k, xy in enumerate(pairs) if max(map(len, xy)) > SIDE_DIGITS), None)
+    if far is not None:
+        raise Unreadable(f"p({pairs[far][0]},{pairs[far][1]}) is off any map (sides at most "
+                         f"{MAX_MAZE_SIDE:,})"[:120], step=far)
+    cells = [(int(y), int(x)) for x, y in pairs]
     times = [t for t in get("times").split(";") if t.strip()]
-    values = np.array([_number(t, "times") for t in times], np.float64)
+    values = np.array([number(t.strip(), "times") for t in times], np.float64)
     if len(values) != len(cells) - 1:
-        raise _Unreadable(f"{len(values)} times for {len(cells) - 1} moves")
-    return Recording(line, participant, maze, number, np.array(cells, np.int64).reshape(-1, 2),
+        raise Unreadable(f"{len(values)} times for {len(cells) - 1} moves")
+    return Recording(line, participant, maze, trial_no, np.array(cells, np.int64).reshape(-1, 2),
                      np.full(len(cells), line, np.int64), values)
-
-
-def _csv_recording(participant: str, maze: str, trial: str, cells: list, index: dict
-                   ) -> Recording:
-    if not participant:
-        raise _Unreadable("no participant", cells[0][0])
-    number = _integer(trial, "trial", cells[0][0])
-    if len(cells) - 1 > MAX_STEPS:
-        raise _Unreadable(f"{len(cells) - 1:,} moves (at most {MAX_STEPS:,})", cells[0][0])
-    steps = []
-    for line, row in cells:
-        get = _getter(row, index)
-        step = _integer(get("step"), "step", line)
-        steps.append((step, line, _integer(get("row"), "row", line, step),
-                      _integer(get("col"), "col", line, step), get("t_ms"), get("vision")))
-    steps.sort()
-    for k, (step, line, *_rest) in enumerate(steps):
-        if step != k:
-            seen = next((s[1] for s in steps if s[0] == step and s[1] != line), None)
-            if seen is not None:
-                raise _Unreadable(f"step {step} twice (lines {seen} and {line})", line, step)
-            raise _Unreadable(f"no step {k} (steps must be 0, 1, 2, ...)", line, k)
-    positions = np.array([(r, c) for _, _, r, c, _, _ in steps], np.int64).reshape(-1, 2)
-    lines = np.array([line for _, line, *_ in steps], np.int64)
-    times = None
-    if "t_ms" in index:
-        if steps[0][4] not in ("", "0"):
-            raise _Unreadable("t_ms on step 0 (no move leads into the start): leave it empty",
-                              steps[0][1], 0)
-        times = np.array([_number(t, "t_ms", line, step)
-                          for step, line, _, _, t, _ in steps[1:]], np.float64)
-    labels = {v for *_, v in steps}
-    vision = None
-    if labels - {""}:
-        if len(labels) > 1:
-            raise _Unreadable(f"vision changes within the trial ({', '.join(sorted(labels))})",
-                              steps[0][1])
-        try:
-            vision = parse_vision(labels.pop(), "vision")
-        except MazesimError as err:
-            raise _Unreadable(str(err), steps[0][1]) from None
-    return Recording(steps[0][1], participant, maze, number, positions, lines, times, vision)
-
-
-def _integer(text: str, name: str, line: int | None = None, step: int | None = None) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise _Unreadable(f"{name} {_short(text)} is not an integer", line, step) from None
-
-
-def _number(text: str, name: str, line: int | None = None, step: int | None = None) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not (0.0 <= value < float("inf")):
-        raise _Unreadable(f"{name} {_short(text)} is not a number >= 0", line, step)
-    return value
-
-
-def _short(text: str) -> str:
-    return repr(text if len(text) <= 40 else text[:37] + "...")
-
-
-def _side(source: str, line: int, text: str) -> int:
-    if not text.strip().isdigit() or not 1 <= int(text) <= MAX_MAZE_SIDE:
-        raise DataError(f"{source}:{line}: {text.strip()!r} (expected a size from 1 to "
-                        f"{MAX_MAZE_SIDE:,})")
-    return int(text)
 
 
 def _check_counts(path: Path, recordings: list[Recording], unreadable: list[Problem]) -> None:
@@ -384,16 +332,37 @@ def _check_counts(path: Path, recordings: list[Recording], unreadable: list[Prob
             raise DataError(f"{path}: {count:,} {what} (at most {limit:,})")
 
 
-def _mazes(names: Iterable[str], locate, read) -> tuple[dict[str, Maze], dict[str, str]]:
-    """Each named maze read from the file `locate(name)` gives (None: a reason instead)."""
-    found, missing = {}, {}
+def _mazes(names: Iterable[str], locate, read, cells) -> tuple[dict[str, Maze], dict[str, str]]:
+    """Each named maze read from the file `locate(name)` gives (None: a reason instead), once
+    the cells all the files declare (`cells(path)`) are known to be within `MAX_TOTAL_CELLS`."""
+    files, missing = {}, {}
     for name in sorted(names):
         where = locate(name)
         if isinstance(where, str):
             missing[name] = where
-            continue
-        found[name] = read(where)
+        else:
+            files[name] = where
+    total = sum(cells(path) for path in files.values())
+    if total > MAX_TOTAL_CELLS:
+        folder = next(iter(files.values())).parent
+        raise DataError(f"{folder}: the {len(files):,} maze files declare {total:,} cells in "
+                        f"all (at most {MAX_TOTAL_CELLS:,})")
+    found, total = {}, 0
+    for name, path in files.items():                # what a file hid from `cells`: one maze more
+        found[name] = read(path)
+        total += found[name].grid.size
+        if total > MAX_TOTAL_CELLS:
+            raise DataError(f"{path.parent}: the maze files up to {path.name} have "
+                            f"{total:,} cells in all (at most {MAX_TOTAL_CELLS:,})")
     return found, missing
+
+
+def _file_cells(path: Path) -> int:
+    """At most the size of a mazesim maze file (a cell takes at least one byte of its text)."""
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
 
 
 def _mst_maze_file(folder: Path, name: str) -> Path | str:
@@ -404,9 +373,11 @@ def _maze_file(folder: Path, name: str, suffixes: tuple[str, ...] = MAZE_SUFFIXE
                ) -> Path | str:
     """The file of maze `name` in `folder`, or why there is none."""
     if not NAME_PATTERN.fullmatch(name):
-        return (f"maze name {_short(name)} (allowed: letters, digits, '_', '.', '-', at most "
+        return (f"maze name {quoted(name)} (allowed: letters, digits, '_', '.', '-', at most "
                 "64)")
     for suffix in suffixes:
-        if (folder / (name + suffix)).is_file():
-            return folder / (name + suffix)
+        path = folder / (name + suffix)
+        if path.exists() or path.is_symlink():
+            problem = file_problem(path)
+            return path if problem is None else f"maze file {path}: {problem}"
     return f"no maze file {' or '.join(str(folder / (name + s)) for s in suffixes)}"

@@ -8,7 +8,7 @@ from mazesim.walks.metrics import (LogLikelihood, TrajectoryMetrics, batch_repor
                                    first_choice_counts, trajectory_metrics, visit_counts)
 from mazesim.walks.nodes import NodeChoice, NodeCutter, node_choices
 from mazesim.walks.simulate import (check_walk, choice_records, choices_of, simulate,
-                                    simulate_many, trial_seed)
+                                    simulate_many, trial_seed, walk_fault)
 
 __all__ = [
     "Batch",
@@ -20,6 +20,7 @@ __all__ = [
     "choices_of",
     "choice_records",
     "check_walk",
+    "walk_fault",
     "TrajectoryMetrics",
     "LogLikelihood",
     "trajectory_metrics",

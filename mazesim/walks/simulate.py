@@ -19,7 +19,7 @@ from mazesim.agents import AgentBase, Vision, parse_vision
 from mazesim.agents.base import STATE_WORDS, choice_rows, padded_maze, trial_streams
 from mazesim.errors import AgentError
 from mazesim.limits import MAX_KEPT_MOVES, MAX_STEPS, MAX_TRIALS, gigabytes
-from mazesim.maze import Maze, readonly
+from mazesim.maze import PASSAGE, Maze, readonly
 from mazesim.records import NO_MARK, Batch, Choice, Trajectory, choice_array
 
 __all__ = [
@@ -30,6 +30,7 @@ __all__ = [
     "choices_of",
     "choice_records",
     "check_walk",
+    "walk_fault",
     "check_reachable",
     "mark_grid",
 ]
@@ -111,25 +112,52 @@ def choices_of(maze: Maze, positions: np.ndarray) -> tuple[Choice, ...]:
     return tuple(Choice.from_record(row, names) for row in choice_records(maze, positions))
 
 
+def walk_fault(maze: Maze, positions: np.ndarray) -> tuple[int, str] | None:
+    """The first fault of a walk (T+1, 2) in `maze` as (step, reason), or None for a valid walk:
+    from S, one step at a time over passages inside the grid, stopping at G at the latest (a
+    walk may stop before G). Vectorised: a million cells in milliseconds, so that every stored
+    or imported walk is checked before a kernel indexes the grid with it."""
+    pos = np.asarray(positions)
+    if pos.ndim != 2 or pos.shape[1] != 2 or len(pos) == 0:
+        return 0, f"positions of shape {pos.shape} (allowed: (T+1, 2), T >= 0)"
+    h, w = maze.shape
+    r, c = pos[:, 0], pos[:, 1]
+    off = (r < 0) | (r >= h) | (c < 0) | (c >= w)
+    wall = np.zeros(len(pos), bool)
+    wall[~off] = maze.grid[r[~off], c[~off]] != PASSAGE
+    jump = np.zeros(len(pos), bool)
+    jump[1:] = np.abs(np.diff(pos, axis=0)).sum(axis=1) != 1
+    at_goal = np.flatnonzero((r == maze.goal[0]) & (c == maze.goal[1]))
+    after = np.zeros(len(pos), bool)
+    if at_goal.size:
+        after[at_goal[0] + 1:] = True
+    starts_elsewhere = (int(r[0]), int(c[0])) != maze.start
+    bad = np.flatnonzero(off | wall | jump | after)
+    k = int(bad[0]) if bad.size else None
+    if starts_elsewhere and (k is None or k > 0 or not (off[0] or wall[0])):
+        return 0, f"starts at {(int(r[0]), int(c[0]))}, not at S {maze.start}"
+    if k is None:
+        return None
+    cell = (int(r[k]), int(c[k]))
+    if off[k]:
+        return k, f"{cell} is off the {h}x{w} grid"
+    if wall[k]:
+        return k, f"{cell} is a wall"
+    if jump[k]:
+        return k, f"{cell} is not next to {(int(r[k - 1]), int(c[k - 1]))}"
+    return k, f"goes on after reaching G at step {int(at_goal[0])}"
+
+
 def check_walk(maze: Maze, positions: Any) -> np.ndarray:
-    """Validate a walk (from the start, one step at a time over passages, stopping at the goal
-    at the latest); the positions as int64 (T+1, 2)."""
+    """Validate a walk (`walk_fault`); the positions as int64 (T+1, 2), AgentError naming the
+    first fault."""
     pos = np.asarray(positions)
     if pos.ndim != 2 or pos.shape[1] != 2 or len(pos) == 0:
         raise AgentError(f"positions: shape {pos.shape} (allowed: (T+1, 2))")
     pos = pos.astype(np.int64)
-    cells = [tuple(cell) for cell in pos.tolist()]
-    if cells[0] != maze.start:
-        raise AgentError(f"positions[0]: {cells[0]} is not the start {maze.start}")
-    steps = np.abs(np.diff(pos, axis=0)).sum(axis=1)
-    bad = np.flatnonzero(steps != 1)
-    if bad.size:
-        raise AgentError(f"positions[{bad[0] + 1}]: not one step from the cell before")
-    for i, cell in enumerate(cells):
-        if not maze.is_passage(cell):
-            raise AgentError(f"positions[{i}]: {cell} is not a passage")
-        if cell == maze.goal and i < len(pos) - 1:
-            raise AgentError(f"positions[{i}]: the walk goes on after reaching the goal")
+    fault = walk_fault(maze, pos)
+    if fault is not None:
+        raise AgentError(f"positions[{fault[0]}]: {fault[1]}")
     return pos
 
 

@@ -34,7 +34,7 @@ def test_cells_beyond_a_short_row_are_walls_and_the_last_newline_may_be_missing(
 
 @pytest.mark.parametrize("text, where", [
     ("5\n", "short.txt: expected the width and the height"),
-    ("x\n1\n52", "short.txt:1: 'x'"),
+    ("x\n1\n52", "short.txt:1: not a width from 1 to 5,000"),
     ("2\n1\n5 2", "short.txt:3:3: row longer than the width 2"),
     ("3\n1\n5x2", "short.txt:3:2: unknown code 'x'"),
     ("3\n1\n502\n000", "short.txt:4: more than the 1 rows"),

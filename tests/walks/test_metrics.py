@@ -101,7 +101,7 @@ def test_log_likelihood_sums_over_replayed_choices():
 
 def test_log_likelihood_errors():
     walk = Trajectory(np.array([[1, 1], [1, 3]]), False, False)
-    with pytest.raises(AgentError, match="not one step"):
+    with pytest.raises(AgentError, match="is not next to"):
         choice_log_likelihood(walk, TUTORIAL, make_agent("random-walk"))
     with pytest.raises(AgentError, match="shortest"):
         choice_log_likelihood(_tutorial_dfs(), TUTORIAL, make_agent("shortest"))

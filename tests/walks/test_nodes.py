@@ -85,9 +85,9 @@ def test_a_child_the_first_child_already_showed_is_passed_without_a_node():
 
 
 @pytest.mark.parametrize("walk, message", [
-    ([(2, 3)], r"positions\[0\]: \(2, 3\) is not the start \(1, 3\)"),
-    ([(1, 3), (3, 3)], r"positions\[1\]: not one step from the cell before"),
-    ([(1, 3), (1, 2)], r"positions\[1\]: \(1, 2\) is not a passage"),
+    ([(2, 3)], r"positions\[0\]: starts at \(2, 3\), not at S \(1, 3\)"),
+    ([(1, 3), (3, 3)], r"positions\[1\]: \(3, 3\) is not next to \(1, 3\)"),
+    ([(1, 3), (1, 2)], r"positions\[1\]: \(1, 2\) is a wall"),
     ([[1, 3, 0]], r"positions: shape \(1, 3\)"),
 ])
 def test_bad_walks_are_refused(fork_tree, walk, message):

@@ -184,11 +184,12 @@ def test_bad_input(call, where):
 
 
 def test_check_walk_names_the_bad_step():
-    with pytest.raises(AgentError, match="positions\\[2\\]: not one step"):
+    with pytest.raises(AgentError,
+                       match="positions\\[2\\]: \\(1, 4\\) is not next to \\(1, 2\\)"):
         check_walk(TUTORIAL, [(1, 1), (1, 2), (1, 4)])
     with pytest.raises(AgentError, match="positions\\[0\\]"):
         check_walk(TUTORIAL, [(1, 2), (1, 1)])
-    with pytest.raises(AgentError, match="positions\\[1\\]: \\(0, 1\\) is not a passage"):
+    with pytest.raises(AgentError, match="positions\\[1\\]: \\(0, 1\\) is a wall"):
         check_walk(TUTORIAL, [(1, 1), (0, 1)])
 
 
