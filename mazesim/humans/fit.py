@@ -53,6 +53,8 @@ _TINY = 1e-300                  # floor of a probability inside a log
 _FIRST_LAPSE = 0.01             # the lapse of the first start
 _BOUND_GAP = 1e-6              # an estimate this close to a bound has no Wald interval
 _HESSIAN_STEP = 1e-4            # relative step of the central differences
+_ITERATION_LIMIT = 9            # SLSQP's status when it ran out of iterations
+_KKT_TOLERANCE = 1e-4           # projected gradient, relative to the objective, at a maximum
 _METHOD = "SLSQP"               # bounded quasi-Newton; scipy's L-BFGS-B calls threaded BLAS
                                 # that is a hundred times slower on a loaded machine
 
@@ -316,9 +318,13 @@ def _check(models: Sequence[str | ModelSpec], by: str, folds: int, seed: int, st
                         "4 open neighbours): nothing to fit")
     people = len(run.participants)
     deciding = len(np.unique(run.decisions.participant))
+    without = (f"; {people - deciding} of the {people} made none" if deciding < people
+               else "")
+    if folds and deciding < 2:
+        raise DataError(f"--cv {folds}: cross-validation by participant needs two participants "
+                        f"with a junction decision (the run has {deciding}{without}; --cv 0 "
+                        "fits without it)")
     if folds and not 2 <= folds <= min(deciding, MAX_FOLDS):
-        without = (f"; {people - deciding} of the {people} made no junction decision"
-                   if deciding < people else "")
         raise DataError(f"--cv {folds} (allowed: 0 for none, or 2 to "
                         f"{min(deciding, MAX_FOLDS)}: the participants with a junction "
                         f"decision, at most {MAX_FOLDS}{without})")
@@ -445,7 +451,22 @@ def _fit_logit(model: LogitModel, rows: np.ndarray, n_open: np.ndarray,
                                 bounds=bounds + [(0.0, 1.0)], options=options)
         if best is None or res.fun < best.fun:
             best = res
-    return best.x[:k], float(best.x[k]), -float(best.fun), bool(best.success)
+    return best.x[:k], float(best.x[k]), -float(best.fun), _converged(best, bounds + [(0, 1)])
+
+
+def _converged(res: optimize.OptimizeResult, bounds) -> bool:
+    """Whether an optimiser run ended at a maximum: it says so, or (SLSQP's "inequality
+    constraints incompatible" or line-search ends at a bound where the likelihood is flat) its
+    gradient projected on the bounds is below `_KKT_TOLERANCE` of the objective. Bounded Brent
+    and an iteration limit: its own word."""
+    if res.success or getattr(res, "status", None) == _ITERATION_LIMIT or \
+            getattr(res, "jac", None) is None:
+        return bool(res.success)
+    x, g = np.asarray(res.x, np.float64), np.asarray(res.jac, np.float64)[:len(res.x)]
+    low, high = np.array(bounds, np.float64).T
+    g = np.where((x <= low + _BOUND_GAP) & (g > 0), 0.0, g)     # pushing against a bound
+    g = np.where((x >= high - _BOUND_GAP) & (g < 0), 0.0, g)
+    return bool(np.max(np.abs(g), initial=0.0) <= _KKT_TOLERANCE * max(1.0, abs(res.fun)))
 
 
 def _fit_integer(spec: ModelSpec, model, rows: np.ndarray, n_open: np.ndarray
@@ -490,7 +511,7 @@ def _fit_continuous(spec: ModelSpec, model, rows: np.ndarray, n_open: np.ndarray
                                     options=options)
             x, f = res.x, float(res.fun)
         if converged is None or f < best_f:
-            converged = bool(res.success)
+            converged = _converged(res, bounds)
         if f < best_f:
             best_x, best_f = x, f
     lapse, ll = _best_lapse(model.chosen(best_x, rows), n_open)
