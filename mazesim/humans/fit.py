@@ -3,16 +3,21 @@
 `fit_run(run, models, ...)` fits every model (`mazesim.humans.models`) to all decisions
 (in-sample), to each of K training folds of participants (cross-validation: each participant's
 decisions are scored by the model fitted without them), and with `by="participant"` to each
-participant alone. Per model: the fitted parameters and lapse, in-sample and cross-validated
-bits per decision, a 95 % percentile interval of the cross-validated bits by bootstrap over
-participants, AIC and BIC; the uniform baseline beside them.
+participant alone. Per model: the fitted parameters and lapse with Wald intervals (the larger
+of the cluster-robust standard error by participant, `cluster_covariance`, and the observed
+information's), in-sample and cross-validated bits per decision, a 95 % percentile interval of
+the cross-validated bits by bootstrap over participants, AIC and BIC (n = decisions), and which
+fits did not converge (an iteration limit, or an end that is no maximum: never silent); the
+uniform baseline beside them. `score_run` scores fitted parameters on another run without
+fitting (the lapse held or refitted).
 
 Optimisation (scipy.optimize), every start drawn from the seed: the choice model's weights and
 lapse jointly by SLSQP with the analytic gradient; agents with continuous parameters on
 their bounds by SLSQP (one parameter: a grid of the bounds and bounded Brent) with the lapse
 profiled out (the log-likelihood is concave in the lapse: Newton steps on its derivative);
-an integer parameter by trying every value. Folds, starts and bootstrap samples flow from
-`numpy.random.SeedSequence(seed)`: one seed, identical output.
+an integer parameter by trying every value. The folds are dealt among the participants with a
+junction decision (no fold trains or tests on nothing). Folds, starts and bootstrap samples flow
+from `numpy.random.SeedSequence(seed)`: one seed, identical output.
 """
 
 from __future__ import annotations
@@ -106,18 +111,21 @@ class ModelFit:
     cv_log_probs: np.ndarray | None = field(repr=False, default=None)
     """... and under the fit without the decision's fold (None without cross-validation)."""
     errors: dict[str, float] = field(default_factory=dict)
-    """Cluster-robust standard errors of the pooled estimate (parameters on their search
-    scale, and `lapse`): the sandwich with the participant as cluster (`cluster_covariance`);
-    NaN at a bound, where the information is singular, or with one participant."""
+    """The standard errors of the intervals (parameters on their search scale, and `lapse`):
+    the larger of `cluster_errors` and `model_errors` (Angrist and Pischke 2009, section 8.1:
+    the sandwich is biased down with few clusters, and collapses where the likelihood is flat);
+    NaN at a bound or where the information is singular."""
     scales: dict[str, str] = field(default_factory=dict)
     model_errors: dict[str, float] = field(default_factory=dict)
-    """The same from the observed information alone (decisions taken as independent)."""
+    """From the observed information alone (every decision taken as independent)."""
+    cluster_errors: dict[str, float] = field(default_factory=dict)
+    """Cluster-robust by participant: the sandwich (`cluster_covariance`); NaN with one
+    participant (`errors` are then the observed information's)."""
     not_converged: tuple[str, ...] = ()
-    """The fits whose optimiser did not report success: "pooled", "fold F", "participant ID"."""
+    """The fits whose optimiser did not converge: "pooled", "fold F", "participant ID"."""
 
     def interval(self, name: str, confidence: float = CONFIDENCE) -> tuple[float, float]:
-        """The Wald interval of a parameter (or `lapse`) on its natural scale, from the
-        cluster-robust standard error."""
+        """The Wald interval of a parameter (or `lapse`) on its natural scale (`errors`)."""
         value = self.estimate.lapse if name == "lapse" else self.estimate.params[name]
         error = self.errors.get(name, float("nan"))
         z = stats.norm.ppf(0.5 + confidence / 2) * error
@@ -150,6 +158,8 @@ class ModelFit:
                 "aic": self.aic, "bic": self.bic, "bic_n": self.estimate.decisions,
                 "params_ci": {name: _finite(self.interval(name)) for name in names},
                 "params_se": {name: _number(self.errors.get(name)) for name in names},
+                "params_se_cluster": {name: _number(self.cluster_errors.get(name))
+                                      for name in names},
                 "params_se_model": {name: _number(self.model_errors.get(name))
                                     for name in names},
                 "converged": self.converged, "not_converged": list(self.not_converged)}
@@ -232,9 +242,9 @@ def fit_run(run: HumanRun, models: Sequence[str | ModelSpec], *, by: str = "pool
         own = ([fit(np.flatnonzero(d.participant == p), f"participant {run.participants[p]}")
                 if np.any(d.participant == p) else None for p in range(people)]
                if by == "participant" else [None] * people)
-        robust, naive = _errors(spec, model, run, pooled)
+        cluster, naive = _errors(spec, model, run, pooled)
         out.append(_model_fit(spec, run, pooled, cv_log, samples, own,
-                              _score(spec, model, run, pooled, every), robust, naive,
+                              _score(spec, model, run, pooled, every), cluster, naive,
                               tuple(fit.failed)))
     key = (lambda m: m.cv_bits) if folds else (lambda m: m.bits)
     return FitReport(str(run.path), len(d), people, d.baseline_bits(), folds, seed, by,
@@ -617,7 +627,7 @@ def _errors(spec: ModelSpec, model, run: HumanRun, fit: Estimate
 
 def _model_fit(spec: ModelSpec, run: HumanRun, pooled: Estimate, cv_log: np.ndarray | None,
                samples: np.ndarray, own: list[Estimate | None], log_probs: np.ndarray,
-               errors: dict[str, float], model_errors: dict[str, float],
+               cluster: dict[str, float], naive: dict[str, float],
                not_converged: tuple[str, ...]) -> ModelFit:
     d = run.decisions
     people = len(run.participants)
@@ -637,5 +647,11 @@ def _model_fit(spec: ModelSpec, run: HumanRun, pooled: Estimate, cv_log: np.ndar
                                  bits(float(in_sample[i]), int(counts[i])) if counts[i] else None)
                   for i, name in enumerate(run.participants))
     return ModelFit(spec.label, spec.agent, pooled, len(spec.free) + 1, cv_bits, ci, parts,
-                    log_probs, cv_log, errors, {p.name: p.scale for p in spec.free},
-                    model_errors, not_converged)
+                    log_probs, cv_log, {k: _larger(cluster[k], naive[k]) for k in naive},
+                    {p.name: p.scale for p in spec.free}, naive, cluster, not_converged)
+
+
+def _larger(cluster: float, naive: float) -> float:
+    """The larger of the two errors; the observed information's alone where there is no
+    sandwich (one participant)."""
+    return max(cluster, naive) if math.isfinite(cluster) else naive

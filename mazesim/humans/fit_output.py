@@ -51,8 +51,8 @@ def format_fit(report: FitReport) -> str:
         cv_bits = "" if m.cv_bits is None else f"{m.cv_bits:.3f}"
         lines.append(f"| {m.model} | {m.k} | {m.estimate.lapse:.4f} | {m.bits:.3f} | "
                      f"{cv_bits} | {ci} | {m.aic:.1f} | {m.bic:.1f} |")
-    lines += ["", "Fitted parameters (all decisions; 95 % Wald intervals, cluster-robust by "
-              "participant):", ""]
+    lines += ["", "Fitted parameters (all decisions; 95 % Wald intervals from the larger of "
+              "the cluster-robust (by participant) and the observed-information errors):", ""]
     for m in report.models:
         params = ", ".join(f"{k} {v:.3g}{_interval(m.interval(k))}"
                            for k, v in m.estimate.params.items()) or "none"

@@ -64,7 +64,8 @@ def test_the_sandwich_is_statsmodels_cluster_covariance_of_a_logit():
 def test_the_fits_robust_error_of_the_lapse_is_the_sandwich_by_hand(people):
     """random-walk: the lapse alone. Per decision log p = log((1 - l) c + l / n): the score
     s = (1/n - c) / p, the information sum s^2; the sandwich (sum over people of their summed
-    scores squared) / information^2 times G/(G-1) (N-1)/(N-1)."""
+    scores squared) / information^2 times G/(G-1) (N-1)/(N-1). The interval takes the larger
+    of it and the observed information's."""
     (m,) = fit_run(people, ["random-walk"], folds=0).models
     d = people.decisions
     chosen = build_model(parse_model("random-walk"), people, PlanSteps(people)).chosen(
@@ -76,13 +77,18 @@ def test_the_fits_robust_error_of_the_lapse_is_the_sandwich_by_hand(people):
     groups = len(per_person)
     robust = math.sqrt(groups / (groups - 1) * np.sum(per_person ** 2)) / information
     assert 0.05 < lapse < 0.9 and groups == 12
-    assert m.errors["lapse"] == pytest.approx(robust, rel=1e-4)
+    assert m.cluster_errors["lapse"] == pytest.approx(robust, rel=1e-4)
     assert m.model_errors["lapse"] == pytest.approx(1 / math.sqrt(information), rel=1e-4)
+    assert m.errors["lapse"] == max(m.cluster_errors["lapse"], m.model_errors["lapse"])
+    assert robust > 1.1 / math.sqrt(information)        # these people differ
     z = 1.959963984540054
     assert m.interval("lapse") == pytest.approx((lapse - z * robust, lapse + z * robust),
                                                 rel=1e-4)
-    assert m.to_json()["params_se"]["lapse"] == m.errors["lapse"]
-    assert m.to_json()["bic_n"] == len(d)
+    data = m.to_json()
+    assert (data["params_se"]["lapse"], data["params_se_cluster"]["lapse"],
+            data["params_se_model"]["lapse"]) == (m.errors["lapse"], m.cluster_errors["lapse"],
+                                                  m.model_errors["lapse"])
+    assert data["bic_n"] == len(d)
 
 
 def test_a_fit_that_did_not_converge_is_said(people):
