@@ -80,3 +80,28 @@ def test_a_simulated_population_is_stored_as_a_run_of_people(tmp_path, generated
                                                                                    "sim2"]
     again = simulate_population(two, make_agent("random-walk"), 2, 3, 7, tmp_path / "q")
     assert again.to_json() == summary.to_json()
+
+
+def test_people_who_differ_walk_with_their_own_agent(tmp_path, generated):
+    """One agent per participant: participant i's walk on maze m is the one trial of
+    simulate_many(maze, agents[i], vision, 1, SeedSequence(seed, spawn_key=(m, i)))."""
+    import numpy as np
+
+    from mazesim.errors import DataError
+    from mazesim.walks import simulate_many
+
+    two = dict(sorted(generated.items())[:2])
+    agents = [make_agent("turn-bias", p_straight=0.9), make_agent("turn-bias", p_straight=0.1)]
+    summary = simulate_population(two, agents, 2, 2, 5, tmp_path / "p")
+    assert (summary.trials, summary.participants) == (4, 2)
+    run = load_human_run(tmp_path / "p")
+    for trial in run.trials:
+        m = sorted(two).index(next(k for k, v in two.items() if v.grid.shape == run.mazes[
+            trial.maze_id].grid.shape and np.array_equal(v.grid, run.mazes[trial.maze_id].grid)))
+        i = int(trial.participant.removeprefix("sim"))
+        expected = simulate_many(two[sorted(two)[m]], agents[i], 2, 1,
+                                 np.random.SeedSequence(5, spawn_key=(m, i)),
+                                 keep_positions=True).positions[0]
+        assert np.array_equal(trial.positions, expected)
+    with pytest.raises(DataError, match="agents: 1 for 2 participants"):
+        simulate_population(two, agents[:1], 2, 2, 5, tmp_path / "q")
