@@ -39,7 +39,8 @@ import numpy as np
 from mazesim import generate, make_agent
 from mazesim.agents.base import INTEGER
 from mazesim.agents.vision import MST_VISION
-from mazesim.humans import default_models, fit_run, import_mst, load_human_run, parse_model
+from mazesim.humans import (default_models, fit_run, import_mst, load_human_run, parse_model,
+                            read_mst)
 from mazesim.humans.fit_output import read_fitted
 from mazesim.humans.recovery import simulate_population
 
@@ -113,7 +114,6 @@ def main() -> None:
             vision = {"window": 2}
         else:
             truth = human_values(models, args.human_fit, tmp)
-            from mazesim.humans import read_mst
             mazes, vision = read_mst(shared_folder()).mazes, MST_VISION
         for g in models:
             params, lapse = truth[g]
