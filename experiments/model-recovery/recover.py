@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
 import tempfile
 from pathlib import Path
 
@@ -125,6 +126,7 @@ def main() -> None:
                 report = fit_run(load_human_run(run_dir), models, folds=folds, seed=seed,
                                  starts=starts)
                 confusion[g][report.models[0].model] += 1
+                print(f"{g} seed {seed}: best {report.models[0].model}", file=sys.stderr)
                 fit = next(m for m in report.models if m.model == g)
                 for p in [*fit.estimate.params, "lapse"]:
                     true = lapse if p == "lapse" else params[p]

@@ -162,7 +162,8 @@ def test_fit_node_level_json_and_files(three, tmp_path):
     assert {m["model"] for m in data["models"]} == {"du", "node-choice", "random"}
     assert set(data["models"][0]) == {"model", "params", "lapse", "bits", "cv_bits",
                                       "cv_bits_ci", "aic", "bic", "params_ci", "bic_n",
-                                      "params_se", "params_se_model", "converged",
+                                      "params_se", "params_se_cluster", "params_se_model",
+                                      "converged",
                                       "not_converged"}
     assert {m["model"] for m in data["ranking"]["models"]} == {"du", "node-choice", "random"}
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
