@@ -200,7 +200,8 @@ class FitReport:
     def to_json(self) -> dict:
         out = {"decisions": self.decisions, "participants": self.participants,
                "baseline_bits": self.baseline_bits,
-               "interval": "95 % Wald, cluster-robust by participant",
+               "params_ci_method": "95 % Wald, the larger of the cluster-robust (by participant) and "
+                                   "observed-information errors",
                "converged": not self.warnings, "warnings": self.warnings,
                "models": [m.to_json() for m in self.models]}
         if self.params_from is not None:
