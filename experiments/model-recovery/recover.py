@@ -1,96 +1,172 @@
-"""Parameter and model recovery: simulate people from known parameters, fit, compare.
+"""Model and parameter recovery at the human sample's size, from the fitted human parameters,
+with people who differ.
 
-Usage: python experiments/model-recovery/recover.py [--seeds 5] [--participants 40] [--quick]
+Usage: python experiments/model-recovery/recover.py [--seeds 1] [--spread 0.3]
+           [--human-fit DIR] [--quick]
 
-For each generating model (the choice model and the weighted walker, known parameters, a
-lapse), each place (the 40 Maze Search Task maps of the shared data, under line of sight over
-a known layout; 16 generated 11x11 `digging` mazes under a window of 2) and each seed: simulate
-a population (`mazesim.humans.recovery.simulate_population`), fit the candidate models with
-5-fold cross-validation by participant, and record the estimates, whether each true value lies
-in its 95 % Wald interval (alone, and Bonferroni-adjusted over the model's parameters), and
-which candidate has the fewest cross-validated bits. Prints Markdown tables (the README's).
-`--quick` runs one seed of 10 people on 8 generated mazes (a few seconds).
+Every model of the fit (`mazesim.humans.default_models()`) generates people in turn. Its
+parameters are those fitted to the people of the Maze Search Task's experiment 1 (pooled
+maximum likelihood; imported and fitted here, or read from `--human-fit`, a folder `mazesim fit
+-o` wrote), and each simulated person gets their own: every fitted value (the lapse included)
+times exp(N(0, spread)), clipped to its bounds, integers rounded. As many people as the
+experiment had (119) walk its 40 maps once each under its vision (line of sight over a known
+layout, what each map shows at the start), stored as a run of people
+(`mazesim.humans.recovery.simulate_population`), and every model is fitted to them with 5-fold
+cross-validation by participant, exactly as people are fitted.
+
+Printed (Markdown, the README's tables): the confusion matrix (rows: the generating model;
+columns: the model with the fewest cross-validated bits, counted over seeds), and for each
+generator its estimates against the values it was generated around (the human fit's): mean
+(sd over seeds), how often the fit's 95 % Wald interval holds that value (the larger of the
+cluster-robust and the observed-information error, as `mazesim fit` reports) and how often
+the observed information's alone would, and the mean ratio of the cluster-robust error to the
+observed information's.
+
+`--quick`: 12 people on 4 generated 9x9 `digging` mazes under a window of 2, each agent's
+default parameters (the choice model: the weights of `CHOICE`) with a lapse of 0.1, 2 folds,
+one start (about half a minute).
 """
 
 from __future__ import annotations
 
 import argparse
+import math
+import sys
 import tempfile
 from pathlib import Path
 
 import numpy as np
 
 from mazesim import generate, make_agent
+from mazesim.agents.base import INTEGER
 from mazesim.agents.vision import MST_VISION
-from mazesim.humans import fit_run, load_human_run, read_mst
+from mazesim.humans import (default_models, fit_run, import_mst, load_human_run, parse_model,
+                            read_mst)
+from mazesim.humans.fit_output import read_fitted
 from mazesim.humans.recovery import simulate_population
 
 CHOICE = dict(reverse=-0.5, visited=-1.0, straight=0.7, view=0.3, frontier=2.0, closed=-1.0,
               goal=4.0, region=1.5)
-GENERATORS = {"choice-model": dict(CHOICE, lapse=0.05),
-              "weighted-walker": dict(initial_count=3.0, lapse=0.1)}
-CANDIDATES = ["choice-model", "weighted-walker", "turn-bias", "random-walk"]
+QUICK_LAPSE = 0.1
 SHARED = Path("shared") / "data" / "maze-search-task" / "experiment-1"
+HUMANS = 119
 
 
-def places(quick: bool) -> dict:
-    generated = {f"digging-{i}": generate("digging", (11, 11), seed=i)
-                 for i in range(8 if quick else 16)}
-    out = {"generated": (generated, {"window": 2})}
-    if not quick:
-        folder = next((p / SHARED for p in Path(__file__).resolve().parents
-                       if (p / SHARED / "plandata.csv").is_file()), None)
-        if folder is None:
-            raise SystemExit(f"no {SHARED} above {Path(__file__).parent}")
-        out["mst"] = (read_mst(folder).mazes, MST_VISION)
+def shared_folder() -> Path:
+    folder = next((p / SHARED for p in Path(__file__).resolve().parents
+                   if (p / SHARED / "plandata.csv").is_file()), None)
+    if folder is None:
+        raise SystemExit(f"no {SHARED} above {Path(__file__).parent}")
+    return folder
+
+
+def human_values(models: list[str], fit_dir: str | None, tmp: Path) -> dict:
+    """Model -> (params, lapse) fitted to experiment 1's people (or read from `fit_dir`)."""
+    if fit_dir:
+        return {label: (e.params, e.lapse) for label, e in read_fitted(fit_dir)
+                if label in models}
+    import_mst(shared_folder(), tmp / "humans")
+    report = fit_run(load_human_run(tmp / "humans"), models, folds=0)
+    return {m.model: (m.estimate.params, m.estimate.lapse) for m in report.models}
+
+
+def quick_values(models: list[str]) -> dict:
+    out = {}
+    for name in models:
+        defaults = make_agent(name).params()
+        out[name] = ({p.name: (CHOICE[p.name] if name == "choice-model" else defaults[p.name])
+                      for p in parse_model(name).free}, QUICK_LAPSE)
     return out
+
+
+def people(name: str, params: dict, lapse: float, n: int, spread: float,
+           rng: np.random.Generator) -> list:
+    """`n` agents: each value (and the lapse) times exp(N(0, spread)), clipped, rounded."""
+    free = parse_model(name).free
+    agents = []
+    for _ in range(n):
+        values = {}
+        for p in free:
+            v = min(max(params[p.name] * math.exp(rng.normal(0.0, spread)), p.low), p.high)
+            values[p.name] = round(v) if p.scale == INTEGER else v
+        person_lapse = min(lapse * math.exp(rng.normal(0.0, spread)), 1.0)
+        agents.append(make_agent(name, **values, lapse=person_lapse))
+    return agents
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", type=int, default=5)
-    parser.add_argument("--participants", type=int, default=40)
+    parser.add_argument("--seeds", type=int, default=1)
+    parser.add_argument("--spread", type=float, default=0.3)
+    parser.add_argument("--human-fit", default=None)
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args()
-    seeds = 1 if args.quick else args.seeds
-    people = 10 if args.quick else args.participants
+    models = default_models()
+    quick = args.quick
+    n = 12 if quick else HUMANS
+    folds, starts = (2, 1) if quick else (5, 3)
+    confusion = {g: {m: 0 for m in models} for g in models}
     estimates: dict = {}
-    confusion: dict = {}
     with tempfile.TemporaryDirectory() as tmp:
-        for place, (mazes, vision) in places(args.quick).items():
-            for name, params in GENERATORS.items():
-                agent = make_agent(name, **params)
-                for seed in range(seeds):
-                    run_dir = Path(tmp) / f"{place}-{name}-{seed}"
-                    simulate_population(mazes, agent, vision, people, seed, run_dir)
-                    report = fit_run(load_human_run(run_dir), CANDIDATES, folds=5, seed=seed)
-                    best = report.models[0]
-                    confusion.setdefault((place, name), []).append(best.model)
-                    fit = next(m for m in report.models if m.model == name)
-                    names = [*fit.estimate.params, "lapse"]
-                    for p in names:
-                        true = params[p]
-                        value = fit.estimate.lapse if p == "lapse" else fit.estimate.params[p]
-                        low, high = fit.interval(p)
-                        b_low, b_high = fit.interval(p, 1 - 0.05 / len(names))
-                        estimates.setdefault((place, name, p, true), []).append(
-                            (value, low <= true <= high, b_low <= true <= b_high))
-    print(f"Parameter recovery ({seeds} seeds x {people} simulated people):\n")
-    print("| place | model | parameter | true | mean estimate (sd) | in 95 % CI | "
-          "in Bonferroni CI |")
-    print("|---|---|---|---:|---:|---:|---:|")
-    for (place, name, p, true), rows in estimates.items():
-        values = np.array([v for v, _, _ in rows])
-        print(f"| {place} | {name} | {p} | {true:g} | {values.mean():.3f} ({values.std():.3f}) "
-              f"| {sum(r[1] for r in rows)}/{len(rows)} | {sum(r[2] for r in rows)}/{len(rows)} |")
-    print("\nModel recovery (best by cross-validated bits among "
-          f"{', '.join(CANDIDATES)}):\n")
-    print("| place | generated by | fitted best |")
-    print("|---|---|---|")
-    for (place, name), best in confusion.items():
-        counts = {m: best.count(m) for m in dict.fromkeys(best)}
-        print(f"| {place} | {name} | " + ", ".join(f"{m} {n}/{len(best)}"
-                                                   for m, n in counts.items()) + " |")
+        tmp = Path(tmp)
+        if quick:
+            truth = quick_values(models)
+            mazes = {f"digging-{i}": generate("digging", (9, 9), seed=i) for i in range(4)}
+            vision = {"window": 2}
+        else:
+            truth = human_values(models, args.human_fit, tmp)
+            mazes, vision = read_mst(shared_folder()).mazes, MST_VISION
+        for g in models:
+            params, lapse = truth[g]
+            for seed in range(args.seeds):
+                rng = np.random.default_rng(np.random.SeedSequence([seed, *g.encode()]))
+                run_dir = tmp / f"{g}-{seed}"
+                simulate_population(mazes, people(g, params, lapse, n, args.spread, rng),
+                                    vision, n, seed, run_dir)
+                report = fit_run(load_human_run(run_dir), models, folds=folds, seed=seed,
+                                 starts=starts)
+                confusion[g][report.models[0].model] += 1
+                print(f"{g} seed {seed}: best {report.models[0].model}", file=sys.stderr)
+                fit = next(m for m in report.models if m.model == g)
+                for p in [*fit.estimate.params, "lapse"]:
+                    true = lapse if p == "lapse" else params[p]
+                    value = fit.estimate.lapse if p == "lapse" else fit.estimate.params[p]
+                    robust, naive = fit.errors[p], fit.model_errors[p]
+                    ratio = fit.cluster_errors[p] / naive if naive > 0 else float("nan")
+                    z = 1.959963984540054
+                    search = (lambda v: math.log10(v)) if fit.scales.get(p) == "log" else \
+                        (lambda v: v)
+                    held = [abs(search(value) - search(true)) <= z * e
+                            if math.isfinite(e) else None for e in (robust, naive)]
+                    estimates.setdefault((g, p, true), []).append(
+                        (value, *held, ratio))
+    print_tables(models, confusion, estimates, args, n)
+
+
+def print_tables(models, confusion, estimates, args, n) -> None:
+    seeds = args.seeds
+    print(f"Model recovery ({seeds} seed(s) x {n} simulated people, spread {args.spread}; "
+          "rows: generating model; columns: fitted best by cross-validated bits):\n")
+    print("| generated by | " + " | ".join(models) + " |")
+    print("|---|" + "---:|" * len(models))
+    for g in models:
+        print(f"| {g} | " + " | ".join(str(confusion[g][m]) or "" for m in models) + " |")
+    right = sum(confusion[g][g] for g in models)
+    print(f"\nRecovered: {right} of {len(models) * seeds}.\n")
+    print("| model | parameter | generated around | mean estimate (sd) | fit's CI holds it | "
+          "observed-information CI holds it | cluster / observed error |")
+    print("|---|---|---:|---:|---:|---:|---:|")
+
+    def count(flags):
+        known = [f for f in flags if f is not None]
+        return f"{sum(known)}/{len(known)}" if known else "-"
+
+    for (g, p, true), rows in estimates.items():
+        values = np.array([r[0] for r in rows])
+        ratios = np.array([r[3] for r in rows])
+        ratio = f"{np.nanmean(ratios):.2f}" if np.isfinite(ratios).any() else "-"
+        print(f"| {g} | {p} | {true:.4g} | {values.mean():.4g} ({values.std():.2g}) | "
+              f"{count([r[1] for r in rows])} | {count([r[2] for r in rows])} | {ratio} |")
 
 
 if __name__ == "__main__":

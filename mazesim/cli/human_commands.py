@@ -102,6 +102,15 @@ def _print(result, as_json: bool, text) -> None:
 @click.option("--starts", type=int, show_default=True,
               default=LibraryDefault("mazesim.humans.fit", "DEFAULT_STARTS"),
               help="Starts of each optimisation (the first is deterministic).")
+@click.option("--max-iterations", "max_iterations", type=int, default=None,
+              help="Iterations of each optimiser run (junction level; default 500); a fit "
+                   "that stops at the limit is flagged (a warning, \"converged\": false).")
+@click.option("--params", "params", type=click.Path(exists=True), metavar="FIT_DIR|JSON",
+              help="Do not fit: score the models of this fit (a folder of fit -o, its "
+                   "fit.csv, or fit --json's output) on RUN_DIR, parameters held (junction "
+                   "level).")
+@click.option("--refit-lapse", is_flag=True,
+              help="With --params: fit the lapse to RUN_DIR (default: held too).")
 @_EXCLUDE_PARTICIPANTS
 @_EXCLUDE_MAZE
 @_JSON
@@ -109,23 +118,45 @@ def _print(result, as_json: bool, text) -> None:
               help="Folder for fit.csv, fit_participants.csv and fit.png (node level: and "
                    "ranking.csv).")
 def fit(run_dir: str, level: str, protocol: str, models: tuple[str, ...], by: str, folds: int,
-        seed: int, starts: int, exclude_participants: str | None,
-        exclude_mazes: tuple[str, ...], as_json: bool, output: str | None) -> None:
+        seed: int, starts: int, max_iterations: int | None, params: str | None,
+        refit_lapse: bool, exclude_participants: str | None, exclude_mazes: tuple[str, ...],
+        as_json: bool, output: str | None) -> None:
     """Fit models to the people of RUN_DIR by maximum likelihood (bits per junction decision,
-    or per node decision with --level node)."""
-    from mazesim.humans import fit_models, fit_node_models
+    or per node decision with --level node); with --params, score another fit's models."""
+    from mazesim.errors import DataError
+    from mazesim.humans import fit_models, fit_node_models, score_models
     from mazesim.humans.data import participant_list
+    from mazesim.humans.fit import DEFAULT_ITERATIONS
     from mazesim.humans.fit_output import format_fit, write_fit
     from mazesim.humans.node_fit_output import format_node_fit, write_node_fit
 
-    fitter, text, write = ((fit_node_models, format_node_fit, write_node_fit) if level == "node"
-                           else (fit_models, format_fit, write_fit))
-    report = fitter(run_dir, list(models) or None, protocol=protocol, by=by, folds=folds,
-                    seed=seed, starts=starts, exclude_mazes=exclude_mazes,
+    junction_only = [name for name, given in (("--params", params),
+                                              ("--max-iterations", max_iterations is not None))
+                     if given]
+    if level == "node" and junction_only:
+        raise DataError(f"{junction_only[0]}: junction level only (not with --level node)")
+    if refit_lapse and not params:
+        raise DataError("--refit-lapse: only with --params")
+    excluded = dict(exclude_mazes=exclude_mazes,
                     exclude_participants=participant_list(exclude_participants)
                     if exclude_participants else ())
+    text, write = format_fit, write_fit
+    if params:
+        report = score_models(run_dir, params, list(models) or None, refit_lapse=refit_lapse,
+                              **excluded)
+    elif level == "node":
+        text, write = format_node_fit, write_node_fit
+        report = fit_node_models(run_dir, list(models) or None, protocol=protocol, by=by,
+                                 folds=folds, seed=seed, starts=starts, **excluded)
+    else:
+        report = fit_models(run_dir, list(models) or None, protocol=protocol, by=by,
+                            folds=folds, seed=seed, starts=starts,
+                            max_iterations=DEFAULT_ITERATIONS if max_iterations is None
+                            else max_iterations, **excluded)
     if output:
         write(report, output)
+    for line in getattr(report, "warnings", ()):
+        click.echo(f"Warning: {line}", err=True)
     _print(report, as_json, text)
 
 

@@ -5,6 +5,7 @@ compare them with simulated runs.
 - `load_human_run`, `node_decisions` (`data`): a run of people, its junction decisions and its
   node decisions (on each maze's decision tree);
 - `fit_models` (`fit`, `models`, `fit_output`): maximum likelihood, cross-validated by person;
+  `score_models`: the models of another fit scored with their parameters held;
 - `fit_node_models` (`node_choices`, `node_fit`, `node_fit_output`): node models at the decision
   nodes of the mazes' trees, under our protocol or the Maze Search Task authors';
 - `compare_runs` (`compare`): people against the agents of a simulated run;
@@ -28,7 +29,7 @@ from mazesim.humans.sources import Problem, read_csv, read_mst, read_mst_maze
 __all__ = ["FitReport", "HumanRun", "ImportSummary", "NodeDecisions", "NodeFitReport", "Problem",
            "default_models", "fit_models", "fit_node_models", "fit_run", "import_csv", "import_mst",
            "load_human_run", "node_decisions", "parse_model", "read_csv", "read_mst",
-           "read_mst_maze"]
+           "read_mst_maze", "score_models"]
 
 
 def fit_models(run_dir: str | Path, models: Sequence[str] | None = None, *,
@@ -43,6 +44,28 @@ def fit_models(run_dir: str | Path, models: Sequence[str] | None = None, *,
     specs = [parse_model(m) for m in models or default_models()]    # before reading the run
     run = excluded(load_human_run(run_dir), exclude_participants, exclude_mazes)
     return fit_run(run, specs, **options)
+
+
+def score_models(run_dir: str | Path, params: str | Path, models: Sequence[str] | None = None,
+                 *, refit_lapse: bool = False, exclude_participants: Sequence[str] = (),
+                 exclude_mazes: Sequence[str] = ()) -> FitReport:
+    """The models of the fit `params` (a folder `fit -o` wrote, its fit.csv, or `fit --json`'s
+    output; `models`: only these of them) scored on the people of `run_dir` without the
+    excluded participants and mazes, parameters held, the lapse held or refitted
+    (`fit.score_run`)."""
+    from mazesim.humans.fit import score_run
+    from mazesim.humans.fit_output import read_fitted
+
+    fitted = read_fitted(params)
+    if models:
+        labels = [label for label, _ in fitted]
+        missing = [m for m in models if m not in labels]
+        if missing:
+            raise DataError(f"--model {missing[0]}: not in --params {params} (models: "
+                            f"{', '.join(labels)})")
+        fitted = [f for f in fitted if f[0] in models]
+    run = excluded(load_human_run(run_dir), exclude_participants, exclude_mazes)
+    return score_run(run, fitted, refit_lapse=refit_lapse, params_from=str(params))
 
 
 def fit_node_models(run_dir: str | Path, models: Sequence[str] | None = None, *,

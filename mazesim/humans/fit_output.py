@@ -1,37 +1,49 @@
-"""What `mazesim fit` writes: the table as text, `fit.csv`, `fit_participants.csv` and a figure."""
+"""What `mazesim fit` writes: the table as text, `fit.csv`, `fit_participants.csv` and a
+figure; and what `mazesim fit --params` reads back (`read_fitted`).
+
+`fit.csv`, one row per model: model, agent, k, decisions, participants, baseline_bits, lapse,
+bits, cv_bits, cv_bits_low, cv_bits_high, aic, bic, params (a JSON object, natural scale),
+then converged and one column `param_NAME` per parameter of any model (empty where a model has
+none). `fit_participants.csv`, one row per model and participant: model, participant,
+decisions, cv_bits, lapse, bits, params, then fit (`own` with `--by participant`: the person's
+own fit; otherwise `pooled`: lapse and params of the fit to everyone and the person's bits
+under it), pooled_bits and the `param_NAME` columns.
+"""
 
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
-import matplotlib
+from mazesim import csvfile
+from mazesim.errors import DataError, read_text
+from mazesim.humans.fit import Estimate, FitReport
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
-from mazesim import csvfile  # noqa: E402
-from mazesim.errors import DataError  # noqa: E402
-from mazesim.humans.fit import FitReport  # noqa: E402
-
-__all__ = ["FIT_CSV", "PARTICIPANTS_CSV", "FIGURE", "format_fit", "write_fit"]
+__all__ = ["FIT_CSV", "PARTICIPANTS_CSV", "FIGURE", "PARAM_PREFIX", "format_fit", "write_fit",
+           "read_fitted"]
 
 FIT_CSV = "fit.csv"
 PARTICIPANTS_CSV = "fit_participants.csv"
 FIGURE = "fit.png"
+PARAM_PREFIX = "param_"
 _DPI = 90
 _ROW_INCHES = 0.35
 
 
 def format_fit(report: FitReport) -> str:
-    """Markdown: one row per model, best first, then each model's parameters."""
+    """Markdown: one row per model, best first, then each model's parameters with their
+    cluster-robust intervals; with `--by participant` each person's own fit."""
+    if report.params_from is not None:
+        return _format_scored(report)
     cv = f"{report.folds}-fold cross-validation by participant" if report.folds else \
         "no cross-validation"
     lines = [f"# Models fitted to {report.run}", "",
              f"{report.decisions:,} junction decisions of {report.participants} participants; "
              f"{cv} (seed {report.seed}); uniform choice: {report.baseline_bits:.3f} bits per "
              "decision. Bits = -mean log2 p(chosen); interval: 95 % bootstrap over "
-             "participants; k = fitted parameters, lapse included.", "",
+             "participants; k = fitted parameters, lapse included; BIC with n = "
+             f"{report.decisions:,} decisions.", *_warnings(report), "",
              "| model | k | lapse | bits | cv bits | 95 % CI | AIC | BIC |",
              "|---|---:|---:|---:|---:|---|---:|---:|"]
     for m in report.models:
@@ -39,11 +51,51 @@ def format_fit(report: FitReport) -> str:
         cv_bits = "" if m.cv_bits is None else f"{m.cv_bits:.3f}"
         lines.append(f"| {m.model} | {m.k} | {m.estimate.lapse:.4f} | {m.bits:.3f} | "
                      f"{cv_bits} | {ci} | {m.aic:.1f} | {m.bic:.1f} |")
-    lines += ["", "Fitted parameters (all decisions):", ""]
+    lines += ["", "Fitted parameters (all decisions; 95 % Wald intervals from the larger of "
+              "the cluster-robust (by participant) and the observed-information errors):", ""]
     for m in report.models:
-        params = ", ".join(f"{k} {v:.3g}" for k, v in m.estimate.params.items()) or "none"
-        lines.append(f"- {m.model}: {params}; lapse {m.estimate.lapse:.4f}")
+        params = ", ".join(f"{k} {v:.3g}{_interval(m.interval(k))}"
+                           for k, v in m.estimate.params.items()) or "none"
+        lines.append(f"- {m.model}: {params}; lapse {m.estimate.lapse:.4f}"
+                     f"{_interval(m.interval('lapse'), '.4f')}")
+    if report.by == "participant":
+        lines += ["", "Each participant's own fit (bits in-sample; cv bits: scored by the fit "
+                  "without their fold):"]
+        for m in report.models:
+            lines += ["", f"{m.model}:", "", "| participant | decisions | cv bits | lapse | "
+                      "bits | parameters |", "|---|---:|---:|---:|---:|---|"]
+            for p in m.participants:
+                own = p.own
+                cv_bits = "" if p.cv_bits is None else f"{p.cv_bits:.3f}"
+                mark = "" if own is None or own.converged else " (not converged)"
+                lines.append(f"| {p.participant} | {p.decisions} | {cv_bits} | " + (
+                    "| | |" if own is None else
+                    f"{own.lapse:.4f} | {own.bits:.3f} | "
+                    + (", ".join(f"{k} {v:.3g}" for k, v in own.params.items()) or "none")
+                    + mark + " |"))
     return "\n".join(lines) + "\n"
+
+
+def _format_scored(report: FitReport) -> str:
+    lapse = "refitted" if report.refit_lapse else "held"
+    lines = [f"# Models of {report.params_from} scored on {report.run}", "",
+             f"{report.decisions:,} junction decisions of {report.participants} participants; "
+             f"parameters held, the lapse {lapse}; uniform choice: {report.baseline_bits:.3f} "
+             "bits per decision. Bits = -mean log2 p(chosen).", *_warnings(report), "",
+             "| model | lapse | bits |", "|---|---:|---:|"]
+    lines += [f"| {m.model} | {m.estimate.lapse:.4f} | {m.bits:.3f} |" for m in report.models]
+    return "\n".join(lines) + "\n"
+
+
+def _warnings(report: FitReport) -> list[str]:
+    return ["", *(f"**Warning**: {w}." for w in report.warnings)] if report.warnings else []
+
+
+def _interval(interval: tuple[float, float], spec: str = ".3g") -> str:
+    low, high = interval
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return ""
+    return f" ({low:{spec}} to {high:{spec}})"
 
 
 def write_fit(report: FitReport, folder: str | Path) -> list[Path]:
@@ -59,35 +111,107 @@ def write_fit(report: FitReport, folder: str | Path) -> list[Path]:
 def _write(report: FitReport, folder: Path) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
     paths = [folder / FIT_CSV, folder / PARTICIPANTS_CSV, folder / FIGURE]
+    names = list(dict.fromkeys(k for m in report.models for k in m.estimate.params))
+    columns = [PARAM_PREFIX + k for k in names]
     with open(paths[0], "w", newline="", encoding="utf-8") as handle:
         writer = csvfile.writer(handle)
         writer.writerow(["model", "agent", "k", "decisions", "participants", "baseline_bits",
                          "lapse", "bits", "cv_bits", "cv_bits_low", "cv_bits_high", "aic", "bic",
-                         "params"])
+                         "params", "converged", *columns])
         for m in report.models:
             low, high = m.cv_bits_ci or ("", "")
             writer.writerow([m.model, m.agent, m.k, report.decisions, report.participants,
                              report.baseline_bits, m.estimate.lapse, m.bits,
                              "" if m.cv_bits is None else m.cv_bits, low, high, m.aic, m.bic,
-                             json.dumps(m.estimate.params)])
+                             json.dumps(m.estimate.params), m.converged,
+                             *_values(m.estimate.params, names)])
     with open(paths[1], "w", newline="", encoding="utf-8") as handle:
         writer = csvfile.writer(handle)
         writer.writerow(["model", "participant", "decisions", "cv_bits", "lapse", "bits",
-                         "params"])
+                         "params", "fit", "pooled_bits", *columns])
         for m in report.models:
             for p in m.participants:
-                own = p.own
+                fit = p.own or m.estimate
+                own_bits = p.pooled_bits if p.own is None else p.own.bits
                 writer.writerow([m.model, p.participant, p.decisions,
-                                 "" if p.cv_bits is None else p.cv_bits,
-                                 "" if own is None else own.lapse,
-                                 "" if own is None else own.bits,
-                                 "" if own is None else json.dumps(own.params)])
+                                 "" if p.cv_bits is None else p.cv_bits, fit.lapse,
+                                 "" if own_bits is None else own_bits,
+                                 json.dumps(fit.params), "pooled" if p.own is None else "own",
+                                 "" if p.pooled_bits is None else p.pooled_bits,
+                                 *_values(fit.params, names)])
     _figure(report, paths[2])
     return paths
 
 
+def _values(params: dict[str, float], names: list[str]) -> list:
+    return [params.get(k, "") for k in names]
+
+
+def read_fitted(path: str | Path) -> list[tuple[str, Estimate]]:
+    """(model label, its pooled estimate) of each model of a junction fit: from a folder
+    `mazesim fit -o` wrote (its `fit.csv`), that `fit.csv`, or the JSON `fit --json`
+    printed. DataError naming the file and what is wrong."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / FIT_CSV
+    text = read_text(path, DataError)
+    if path.suffix.lower() == ".csv":
+        rows = _csv_models(text, path)
+    else:
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as err:
+            raise DataError(f"--params {path}: not JSON ({err.msg}, line {err.lineno})") \
+                from None
+        if not isinstance(data, dict) or not isinstance(data.get("models"), list):
+            raise DataError(f"--params {path}: not the JSON of mazesim fit (no models list)")
+        if data.get("level", "junction") != "junction":
+            raise DataError(f"--params {path}: a {data['level']}-level fit (only junction "
+                            "fits can be scored)")
+        rows = data["models"]
+    out = []
+    for i, row in enumerate(rows, 1):
+        where = f"--params {path}: model {i}"
+        try:
+            label, lapse, params = str(row["model"]), float(row["lapse"]), row["params"]
+        except (KeyError, TypeError, ValueError):
+            raise DataError(f"{where}: needs model, lapse and params") from None
+        if not isinstance(params, dict) or not all(
+                isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+                for v in params.values()):
+            raise DataError(f"{where} ({label}): params must map names to finite numbers")
+        if not 0.0 <= lapse <= 1.0:
+            raise DataError(f"{where} ({label}): lapse {lapse!r} (allowed: 0 to 1)")
+        out.append((label, Estimate({str(k): float(v) for k, v in params.items()}, lapse,
+                                    float("nan"), 0)))
+    if not out:
+        raise DataError(f"--params {path}: no model")
+    return out
+
+
+def _csv_models(text: str, path: Path) -> list[dict]:
+    import csv
+    import io
+
+    rows = list(csv.DictReader(io.StringIO(text)))
+    out = []
+    for n, row in enumerate(rows, 2):
+        try:
+            out.append({"model": row["model"], "lapse": row["lapse"],
+                        "params": json.loads(row["params"])})
+        except (KeyError, TypeError, json.JSONDecodeError):
+            raise DataError(f"--params {path}:{n}: needs the columns model, lapse and params "
+                            "(a JSON object)") from None
+    return out
+
+
 def _figure(report: FitReport, path: Path) -> None:
     """Bits per decision of each model (best at the top) with intervals; the uniform line."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
     models = list(reversed(report.models))
     cv = report.folds > 0
     values = [m.cv_bits if cv else m.bits for m in models]

@@ -292,12 +292,13 @@ def _ml_model(name: str, choices: NodeChoices, *, folds: int, seed: int, starts:
         sums = np.bincount(choices.participant, weights=cv_log, minlength=people)
         cv_bits, ci = bits(float(sums.sum()), len(choices)), _interval(sums, counts, seed)
         per = [bits(float(s), int(c)) for s, c in zip(sums, counts)]
+    log_probs = fitter.score(pooled, every)
+    in_sample = np.bincount(choices.participant, weights=log_probs, minlength=people)
     parts = tuple(ParticipantFit(p, int(c), b, None if o is None else
-                                 Estimate(o.params, o.lapse, o.ll, o.n))
-                  for p, c, b, o in zip(choices.participants, counts, per, own))
+                                 Estimate(o.params, o.lapse, o.ll, o.n), bits(float(s), int(c)))
+                  for p, c, b, o, s in zip(choices.participants, counts, per, own, in_sample))
     return ModelFit(name, name, Estimate(pooled.params, pooled.lapse, pooled.ll, pooled.n),
-                    len(pooled.theta) + 1, cv_bits, ci, parts, fitter.score(pooled, every),
-                    cv_log)
+                    len(pooled.theta) + 1, cv_bits, ci, parts, log_probs, cv_log)
 
 
 class _PlannerFitter:

@@ -110,7 +110,8 @@ def test_fit_json_and_files(mst, tmp_path):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--cv", "9"], "folds: 9 (allowed: 0 for none, or 2 to 2: the participants, at most 100)"),
+    (["--cv", "9"], "folds: 9 (allowed: 0 for none, or 2 to 2: the participants with a junction "
+                    "decision, at most 100)"),
     (["--model", "nobody"], "unknown agent 'nobody'"),
     (["--by", "maze"], "Invalid value for '--by'"),
 ])
@@ -198,7 +199,10 @@ def test_fit_node_level_json_and_files(three, tmp_path):
         "baseline_bits": 1.0}
     assert {m["model"] for m in data["models"]} == {"du", "node-choice", "random"}
     assert set(data["models"][0]) == {"model", "params", "lapse", "bits", "cv_bits",
-                                      "cv_bits_ci", "aic", "bic", "params_ci"}
+                                      "cv_bits_ci", "aic", "bic", "params_ci", "bic_n",
+                                      "params_se", "params_se_cluster", "params_se_model",
+                                      "converged",
+                                      "not_converged"}
     assert {m["model"] for m in data["ranking"]["models"]} == {"du", "node-choice", "random"}
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
         "fit.csv", "fit.png", "fit_participants.csv", "ranking.csv"]

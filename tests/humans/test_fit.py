@@ -158,8 +158,8 @@ def test_fit_outputs(small, tmp_path):
 
 
 @pytest.mark.parametrize("models, folds, message", [
-    (["choice-model"], 4, "folds: 4 (allowed: 0 for none, or 2 to 3: the participants, at most "
-                          "100)"),
+    (["choice-model"], 4, "folds: 4 (allowed: 0 for none, or 2 to 3: the participants with a "
+                          "junction decision, at most 100)"),
     (["shortest"], 0, "shortest gives no step probabilities"),
     (["random-walk:lapse=0.2"], 0, "the lapse is always fitted"),
     (["random-walk", "random-walk"], 0, "random-walk twice"),
