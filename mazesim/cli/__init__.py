@@ -26,6 +26,7 @@ COMMANDS = {
     "sokoban": "sokoban_commands",
     "play": "play_commands",
     "import": "human_commands", "fit": "human_commands", "compare": "human_commands",
+    "predict": "human_commands",
     "tree": "tree_commands",
 }
 """Each command's module in this package, which registers it on `main` when imported (importing
