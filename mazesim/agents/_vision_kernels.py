@@ -13,7 +13,12 @@ from mazesim._grid import pad, steps, unpad
 from mazesim.agents.vision import FULL_VIEW, ISOVIST_VIEW, SWEEP_VIEW, UNKNOWN, WINDOW_VIEW
 from mazesim.maze import PASSAGE, WALL
 
-__all__ = ["perceive", "look", "seen_along", "isovist_clear", "unseen_in_view", "sweep_cells"]
+__all__ = ["perceive", "look", "look_cached", "seen_along", "isovist_clear", "unseen_in_view",
+           "unseen_in_sight", "sweep_cells", "SIGHT_CACHE_ENTRIES"]
+
+SIGHT_CACHE_ENTRIES = 4_000_000
+"""Most entries (cells x cells in sight) of a walk's cache of isovists (32 MB of int64); a
+bigger maze looks from scratch at every step."""
 
 ISOVIST_CORNERS = np.array([[0.1, 0.1], [0.9, 0.1], [0.9, 0.9], [0.1, 0.9]])
 """Offsets (x, y) inside a cell of the four segments of an isovist test (the task's code)."""
@@ -232,6 +237,49 @@ def look(cells, width, step, known, visits, i, r, c, prev, pr, pc, kind, radius,
                      c + radius, occlusion)
     for d in range(4):
         n += _see(cells, known, i + step[d])
+    return n
+
+
+@njit(cache=True)
+def _sight(cells, width, i, radius, sight_len, sight):
+    """The cells in line of sight of flat cell i (isovist of `radius`, the cell itself and the
+    four neighbours included: `_see_isovist`'s set), computed once into row i of `sight`."""
+    row_len = sight.shape[0] // cells.shape[0]
+    if sight_len[i] < 0:
+        rows = cells.shape[0] // width
+        r, c = i // width, i % width
+        n = 0
+        for y in range(max(r - radius, 1), min(r + radius, rows - 2) + 1):
+            for x in range(max(c - radius, 1), min(c + radius, width - 2) + 1):
+                if isovist_clear(cells, width, r, c, y, x):
+                    sight[i * row_len + n] = y * width + x
+                    n += 1
+        sight_len[i] = n
+    return i * row_len, sight_len[i]
+
+
+@njit(cache=True)
+def look_cached(cells, width, step, known, i, radius, sight_len, sight):
+    """`look` under an isovist with memory, each cell's sight computed once per walk batch
+    (`sight_len` -1 where not yet): the same cells become known, the same count returned."""
+    at, count = _sight(cells, width, i, radius, sight_len, sight)
+    n = 0
+    for k in range(at, at + count):
+        n += _see(cells, known, sight[k])
+    for d in range(4):
+        n += _see(cells, known, i + step[d])
+    return n
+
+
+@njit(cache=True)
+def unseen_in_sight(layout, known, width, j, radius, sight_len, sight):
+    """`unseen_in_view` of an isovist over a known layout (`layout` is the maze), from the
+    cache of `look_cached`."""
+    at, count = _sight(layout, width, j, radius, sight_len, sight)
+    n = 0
+    for k in range(at, at + count):
+        q = sight[k]
+        n += known[q] == UNKNOWN and layout[q] != WALL
     return n
 
 

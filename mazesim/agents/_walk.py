@@ -38,8 +38,8 @@ from numba import njit
 
 from mazesim._grid import bfs
 from mazesim.agents._streams import xoshiro_double
-from mazesim.agents._vision_kernels import look, perceive
-from mazesim.agents.vision import FULL_VIEW, UNKNOWN, WINDOW_VIEW
+from mazesim.agents._vision_kernels import SIGHT_CACHE_ENTRIES, look, look_cached, perceive
+from mazesim.agents.vision import FULL_VIEW, ISOVIST_VIEW, UNKNOWN, WINDOW_VIEW
 from mazesim.maze import PASSAGE
 from mazesim.records import (ARRIVAL, BRANCH_DEGREE, CHOSEN, COL, FIRST, N_COLUMNS, OPEN, ROW,
                              STEP, UNEXPLORED)
@@ -61,12 +61,16 @@ WalkState = namedtuple("WalkState", [
     "row", "col",               # each cell's padded row and column (no division per step)
     "departed",                 # cells left before in this trial (first-departure flags)
     "rs", "om", "nv", "nlast", "probs",          # rule state; the four neighbours at a step
-])
+    "sight_len", "sight",       # each cell's isovist, computed once (`look_cached`; empty:
+])                              # not an isovist with memory over a known layout)
 
 
 @njit(cache=True)
-def _workspace(cells, width, start, goal, full, known_map, seen):
+def _workspace(cells, width, start, goal, full, known_map, seen, cached, radius):
     n = cells.shape[0]
+    row_len = min((2 * radius + 1) ** 2, n) if cached else 0
+    if n * row_len > SIGHT_CACHE_ENTRIES:
+        row_len = 0
     rows = n // width
     blank = cells.copy()
     if not full:
@@ -85,7 +89,8 @@ def _workspace(cells, width, start, goal, full, known_map, seen):
         np.zeros(n, np.uint8), np.zeros(1, np.int64),
         np.arange(n, dtype=np.int64) // width, np.arange(n, dtype=np.int64) % width,
         np.zeros(n, np.uint8), np.zeros(RULE_STATE), np.zeros(4, np.int64),
-        np.zeros(4, np.int64), np.zeros(4, np.int64), np.zeros(4))
+        np.zeros(4, np.int64), np.zeros(4, np.int64), np.zeros(4),
+        np.full(n if row_len else 0, -1, np.int64), np.empty(n * row_len, np.int64))
 
 
 @njit(cache=True)
@@ -358,7 +363,11 @@ def _walk(p, cells, width, start, goal, view, goal_seeking, lapse, streams, max_
     trials = streams.shape[0]
     n_max = walk.shape[0] - 1 if reading else max_steps
     recording = record.shape[0] > 0
-    ws = _workspace(cells, width, start, goal, not limited, known_map and limited, seen)
+    ws = _workspace(cells, width, start, goal, not limited, known_map and limited, seen,
+                    limited and kind == ISOVIST_VIEW and memory and known_map and radius > 0,
+                    radius)
+    cached = ws.sight.shape[0] > 0      # isovists computed once per cell, not at every step
+    sight_len, sight = ws.sight_len, ws.sight
     step, visits, last, came, known = ws.step, ws.visits, ws.last, ws.came, ws.known
     plan, departed, rs, marks = ws.plan, ws.departed, ws.rs, ws.marks
     om, nv, nlast, probs = ws.om, ws.nv, ws.nlast, ws.probs
@@ -391,7 +400,9 @@ def _walk(p, cells, width, start, goal, view, goal_seeking, lapse, streams, max_
         eager = limited and not (kind == WINDOW_VIEW and memory and not occlusion
                                  and not PLANNER and not OBSERVER)
         if MAPPED:
-            if eager:               # from i to i: the first look
+            if eager and cached:    # from i to i: the first look
+                look_cached(cells, width, step, known, i, radius, sight_len, sight)
+            elif eager:
                 look(cells, width, step, known, visits, i, row[i], col[i], np.int64(-1),
                      np.int64(-1), np.int64(-1), kind, radius, occlusion, memory)
             elif limited and shows_goal[i] != 0:
@@ -491,7 +502,10 @@ def _walk(p, cells, width, start, goal, view, goal_seeking, lapse, streams, max_
                     pos[t] = i
                 arrival = d
                 if MAPPED:
-                    if eager:
+                    if eager and cached:
+                        dirty = look_cached(cells, width, step, known, i, radius, sight_len,
+                                            sight) > 0
+                    elif eager:
                         dirty = perceive(cells, width, step, known, visits, i, row[i],
                                          col[i], prev, row[prev], col[prev], kind, radius,
                                          occlusion, memory) > 0
