@@ -502,9 +502,9 @@ def _walk(p, cells, width, start, goal, view, goal_seeking, lapse, streams, max_
                     pos[t] = i
                 arrival = d
                 if MAPPED:
-                    if eager and cached:
-                        dirty = look_cached(cells, width, step, known, i, radius, sight_len,
-                                            sight) > 0
+                    if eager and cached:    # (with memory a second look from i sees nothing)
+                        dirty = visits[i] == 1 and look_cached(cells, width, step, known, i,
+                                                               radius, sight_len, sight) > 0
                     elif eager:
                         dirty = perceive(cells, width, step, known, visits, i, row[i],
                                          col[i], prev, row[prev], col[prev], kind, radius,
