@@ -150,3 +150,31 @@ def test_the_documented_commands_run(walkers, tmp_path):
         result = invoke("predict", *args)
         assert result.exit_code == 0, (words, result.output)
         assert re.search(r"choice-model", result.output)
+
+
+def test_goal_seekers_walk_to_the_exit_from_the_step_it_comes_into_sight():
+    """The cached isovists of the walking loop see the exit exactly when the uncached kernel
+    (`seen_cells`, through `sight_of_goal`) says so: from that step on a goal-seeking random
+    walk takes a shortest path to it (on three of the Maze Search Task's maps)."""
+    from mazesim._grid import distances
+    from mazesim.agents.base import trial_streams
+    from mazesim.agents.vision import MST_VISION
+    from mazesim.humans import read_mst
+
+    from tests.humans.mst_data import mst_folder
+
+    mazes = read_mst(mst_folder()).mazes
+    agent = make_agent("random-walk", goal_seeking=True)
+    for name in ("4ways", "Equal_7vs9", "Loop_1_mirror"):
+        maze = mazes[name]
+        sight = sight_of_goal(maze, MST_VISION).reshape(maze.shape)
+        dist, _ = distances(maze.grid, *maze.goal)
+        walks = agent.run_trials(maze, MST_VISION, trial_streams(np.random.SeedSequence(7), 200),
+                                 10_000, keep=True, record=np.zeros(maze.shape, bool))
+        detours = 0
+        for pos in np.split(walks.positions, np.cumsum(walks.moves + 1)[:-1]):
+            seen = np.flatnonzero(sight[pos[:, 0], pos[:, 1]])
+            t = int(seen[0])
+            assert len(pos) - 1 - t == dist[tuple(pos[t])]         # straight to the exit
+            detours += len(pos) - 1 > dist[maze.start]
+        assert detours > 0                                          # searching before that
