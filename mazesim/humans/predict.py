@@ -50,6 +50,7 @@ MAX_TOTAL_WALKS = 10**8
 """Most walks of a whole check (models x mazes x people x walks, folds included)."""
 MAX_CV_FOLDS = 100
 _MAX_FIT_ROWS = 1_000_000
+_FOLD_STREAM = 1                # the folds of mazes' stream (bootstrap: predict_stats)
 
 
 @dataclass(frozen=True)
@@ -150,7 +151,7 @@ def predict_run(run: HumanRun, fit_dir: str | Path, *, walks: int = DEFAULT_WALK
     if cv_mazes:
         steps, unfinished = _cross_validate(run, fitted, units, walks, seed, pooled, cv_mazes,
                                             workers)
-        heldout = [held_out(units_people_means(units), steps[m], _unfinished(units), seed,
+        heldout = [held_out(_people_means(units), steps[m], _unfinished(units), seed,
                             unfinished[m]) for m in range(len(fitted))]
     out = tuple(model_check(f.spec.label, f.spec.agent, _own_count(f, run, pooled), checks[m],
                             heldout[m]) for m, f in enumerate(fitted))
@@ -158,7 +159,7 @@ def predict_run(run: HumanRun, fit_dir: str | Path, *, walks: int = DEFAULT_WALK
                          tuple(units), out)
 
 
-def units_people_means(units: Sequence[Unit]) -> np.ndarray:
+def _people_means(units: Sequence[Unit]) -> np.ndarray:
     """People's mean steps per maze (finished trials)."""
     return np.array([_mean(u.walked.steps[u.walked.reached]) for u in units])
 
@@ -231,6 +232,7 @@ def _units(run: HumanRun) -> list[Unit]:
     by_trial = np.split(np.arange(len(d)), np.flatnonzero(np.diff(d.trial)) + 1) if len(d) \
         else []
     rows_of = {int(d.trial[r[0]]): r for r in by_trial if len(r)}
+    index = {p: i for i, p in enumerate(run.participants)}
     units = []
     for maze_id, label in keys:
         ks = run.groups[(maze_id, label)]
@@ -240,7 +242,6 @@ def _units(run: HumanRun) -> list[Unit]:
         chosen = [d.chosen[rows_of[k]] if k in rows_of else np.zeros(0, np.int64) for k in ks]
         probe = probe_cell(maze, positions, steps)
         sight = sight_of_goal(maze, vision)
-        index = {p: i for i, p in enumerate(run.participants)}
         people = tuple(sorted({index[run.trials[k].participant] for k in ks}))
         name = maze_name(maze) + (f" ({label})" if several else "")
         units.append(Unit(name, maze_id, maze, vision, people,
@@ -321,7 +322,7 @@ def _cross_validate(run: HumanRun, fitted: Sequence[FittedModel], units: Sequenc
         train = run.select(fold_of[trial_unit] != fold)
         report = fit_run(train, [f.spec.label for f in fitted], by=by, folds=0, seed=seed)
         refits = {m.model: m for m in report.models}
-        again = [_refitted(f, refits[f.spec.label], train) for f in fitted]
+        again = [_refitted(f, refits[f.spec.label]) for f in fitted]
         which = [int(u) for u in np.flatnonzero(fold_of == fold)]
         checks = _walk_all(run, again, units, walks, seed, pooled, which, workers)
         for m in range(len(fitted)):
@@ -331,10 +332,9 @@ def _cross_validate(run: HumanRun, fitted: Sequence[FittedModel], units: Sequenc
     return steps, unfinished
 
 
-_FOLD_STREAM = 1
 
-
-def _refitted(old: FittedModel, fit, train: HumanRun) -> FittedModel:
+def _refitted(old: FittedModel, fit) -> FittedModel:
+    """`old` with the parameters of a new fit (its ModelFit)."""
     own = {p.participant: (p.own.params, p.own.lapse) for p in fit.participants
            if p.own is not None}
     return FittedModel(old.spec, fit.estimate.params, fit.estimate.lapse, own)
