@@ -22,6 +22,7 @@ SECTIONS = {
                           "3. peer: every node model", "the budget of"],
     "bench_planners.py": ["1. values of every model", "2. the protocol for every model",
                           "3. reproduction over", "people best fitted"],
+    "bench_predict.py": ["predictive check of 2 models", "choice-model: maze r"],
     "bench_play.py": ["participants,", "round trip: median", "lost 0, doubled 0"],
     "bench_search.py": ["terrain_route"],
     "bench_startup.py": ["1. mazesim --help", "2. mazesim generate", "one cached numba kernel"],

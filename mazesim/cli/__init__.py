@@ -27,6 +27,7 @@ COMMANDS = {
     "sokoban": "sokoban_commands",
     "play": "play_commands",
     "import": "human_commands", "fit": "human_commands", "compare": "human_commands",
+    "predict": "human_commands",
     "tree": "tree_commands",
 }
 """Each command's module in this package, which registers it on `main` when imported (importing
@@ -41,11 +42,15 @@ SUMMARIES = {
     "compare": "People of HUMAN_RUN beside the agents of SIM_RUN on their shared mazes "
                "(Markdown).",
     "fit": "Fit models to the people of RUN_DIR by maximum likelihood (bits per junction "
-           "decision, or per node decision with --level node).",
+           "decision, or per node decision with --level node); with --params, score another "
+           "fit's models.",
     "generate": "Generate a maze with ALGORITHM (see `mazesim generators`).",
     "generators": "List the maze generators with one-line descriptions.",
     "import": "Import recorded human trajectories into a run directory of people.",
     "knight": "Fewest knight moves between two squares (any N; the path up to N = 100).",
+    "predict": "Posterior predictive check: the fitted models walk every maze of RUN_DIR under "
+               "its vision; steps, revisits, exit in sight and first choices against its "
+               "people, per maze.",
     "play": "Serve the human-trial page of session CONFIG; every key press goes to its run "
             "database.",
     "render": "Draw a maze file as a PNG (walls black, passages white, S green, G magenta).",

@@ -1,5 +1,6 @@
 """Commands for people's walks: `import` (recorded trajectories into a run), `fit` (models to
-people, cross-validated), `compare` (people against a simulated run); DESIGN.md section 11."""
+people, cross-validated), `compare` (people against a simulated run), `predict` (fitted models
+walking the run's mazes beside its people); DESIGN.md section 11."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import click
 from mazesim.cli import main
 from mazesim.cli._options import SEED, LibraryDefault
 
-__all__ = ["import_group", "fit", "compare"]
+__all__ = ["import_group", "fit", "compare", "predict"]
 
 _JSON = click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 _OUTPUT = click.option("-o", "--output", "output", required=True,
@@ -192,3 +193,45 @@ def compare(human_run: str, sim_run: str, fit_params: bool, seed: int,
     if output:
         write_comparison(comparison, output)
     _print(comparison, as_json, format_comparison)
+
+
+@main.command()
+@click.argument("run_dir", type=click.Path(exists=True, file_okay=False))
+@click.option("--fit", "fit_dir", required=True, metavar="FIT_DIR",
+              help="A folder written by `mazesim fit ... -o FIT_DIR` (of this run or another).")
+@click.option("--walks", type=int, default=100, show_default=True,
+              help="Walks of each model per person and maze.")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Seed of the walks, the folds and the bootstrap.")
+@click.option("--cv-mazes", "cv_mazes", type=int, default=0, show_default=True,
+              help="Folds of mazes (0: none): refit without each fold and predict its mazes.")
+@click.option("--model", "models", multiple=True, metavar="LABEL",
+              help="A model of the fit to check (repeat for several; default: all).")
+@click.option("--pooled", is_flag=True,
+              help="Walk everyone with the pooled parameters (default: each person's own "
+                   "where the fit was per person).")
+@click.option("--workers", type=int, default=1, show_default=True,
+              help="Local processes that walk.")
+@_EXCLUDE_PARTICIPANTS
+@_EXCLUDE_MAZE
+@_JSON
+@click.option("-o", "--output", type=click.Path(file_okay=False),
+              help="Folder for predict.csv, predict_models.csv, predict.png and heatmaps.png.")
+def predict(run_dir: str, fit_dir: str, walks: int, seed: int, cv_mazes: int,
+            models: tuple[str, ...], pooled: bool, workers: int,
+            exclude_participants: str | None, exclude_mazes: tuple[str, ...], as_json: bool,
+            output: str | None) -> None:
+    """Posterior predictive check: the fitted models walk every maze of RUN_DIR under its
+    vision; steps, revisits, exit in sight and first choices against its people, per maze."""
+    from mazesim.humans import excluded, load_human_run
+    from mazesim.humans.data import participant_list
+    from mazesim.humans.predict import predict_run
+    from mazesim.humans.predict_output import format_predict, write_predict
+
+    run = excluded(load_human_run(run_dir), participant_list(exclude_participants)
+                   if exclude_participants else (), exclude_mazes)
+    report = predict_run(run, fit_dir, walks=walks, seed=seed, cv_mazes=cv_mazes,
+                         models=models, pooled=pooled, workers=workers)
+    if output:
+        write_predict(report, output)
+    _print(report, as_json, format_predict)

@@ -9,6 +9,8 @@ compare them with simulated runs.
 - `fit_node_models` (`node_choices`, `node_fit`, `node_fit_output`): node models at the decision
   nodes of the mazes' trees, under our protocol or the Maze Search Task authors';
 - `compare_runs` (`compare`): people against the agents of a simulated run;
+- `predict_run` (`predict`, `predict_walks`, `predict_stats`, `predict_output`): fitted models
+  walking the run's mazes beside its people, maze by maze, and on mazes left out of the fit;
 - `simulate_population` (`recovery`): a synthetic run of people, for parameter recovery.
 """
 

@@ -1,0 +1,340 @@
+"""Posterior predictive checks of fitted models (DESIGN.md section 11): each model of a fit walks
+every maze of a run of people, and its walks are set beside theirs, maze by maze.
+
+`predict_run(run, fit_dir, walks=N, seed=S)` reads the fitted parameters (`mazesim fit -o
+FIT_DIR`: `fit.csv`, and each person's own in `fit_participants.csv` when the fit was per
+person); every model walks each maze N times per person who walked it, with that person's
+parameters where the fit has them (else the pooled ones), under the run's vision. Per maze and
+model (`predict_stats.MazeCheck`): steps, revisits and the step at which the exit comes into
+sight (means with 95 % intervals, a two-sample Kolmogorov-Smirnov test), the first choice at the
+junction people leave first most often (the exact 2 x k test), unfinished shares. Holm over the
+mazes of each model and measure; the per-maze correlation of mean steps and the model's ratio.
+
+`cv_mazes=K` also predicts unseen mazes: the mazes are dealt into K seeded folds, every model
+is fitted again (`fit_run`) without each fold's mazes and walks them; the held-out mean steps
+against people's (Pearson r, Spearman rho, mean absolute error) with percentile intervals by a
+bootstrap over mazes, and the unfinished shares where the people have unfinished trials.
+
+The fit may come from another run (fitted on one experiment, predicting the next one's mazes).
+Every random choice flows from `seed`: model m, maze id i, person p walks with the streams of
+`SeedSequence((seed, i, *m's label bytes), spawn_key=(p,))`; same seed, same numbers.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from mazesim.agents.trees import maze_name
+from mazesim.errors import DataError, MazesimError, read_text
+from mazesim.humans.data import HumanRun
+from mazesim.humans.models import ModelSpec, parse_model
+from mazesim.humans.predict_stats import (HeldOut, MazeCheck, ModelCheck, compare_walks,
+                                          held_out, model_check)
+from mazesim.humans.predict_walks import (Walked, model_walks, people_walks, probe_cell,
+                                          sight_of_goal)
+
+__all__ = ["FittedModel", "Unit", "PredictReport", "read_fit", "predict_run", "FIT_FILE",
+           "PARTICIPANTS_FILE", "DEFAULT_WALKS", "MAX_WALKS", "MAX_TOTAL_WALKS", "MAX_CV_FOLDS"]
+
+FIT_FILE, PARTICIPANTS_FILE = "fit.csv", "fit_participants.csv"   # `fit_output`'s names
+DEFAULT_WALKS = 100
+MAX_WALKS = 10_000
+"""Most walks per person and maze."""
+MAX_TOTAL_WALKS = 10**8
+"""Most walks of a whole check (models x mazes x people x walks, folds included)."""
+MAX_CV_FOLDS = 100
+_MAX_FIT_ROWS = 1_000_000
+_FOLD_STREAM = 1                # the folds of mazes' stream (bootstrap: predict_stats)
+
+
+@dataclass(frozen=True)
+class FittedModel:
+    """A model of a fit: its spec, pooled parameters and lapse, and each person's own (by id)."""
+
+    spec: ModelSpec
+    params: dict[str, float]
+    lapse: float
+    own: dict[str, tuple[dict[str, float], float]]
+
+    def settings(self, participant: str, pooled: bool) -> dict[str, Any]:
+        """The agent's config keys for `participant`: their own fit unless `pooled` or none."""
+        params, lapse = ((self.params, self.lapse) if pooled or participant not in self.own
+                         else self.own[participant])
+        return {**self.spec.fixed, **params, "lapse": lapse}
+
+
+@dataclass(frozen=True, eq=False)
+class Unit:
+    """A maze of the run under one vision, with its people's walks measured."""
+
+    name: str
+    maze_id: int
+    maze: Any
+    vision: Any
+    people: tuple[int, ...]          # indices into run.participants, in that order
+    walked: Walked
+    sight: np.ndarray
+    probe: tuple[int, int] | None
+
+
+@dataclass(frozen=True)
+class PredictReport:
+    """Every model's check on a run, in the fit's order (best first)."""
+
+    run: str
+    fit: str
+    walks: int
+    seed: int
+    pooled: bool
+    cv_mazes: int
+    units: tuple[Unit, ...]
+    models: tuple[ModelCheck, ...]
+
+    def to_json(self) -> dict:
+        return {"mazes": len(self.units), "walks": self.walks, "seed": self.seed,
+                "cv_mazes": self.cv_mazes or None,
+                "models": [m.to_json([u.name for u in self.units]) for m in self.models]}
+
+
+def read_fit(fit_dir: str | Path) -> list[FittedModel]:
+    """The models of `mazesim fit -o FIT_DIR`: DataError naming the folder or file and the
+    fault (missing, not a junction-level fit, a model this version cannot walk)."""
+    folder = Path(fit_dir)
+    if not folder.is_dir():
+        raise DataError(f"--fit {fit_dir}: no such folder (write one with `mazesim fit RUN "
+                        "-o FOLDER`)")
+    rows = _rows(folder / FIT_FILE)
+    own: dict[str, dict[str, tuple[dict, float]]] = {}
+    if (folder / PARTICIPANTS_FILE).exists():
+        for row in _rows(folder / PARTICIPANTS_FILE, ("model", "participant", "lapse", "params")):
+            if row["params"] and row.get("fit", "own") == "own":     # not the pooled fit's copy
+                own.setdefault(row["model"], {})[row["participant"]] = (
+                    _params(row, folder / PARTICIPANTS_FILE), _number(row, "lapse", folder))
+    out = []
+    for row in rows:
+        where = f"{folder / FIT_FILE}: model {row['model']!r}"
+        try:
+            spec = parse_model(row["model"])
+        except MazesimError as err:
+            raise DataError(f"{where} cannot walk here ({err}; a node-level fit?)") from None
+        model = FittedModel(spec, _params(row, folder / FIT_FILE), _number(row, "lapse", folder),
+                            own.get(row["model"], {}))
+        for settings in [model.settings("", True)] + [model.settings(p, False)
+                                                      for p in model.own]:
+            try:
+                spec.make(settings)
+            except MazesimError as err:
+                raise DataError(f"{where}: its parameters do not make an agent ({err})") from None
+        out.append(model)
+    if not out:
+        raise DataError(f"{folder / FIT_FILE}: no model")
+    return out
+
+
+def predict_run(run: HumanRun, fit_dir: str | Path, *, walks: int = DEFAULT_WALKS,
+                seed: int = 0, cv_mazes: int = 0, models: Sequence[str] = (),
+                pooled: bool = False, workers: int = 1) -> PredictReport:
+    """The predictive check of the fit in `fit_dir` on `run` (the module docstring); `models`
+    picks labels of the fit (default: all), `pooled` walks everyone with the pooled parameters,
+    `workers` local processes walk."""
+    fitted = _pick(read_fit(fit_dir), models, fit_dir)
+    units = _units(run)
+    _check(walks, seed, cv_mazes, len(fitted), units, workers)
+    checks = _walk_all(run, fitted, units, walks, seed, pooled, range(len(units)), workers)
+    heldout: list[HeldOut | None] = [None] * len(fitted)
+    if cv_mazes:
+        steps, unfinished = _cross_validate(run, fitted, units, walks, seed, pooled, cv_mazes,
+                                            workers)
+        heldout = [held_out(_people_means(units), steps[m], _unfinished(units), seed,
+                            unfinished[m]) for m in range(len(fitted))]
+    out = tuple(model_check(f.spec.label, f.spec.agent, _own_count(f, run, pooled), checks[m],
+                            heldout[m]) for m, f in enumerate(fitted))
+    return PredictReport(str(run.path), str(fit_dir), walks, seed, pooled, cv_mazes,
+                         tuple(units), out)
+
+
+def _people_means(units: Sequence[Unit]) -> np.ndarray:
+    """People's mean steps per maze (finished trials)."""
+    return np.array([_mean(u.walked.steps[u.walked.reached]) for u in units])
+
+
+def _unfinished(units: Sequence[Unit]) -> np.ndarray | None:
+    shares = np.array([1.0 - u.walked.reached.mean() for u in units])
+    return shares if shares.any() else None
+
+
+def _mean(values: np.ndarray) -> float:
+    return float(values.mean()) if len(values) else float("nan")
+
+
+def _rows(path: Path, needed: Sequence[str] = ("model", "agent", "lapse", "params")
+          ) -> list[dict[str, str]]:
+    if not path.is_file():
+        raise DataError(f"{path}: no such file (not a folder written by `mazesim fit -o`)")
+    reader = csv.DictReader(read_text(path, DataError).splitlines())
+    missing = [c for c in needed if c not in (reader.fieldnames or ())]
+    if missing:
+        raise DataError(f"{path}: no column {missing[0]!r} (a node-level fit, or not a fit?)")
+    rows = []
+    for row in reader:
+        rows.append({k: v[1:] if isinstance(v, str) and v.startswith("'") else v
+                     for k, v in row.items()})
+        if len(rows) > _MAX_FIT_ROWS:
+            raise DataError(f"{path}: more than {_MAX_FIT_ROWS:,} rows")
+    return rows
+
+
+def _params(row: dict[str, str], path: Path) -> dict[str, float]:
+    try:
+        params = json.loads(row["params"] or "{}")
+    except json.JSONDecodeError:
+        params = None
+    if not isinstance(params, dict) or not all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) for v in params.values()):
+        raise DataError(f"{path}: model {row['model']!r}: params {row['params'][:60]!r} "
+                        "(allowed: a JSON object of numbers)")
+    return params
+
+
+def _number(row: dict[str, str], key: str, folder: Path) -> float:
+    try:
+        value = float(row[key])
+    except (TypeError, ValueError):
+        value = float("nan")
+    if not 0.0 <= value <= 1.0:
+        raise DataError(f"{folder}: model {row['model']!r}: {key} {row[key]!r} (allowed: a "
+                        "number in [0, 1])")
+    return value
+
+
+def _pick(fitted: list[FittedModel], labels: Sequence[str], fit_dir: Any) -> list[FittedModel]:
+    if not labels:
+        return fitted
+    have = {f.spec.label: f for f in fitted}
+    for label in labels:
+        if label not in have:
+            raise DataError(f"--model {label}: not in the fit {fit_dir} (its models: "
+                            f"{', '.join(list(have)[:12])})")
+    return [have[label] for label in dict.fromkeys(labels)]
+
+
+def _units(run: HumanRun) -> list[Unit]:
+    """One unit per (maze, vision) of the run, in maze id order; people's walks measured."""
+    keys = sorted(run.groups, key=lambda k: (k[0], k[1]))
+    several = len({v for _, v in keys}) > 1
+    d = run.decisions
+    by_trial = np.split(np.arange(len(d)), np.flatnonzero(np.diff(d.trial)) + 1) if len(d) \
+        else []
+    rows_of = {int(d.trial[r[0]]): r for r in by_trial if len(r)}
+    index = {p: i for i, p in enumerate(run.participants)}
+    units = []
+    for maze_id, label in keys:
+        ks = run.groups[(maze_id, label)]
+        maze, vision = run.mazes[maze_id], run.trials[ks[0]].vision
+        positions = [run.trials[k].positions for k in ks]
+        steps = [d.step[rows_of[k]] if k in rows_of else np.zeros(0, np.int64) for k in ks]
+        chosen = [d.chosen[rows_of[k]] if k in rows_of else np.zeros(0, np.int64) for k in ks]
+        probe = probe_cell(maze, positions, steps)
+        sight = sight_of_goal(maze, vision)
+        people = tuple(sorted({index[run.trials[k].participant] for k in ks}))
+        name = maze_name(maze) + (f" ({label})" if several else "")
+        units.append(Unit(name, maze_id, maze, vision, people,
+                          people_walks(maze, positions, steps, chosen, sight, probe), sight,
+                          probe))
+    return units
+
+
+def _check(walks: int, seed: int, cv_mazes: int, models: int, units: Sequence[Unit],
+           workers: int) -> None:
+    if isinstance(walks, bool) or not isinstance(walks, (int, np.integer)) or not (
+            1 <= walks <= MAX_WALKS):
+        raise DataError(f"--walks {walks!r} (allowed: 1 to {MAX_WALKS:,} per person and maze)")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise DataError(f"--seed {seed!r} (allowed: an integer >= 0)")
+    if not units:
+        raise DataError("the run has no trial to predict")
+    if cv_mazes and not 2 <= cv_mazes <= min(len(units), MAX_CV_FOLDS):
+        raise DataError(f"--cv-mazes {cv_mazes} (allowed: 0 for none, or 2 to "
+                        f"{min(len(units), MAX_CV_FOLDS)}: the mazes, at most {MAX_CV_FOLDS})")
+    total = models * walks * sum(len(u.people) for u in units) * (2 if cv_mazes else 1)
+    if total > MAX_TOTAL_WALKS:
+        raise DataError(f"--walks {walks}: {total:,} walks in all (allowed: at most "
+                        f"{MAX_TOTAL_WALKS:,}; fewer walks or models)")
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise DataError(f"--workers {workers!r} (allowed: an integer >= 1)")
+
+
+def _own_count(fitted: FittedModel, run: HumanRun, pooled: bool) -> int:
+    return 0 if pooled else sum(p in fitted.own for p in run.participants)
+
+
+def _walk_all(run: HumanRun, fitted: Sequence[FittedModel], units: Sequence[Unit], walks: int,
+              seed: int, pooled: bool, which: Sequence[int], workers: int
+              ) -> list[list[MazeCheck | None]]:
+    """checks[model][unit] of the units `which` (None elsewhere): one task per model and unit."""
+    from mazesim.experiment.executors import execute
+
+    tasks = []
+    for m, f in enumerate(fitted):
+        for u in which:
+            unit = units[u]
+            settings = [f.settings(run.participants[p], pooled) for p in unit.people]
+            entropy = (seed, unit.maze_id, *f.spec.label.encode())
+            tasks.append((m, u, unit.name, unit.maze, unit.vision, f.spec.agent, settings,
+                          walks, entropy, unit.people, unit.sight, unit.probe, unit.walked))
+    out: list[list[MazeCheck | None]] = [[None] * len(units) for _ in fitted]
+    for done in execute(_task, tasks, workers=workers):
+        if done is not None:                # (None: a pause without a finished task)
+            m, u, check = done
+            out[m][u] = check
+    return out
+
+
+def _task(task: tuple) -> tuple[int, int, MazeCheck]:
+    """Walk one model on one maze and compare (module level: a worker process runs it)."""
+    m, u, name, maze, vision, agent, settings, walks, entropy, keys, sight, probe, people = task
+    model = model_walks(maze, vision, agent, settings, walks, entropy, keys, sight, probe)
+    return m, u, compare_walks(name, people, model, probe)
+
+
+def _cross_validate(run: HumanRun, fitted: Sequence[FittedModel], units: Sequence[Unit],
+                    walks: int, seed: int, pooled: bool, folds: int, workers: int
+                    ) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Each model's mean steps and unfinished share on each maze, walked with the fit without
+    that maze's fold."""
+    from mazesim.humans.fit import fit_run
+
+    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(_FOLD_STREAM,)))
+    fold_of = np.zeros(len(units), np.int64)
+    fold_of[rng.permutation(len(units))] = np.arange(len(units)) % folds
+    unit_of = {(u.maze_id, str(u.vision)): i for i, u in enumerate(units)}
+    trial_unit = np.array([unit_of[(t.maze_id, str(t.vision))] for t in run.trials])
+    by = "pooled" if pooled or not any(f.own for f in fitted) else "participant"
+    steps = [np.full(len(units), np.nan) for _ in fitted]
+    unfinished = [np.full(len(units), np.nan) for _ in fitted]
+    for fold in range(folds):
+        train = run.select(fold_of[trial_unit] != fold)
+        report = fit_run(train, [f.spec.label for f in fitted], by=by, folds=0, seed=seed)
+        refits = {m.model: m for m in report.models}
+        again = [_refitted(f, refits[f.spec.label]) for f in fitted]
+        which = [int(u) for u in np.flatnonzero(fold_of == fold)]
+        checks = _walk_all(run, again, units, walks, seed, pooled, which, workers)
+        for m in range(len(fitted)):
+            for u in which:
+                steps[m][u] = checks[m][u].steps.model_mean
+                unfinished[m][u] = checks[m][u].unfinished_model
+    return steps, unfinished
+
+
+
+def _refitted(old: FittedModel, fit) -> FittedModel:
+    """`old` with the parameters of a new fit (its ModelFit)."""
+    own = {p.participant: (p.own.params, p.own.lapse) for p in fit.participants
+           if p.own is not None}
+    return FittedModel(old.spec, fit.estimate.params, fit.estimate.lapse, own)

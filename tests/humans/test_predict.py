@@ -1,0 +1,180 @@
+"""Predictive checks (`mazesim predict`): fitted models walk the run's mazes beside its people.
+
+The people here are simulated walkers of a known agent (A, the choice model at the weights of
+the recovery test), so the check must find few differing mazes for A fitted to them and many for
+another agent (B, the right-hand wall follower) fitted to the same walks.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from mazesim import generate, make_agent
+from mazesim.cli import main
+from mazesim.humans import fit_run, load_human_run
+from mazesim.humans.fit_output import write_fit
+from mazesim.humans.predict import MAX_WALKS, predict_run, read_fit
+from mazesim.humans.predict_walks import people_walks, sight_of_goal
+from mazesim.humans.recovery import simulate_population
+from mazesim.maze import parse_maze
+
+from tests.humans.test_recovery import TRUE_WEIGHTS
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+MAZES = 6
+PEOPLE = 20
+
+
+@pytest.fixture(scope="module")
+def walkers(tmp_path_factory):
+    """A run of 20 simulated people (agent A) on 6 mazes, fitted with A and with B."""
+    root = tmp_path_factory.mktemp("predict")
+    mazes = {f"d{i}": generate("digging", (9, 9), seed=i) for i in range(MAZES)}
+    agent = make_agent("choice-model", **TRUE_WEIGHTS, lapse=0.05)
+    simulate_population(mazes, agent, {"window": 2}, PEOPLE, 5, root / "run")
+    run = load_human_run(root / "run")
+    write_fit(fit_run(run, ["choice-model"], folds=0, seed=0, starts=1), root / "fit-a")
+    write_fit(fit_run(run, ["right-hand"], folds=0, seed=0, starts=1), root / "fit-b")
+    return root, run
+
+
+def invoke(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def test_the_model_that_made_the_walks_passes_and_another_fails(walkers):
+    root, run = walkers
+    a = predict_run(run, root / "fit-a", walks=20, seed=1)
+    b = predict_run(run, root / "fit-b", walks=20, seed=1)
+    same, other = a.models[0], b.models[0]
+    assert len(same.differ()) <= 1 and len(other.differ()) >= MAZES - 1
+    assert same.maze_r > 0.95 and 0.9 < same.ratio_median < 1.1
+    assert other.ratio_median > 3
+
+
+@pytest.mark.slow
+def test_same_seed_same_bytes_and_the_json_shape(walkers, tmp_path):
+    root, run = walkers
+    outputs = []
+    for name in ("one", "two"):
+        result = invoke("predict", root / "run", "--fit", root / "fit-a", "--walks", 5,
+                        "--seed", 3, "--cv-mazes", 3, "--json", "-o", tmp_path / name)
+        assert result.exit_code == 0, result.output
+        outputs.append(result.output)
+    assert outputs[0] == outputs[1]
+    files = sorted(p.name for p in (tmp_path / "one").iterdir())
+    assert files == ["heatmaps.png", "predict.csv", "predict.png", "predict_models.csv"]
+    for name in files:
+        assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "two" / name).read_bytes()
+    data = json.loads(outputs[0])
+    assert data["mazes"] == MAZES and data["walks"] == 5 and data["cv_mazes"] == 3
+    (m,) = data["models"]
+    assert m["name"] == "choice-model" and {"maze_r", "heldout_r", "differ", "heldout"} <= set(m)
+    assert 0.9 < m["maze_r"] <= 1 and 0.5 < m["heldout_r"] <= 1
+    assert set(m["differ"]) <= {f"d{i}" for i in range(MAZES)}
+    unfinished = any(tuple(t.positions[-1]) != run.mazes[t.maze_id].goal for t in run.trials)
+    assert unfinished and -1 <= m["heldout"]["unfinished_r"] <= 1   # some hit max_steps
+    other = invoke("predict", root / "run", "--fit", root / "fit-a", "--walks", 5, "--seed", 4,
+                   "--json")
+    assert json.loads(other.output)["models"] != data["models"]
+
+
+def test_without_cv_the_held_out_r_is_null_and_the_text_names_the_models(walkers):
+    root, _ = walkers
+    result = invoke("predict", root / "run", "--fit", root / "fit-b", "--walks", 1, "--json")
+    assert json.loads(result.output)["models"][0]["heldout_r"] is None
+    text = invoke("predict", root / "run", "--fit", root / "fit-b", "--walks", 1).output
+    assert "| right-hand | 0 |" in text and "held-out" not in text
+
+
+def test_per_person_parameters_are_walked_where_the_fit_has_them(walkers, tmp_path):
+    root, run = walkers
+    report = fit_run(run, ["right-hand"], folds=0, seed=0, starts=1, by="participant")
+    write_fit(report, tmp_path / "own")
+    fitted = read_fit(tmp_path / "own")[0]
+    assert len(fitted.own) == PEOPLE
+    own = predict_run(run, tmp_path / "own", walks=3, seed=0)
+    pooled = predict_run(run, tmp_path / "own", walks=3, seed=0, pooled=True)
+    assert (own.models[0].own_params, pooled.models[0].own_params) == (PEOPLE, 0)
+    assert own.models[0].mazes[0].steps != pooled.models[0].mazes[0].steps
+
+
+def test_people_walks_are_measured_cell_by_cell():
+    maze = parse_maze("#######\n#S...G#\n#.###.#\n#.....#\n#######\n")
+    walk = np.array([[1, 1], [1, 2], [1, 1], [2, 1], [3, 1], [3, 2], [3, 3], [3, 4], [3, 5],
+                     [2, 5], [1, 5]])
+    sight = sight_of_goal(maze, 1)
+    walked = people_walks(maze, [walk], [np.array([0])], [np.array([1])], sight, (1, 1))
+    assert walked.steps.tolist() == [10] and walked.revisits.tolist() == [1]
+    assert walked.exit_seen.tolist() == [9]       # at (2, 5) G is inside the window of 1
+    assert walked.first.tolist() == [1] and walked.visits[1, 1] == 2
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--fit", "{root}/nowhere"], "--fit {root}/nowhere: no such folder"),
+    (["--fit", "{root}/node"], "{root}/node/fit.csv: model 'DU' cannot walk here"),
+    (["--fit", "{root}/fit-a", "--walks", 0], "--walks 0 (allowed: 1 to"),
+    (["--fit", "{root}/fit-a", "--walks", MAX_WALKS + 1], f"--walks {MAX_WALKS + 1} (allowed"),
+    (["--fit", "{root}/fit-a", "--model", "dfs"], "--model dfs: not in the fit"),
+    (["--fit", "{root}/fit-a", "--cv-mazes", 1], "--cv-mazes 1 (allowed: 0 for none, or 2 to 6"),
+    (["--fit", "{root}/empty"], "{root}/empty/fit.csv: no such file"),
+])
+def test_bad_input_is_one_line_and_exit_2(walkers, args, message):
+    root, _ = walkers
+    (root / "node").mkdir(exist_ok=True)
+    (root / "node" / "fit.csv").write_text("model,agent,lapse,params\nDU,DU,0.1,{}\n")
+    (root / "empty").mkdir(exist_ok=True)
+    result = invoke("predict", root / "run", *[str(a).format(root=root) for a in args])
+    assert result.exit_code == 2, result.output
+    assert result.output.startswith("Error: " + message.format(root=root))
+    assert result.output.count("\n") == 1
+
+
+def test_the_documented_commands_run(walkers, tmp_path):
+    """Every `mazesim predict` line of README.md, on the small run and its fit."""
+    root, _ = walkers
+    lines = [line.split("#")[0].split() for line in README.read_text().splitlines()
+             if line.strip().startswith("mazesim predict")]
+    assert len(lines) >= 2
+    for words in lines:
+        swap = {"results/mst-1": root / "run", "results/mst-1/fit": root / "fit-a",
+                "results/mst-1/predict": tmp_path / "out"}
+        args = [swap.get(w, w) for w in words[2:]]
+        args = [2 if a == "100" else a for a in args]            # fewer walks, same command
+        result = invoke("predict", *args)
+        assert result.exit_code == 0, (words, result.output)
+        assert re.search(r"choice-model", result.output)
+
+
+def test_goal_seekers_walk_to_the_exit_from_the_step_it_comes_into_sight():
+    """The walking loop sees the exit exactly when the perception kernel
+    (`seen_cells`, through `sight_of_goal`) says so: from that step on a goal-seeking random
+    walk takes a shortest path to it (on three of the Maze Search Task's maps)."""
+    from mazesim._grid import distances
+    from mazesim.agents.base import trial_streams
+    from mazesim.agents.vision import MST_VISION
+    from mazesim.humans import read_mst
+
+    from tests.humans.mst_data import mst_folder
+
+    mazes = read_mst(mst_folder()).mazes
+    agent = make_agent("random-walk", goal_seeking=True)
+    for name in ("4ways", "Equal_7vs9", "Loop_1_mirror"):
+        maze = mazes[name]
+        sight = sight_of_goal(maze, MST_VISION).reshape(maze.shape)
+        dist, _ = distances(maze.grid, *maze.goal)
+        walks = agent.run_trials(maze, MST_VISION, trial_streams(np.random.SeedSequence(7), 200),
+                                 10_000, keep=True, record=np.zeros(maze.shape, bool))
+        detours = 0
+        for pos in np.split(walks.positions, np.cumsum(walks.moves + 1)[:-1]):
+            seen = np.flatnonzero(sight[pos[:, 0], pos[:, 1]])
+            t = int(seen[0])
+            assert len(pos) - 1 - t == dist[tuple(pos[t])]         # straight to the exit
+            detours += len(pos) - 1 > dist[maze.start]
+        assert detours > 0                                          # searching before that
