@@ -25,6 +25,7 @@ import time
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -51,15 +52,17 @@ SKIP = {
         "needs a Dask scheduler at host:8786 (tests/experiment run one in process)",
 }
 
-# What the test changes in a line before running it, with the reason.
-SUBSTITUTIONS = {
-    "results/NAME/<run-id>": "the run directory the preceding `mazesim run` of that config "
-                             "created in the workspace",
-    "mazesim play ... [--port 8000]": "`--port 0` (any free port): 8000 may be taken by another "
-                                      "program or a parallel test; a server line is started, "
-                                      "its start line read, then stopped with Ctrl-C (SIGINT)",
-    "http://127.0.0.1:8000/": "the address of the server the block runs",
-}
+# What the test changes in a line before running it (pattern, replacement, reason), in order.
+SUBSTITUTIONS = [
+    (r"results/([\w.-]+)/<run-id>", lambda m, ws: ws.latest_run(m[1]),
+     "the run directory the preceding `mazesim run` of that config made in the workspace"),
+    (r"^mazesim play (?!.*--port )(.*)$", lambda m, ws: f"mazesim play {m[1]} --port 0",
+     "a free port, not the default 8000, which another program or a parallel test may hold "
+     "(a server line is started, its start line read, then it is stopped with Ctrl-C)"),
+    (r"--port 8000\b", lambda m, ws: "--port 0", "the same"),
+    (r"http://127\.0\.0\.1:8000/", lambda m, ws: ws.url,
+     "the address of the server the block talks to (on a free port, as above)"),
+]
 
 # Blocks whose lines take minutes (run with `python -m pytest --slow`, as CI does).
 SLOW = {
@@ -98,7 +101,6 @@ class Block:
     """An indented code block of the README: its id (from the paragraph before it) and lines."""
 
     id: str
-    lead: str
     lines: tuple[str, ...]
 
 
@@ -115,7 +117,7 @@ def readme_blocks(text: str) -> list[Block]:
             body = [line.strip() for line in lines[i:j] if line.strip()]
             lead = _paragraph_lead(lines, i)
             if not all(MAZE_ROW.fullmatch(line) for line in body):
-                blocks.append(Block(_block_id(lead), lead, tuple(_command(b) for b in body)))
+                blocks.append(Block(_block_id(lead), tuple(_command(b) for b in body)))
             i = j
             continue
         i += 1
@@ -177,27 +179,24 @@ class Workspace:
             [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
         self.url = None
 
-    def argv(self, line: str) -> list[str]:
-        return argv(line, self.latest_run)
-
     def latest_run(self, name: str) -> str:
         runs = sorted((self.repo / "results" / name).glob("*/results.sqlite"))
         assert runs, f"no run of {name} in the workspace: run its config first"
         return str(runs[-1].parent.relative_to(self.repo))
 
-    def run(self, line: str) -> subprocess.CompletedProcess:
+    def run(self, line: str) -> None:
         """Run a README line; its exit code must be 0 (stderr shown otherwise)."""
+        started = time.perf_counter()
         if _is_server(line):
             with self.serving(line, WHILE_SERVING.get(line.split()[2])):
-                return None
-        if line.split()[0] == "sqlite3":
-            return self.shell(line)
-        started = time.perf_counter()
-        done = subprocess.run(self.argv(line), cwd=self.repo, env=self.env, capture_output=True,
-                              text=True, timeout=TIMEOUT)
+                pass
+        elif line.split()[0] == "sqlite3":
+            self.shell(line)
+        else:
+            done = subprocess.run(argv(substitute(line, self)), cwd=self.repo, env=self.env,
+                                  capture_output=True, text=True, timeout=TIMEOUT)
+            assert done.returncode == 0, f"{line}\nexit code {done.returncode}\n{done.stderr}"
         print(f"{time.perf_counter() - started:7.2f} s  {line}")
-        assert done.returncode == 0, f"{line}\nexit code {done.returncode}\n{done.stderr}"
-        return done
 
     def shell(self, script: str) -> subprocess.CompletedProcess:
         done = subprocess.run(["bash", "-c", script], cwd=self.repo, env=self.env,
@@ -207,10 +206,9 @@ class Workspace:
 
     @contextmanager
     def serving(self, line: str, during=None):
-        """Start a `mazesim play` line on a free port, check its start line, run `during(self)`
-        and the body, stop it with Ctrl-C: exit code 0."""
-        line = re.sub(r"--port \d+", "--port 0", line)
-        words = self.argv(line if "--port" in line else line + " --port 0")
+        """Start a `mazesim play` line, check its start line, run `during(self)` and the body,
+        stop it with Ctrl-C: exit code 0."""
+        words = argv(substitute(line, self))
         process = subprocess.Popen(words, cwd=self.repo, env=self.env, stdout=subprocess.PIPE,
                                    stderr=subprocess.PIPE, text=True)
         try:
@@ -228,7 +226,7 @@ class Workspace:
                 during(self)
             yield self
         finally:
-            process.send_signal(signal.SIGINT)
+            process.send_signal(signal.SIGINT)     # right after the start line: must stop too
             code = process.wait(timeout=60)
             process.stdout.close()
             errors = process.stderr.read()
@@ -236,10 +234,15 @@ class Workspace:
         assert code == 0, f"{line}: exit code {code}\n{errors}"
 
 
-def argv(line: str, latest_run) -> list[str]:
-    """A README line as argv: `mazesim` -> this Python's `-m mazesim`, `python` -> this Python;
-    `results/NAME/<run-id>` -> latest_run(NAME). A placeholder left over fails."""
-    line = re.sub(r"results/([\w.-]+)/<run-id>", lambda m: latest_run(m.group(1)), line)
+def substitute(line: str, ws) -> str:
+    for pattern, replace, _ in SUBSTITUTIONS:
+        line = re.sub(pattern, lambda m: replace(m, ws), line)
+    return line
+
+
+def argv(line: str) -> list[str]:
+    """A line as argv: `mazesim` -> this Python's `-m mazesim`, `python` -> this Python. A
+    placeholder left over fails."""
     words = shlex.split(line)
     placeholders = [w for w in words if re.search(r"<[^>]*>|^[A-Z][A-Z_]+$", w)]
     if placeholders:
@@ -422,7 +425,7 @@ def test_readme_block_runs_as_written(block, tmp_path):
 
 def _run_api_block(ws: Workspace, lines: list[str]) -> None:
     """The curl calls as one bash script against the running demo; every reply is a state."""
-    script = "\n".join(lines).replace("http://127.0.0.1:8000/", ws.url)
+    script = substitute("\n".join(lines), ws)
     replies = [json.loads(out) for out in ws.shell(script).stdout.splitlines()]
     assert len(replies) == len(lines) - 1
     assert all("state" in reply and "error" not in reply for reply in replies), replies
@@ -436,14 +439,16 @@ def test_every_readme_command_is_run_or_skipped_with_a_reason():
     ids = [block.id for block in BLOCKS]
     assert len(ids) == len(set(ids)), ids
     assert not set(SKIP) - set(every), f"SKIP lines no longer in README: {set(SKIP) - set(every)}"
-    for table in (PREPARE, SLOW):
+    for table in (PREPARE, SLOW, AFTER):
         assert not set(table) - set(ids), f"blocks no longer in README: {set(table) - set(ids)}"
     for line in (GENERATE_MAZE, PLAY_DEMO, RUN_DEMO_AGENTS):
         assert line in every, line
+    stand_in = SimpleNamespace(latest_run=lambda name: f"results/{name}/RUN", url="http://x/")
+    for pattern, _, reason in SUBSTITUTIONS:
+        assert any(re.search(pattern, line) for line in every), f"unused: {pattern} ({reason})"
     for line in every:
         if line not in SKIP and line.split()[0] not in ("api", "api()", "sqlite3"):
-            argv(line, lambda name: f"results/{name}/RUN")    # a placeholder left over fails
-    assert any("<run-id>" in line for line in every)
+            argv(substitute(line, stand_in))          # a placeholder left over fails here
 
 
 def test_inline_commands_are_run_or_named():
@@ -465,7 +470,7 @@ def test_blocks_are_read_with_their_comments_cut():
     text = ("Mazes (generate):\n\n    mazesim generators      # the 12 generators\n"
             "    python -c \"print('# not a comment')\"  # a comment\n\nOne line per row:\n\n"
             "    #####\n    #S.G#\n    #####\n")
-    assert readme_blocks(text) == [Block("mazes", "Mazes (generate):", (
+    assert readme_blocks(text) == [Block("mazes", (
         "mazesim generators", "python -c \"print('# not a comment')\""))]
     with pytest.raises(AssertionError, match="'curl x' is not a command"):
         readme_blocks("Other:\n\n    curl x\n")
