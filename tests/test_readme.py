@@ -28,6 +28,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from hypothesis import given, strategies as st
 
 from tests.play.conftest import Client
 
@@ -338,10 +339,15 @@ def check_backup(ws: Workspace) -> None:
 
 
 def check_demo_report(ws: Workspace) -> None:
-    """The report of the demo lists the two scripted participants on its four mazes."""
+    """The demo's report has the two scripted participants on its four mazes (practice too),
+    each along a shortest route, r2 with one bump a maze."""
     with open(ws.repo / "results" / "play-demo" / "participants.csv", encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
-    assert sorted({row["participant"] for row in rows}) == ["r1", "r2"], rows
+    assert sorted((r["participant"], r["maze"]) for r in rows) == [
+        (p, m) for p in ("r1", "r2")
+        for m in ("full-31", "isovist-known", "practice", "window-branch")], rows
+    assert all(r["reached"] == "1" and r["moves"] == r["solution_length"] for r in rows), rows
+    assert [int(r["bumps"]) for r in rows] == [int(r["participant"] == "r2") for r in rows]
 
 
 WHILE_SERVING = {"configs/play-demo.yaml": finish_play_demo}
@@ -474,3 +480,13 @@ def test_blocks_are_read_with_their_comments_cut():
         "mazesim generators", "python -c \"print('# not a comment')\""))]
     with pytest.raises(AssertionError, match="'curl x' is not a command"):
         readme_blocks("Other:\n\n    curl x\n")
+
+
+@given(st.lists(st.text(st.characters(codec="ascii", categories=["L", "N"]), min_size=1),
+                min_size=1, max_size=5),
+       st.text(st.characters(codec="ascii", exclude_characters="\n\r"), max_size=30))
+def test_a_trailing_comment_is_cut_and_quoted_hashes_kept(words, comment):
+    """`mazesim ARGS  # comment` -> `mazesim ARGS`, also when an argument is a quoted `x # y`."""
+    line = shlex.join(["mazesim", *words, "x # kept"])
+    assert _command(f"{line}   # {comment}") == line
+    assert shlex.split(_command(line))[-1] == "x # kept"
