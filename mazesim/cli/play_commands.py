@@ -35,18 +35,18 @@ def play(config: str, host: str | None, port: int | None, public_url: str | None
     given = {key: value for key, value in (("host", host), ("port", port)) if value is not None}
     server = open_server(config, public_url=public_url, **given)   # defaults: play.server
     info = start_info(server)
-    if as_json:
-        click.echo(json.dumps(info))
-    else:
-        click.echo(f"Session {info['session']}: open {info['url']} in a browser")
-        if public_url:
-            click.echo(f"  listening on {info['host']}:{info['port']}")
-        click.echo(f"  results: {info['output']}")
-        click.echo(f"  dashboard: {info['dashboard']}")
-        if info["links"]:
-            click.echo(f"  participant links: {info['links']}")
-        click.echo("  Ctrl-C stops")
-    try:
+    try:                                # a Ctrl-C as soon as the start is read stops it too
+        if as_json:
+            click.echo(json.dumps(info))
+        else:
+            click.echo(f"Session {info['session']}: open {info['url']} in a browser")
+            if public_url:
+                click.echo(f"  listening on {info['host']}:{info['port']}")
+            click.echo(f"  results: {info['output']}")
+            click.echo(f"  dashboard: {info['dashboard']}")
+            if info["links"]:
+                click.echo(f"  participant links: {info['links']}")
+            click.echo("  Ctrl-C stops")
         with _log_to_stderr(LOGGER):
             server.serve_forever()
     except KeyboardInterrupt:
