@@ -35,12 +35,14 @@ from tests.play.conftest import Client
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 SHARED = Path(__file__).parents[1].parent / "shared"
-COMMAND_WORDS = ("mazesim", "python", "sqlite3", "api", "api()")
+COMMAND_WORDS = ("mazesim", "python", "python3", "sqlite3", "api", "api()")
 MAZE_ROW = re.compile(r"[#. A-Z]+")
 TIMEOUT = 3600                      # seconds per command: a hang fails, a slow machine does not
 
 # Lines that cannot run unattended, with the reason.
 SKIP = {
+    "python3 -m venv .venv && . .venv/bin/activate":
+        "creates and activates a virtual environment in the clone (the tests run in one already)",
     "python -m pip install -e . && mazesim run configs/quickstart.yaml":
         "installs into the Python running the tests; its run is the Experiments block's "
         "`mazesim run configs/quickstart.yaml`",
