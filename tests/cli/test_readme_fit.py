@@ -1,6 +1,6 @@
 """The `mazesim fit` commands README.md documents run as written: on a small simulated run of
 people at `results/mst-1` (the documented import of experiment 1 takes 20 s and is tested with
-the importer), with the `half.txt` and `others.txt` they name."""
+the importer), with the halves (`results/halves/people-A.txt`, `people-B.txt`) they name."""
 
 from __future__ import annotations
 
@@ -44,14 +44,15 @@ def test_documented_fit_commands_run(line, tmp_path, monkeypatch):
     simulate_population(mazes, make_agent("choice-model", lapse=0.05), {"window": 2}, PEOPLE,
                         0, Path("results/mst-1"))
     ids = [f"sim{i:02d}" for i in range(PEOPLE)]
-    Path("half.txt").write_text("\n".join(ids[:PEOPLE // 2]) + "\n")
-    Path("others.txt").write_text("\n".join(ids[PEOPLE // 2:]) + "\n")
+    Path("results/halves").mkdir()
+    Path("results/halves/people-A.txt").write_text("\n".join(ids[::2]) + "\n")
+    Path("results/halves/people-B.txt").write_text("\n".join(ids[1::2]) + "\n")
     runner = CliRunner()
     words = shlex.split(line, comments=True)
     if "--params" in words:             # the fit it scores, as the line before documents it
         assert runner.invoke(main, ["fit", "results/mst-1", "--model", "choice-model",
-                                    "--exclude-participants", "half.txt", "-o",
-                                    "results/mst-1/others"]).exit_code == 0
+                                    "--exclude-participants", "results/halves/people-B.txt",
+                                    "-o", "results/halves/fit-A"]).exit_code == 0
     result = runner.invoke(main, words[1:])
     assert result.exit_code == 0, (line, result.output)
     if "--json" in words:
