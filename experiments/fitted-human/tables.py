@@ -18,7 +18,7 @@ from mazesim.experiment.regression import INTERCEPT
 from mazesim.experiment.statistics import holm
 
 CONFIG = "configs/study-fitted-human.yaml"
-QUICK = False            # about 15 minutes on 2 cores: the fitted model walks 22,450-move traps
+QUICK = False            # 18 minutes on 2 shared cores: the fitted model walks into traps
 VOLATILE = ("timing",)
 FITTED = ("fitted-human", "fitted-human-no-closed")
 VISION = "2"
@@ -69,9 +69,9 @@ def _trap(specs) -> str:
         f"{CLOSED_DISTANCE:.0f}) + {a['closed']:g} = {dead_end:.2f}, as much as unseen floor "
         f"{break_even(a):.1f} moves away. When the nearest unexplored floor is farther than "
         "that, stepping into a known dead end beats going there; out of the dead end (its "
-        "only way is back) the same sum sends the walk in again, and it swings between the "
-        "dead end and its neighbour until a lapse (1 step in 400) happens to break it off "
-        "and a way to the frontier wins. Without the "
+        "only way is back) the same sums send the walk in again, and it swings back and forth "
+        "in the dead-end corridor until lapses (1 step in 400) carry it far enough out for "
+        "the way to the frontier to win. Without the "
         f"closed feature the break-even distance is {break_even(b):.0f} moves.")
 
 
