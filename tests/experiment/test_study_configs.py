@@ -1,11 +1,16 @@
 """The study's configs validate, and the branch-point maze has the structure the study describes."""
 
+import importlib.util
+import re
+import sys
 from collections import deque
 
 import numpy as np
 import pytest
+import yaml
 
 from mazesim.agents import make_agent
+from mazesim.agents.choice_model import FEATURES
 from mazesim.analysis import parameters
 from mazesim.experiment.config import load_config
 from mazesim.maze import read_maze
@@ -20,6 +25,7 @@ TRIALS = 4000
 @pytest.mark.parametrize("name, mazes, units", [
     ("quickstart.yaml", 15, 120),
     ("study-first-experiment.yaml", 300, 4200),
+    ("study-fitted-human.yaml", 300, 3000),
     ("study-branch-point.yaml", 1, 2),
     ("play-demo-agents.yaml", 3, 36),
 ])
@@ -38,6 +44,71 @@ def test_first_experiment_is_the_study_setup():
                                                "weighted-walker", "random-walk",
                                                "straight-biased"}
     assert all(a.trials == 100 for a in config.agents)
+
+
+def test_fitted_human_walks_the_first_experiments_mazes():
+    """experiments/fitted-human/README.md compares its agents with the first experiment's."""
+    mine = load_config(ROOT / "configs" / "study-fitted-human.yaml")
+    study = load_config(ROOT / "configs" / "study-first-experiment.yaml")
+    assert (mine.seed, mine.mazes, mine.vision) == (study.seed, study.mazes, study.vision)
+    assert [a.label for a in mine.agents] == ["fitted-human", "fitted-human-no-closed",
+                                              "weighted-walker", "dfs", "bfs"]
+    walker = next(a for a in study.agents if a.label == "weighted-walker")
+    assert mine.agents[2].agent == walker.agent
+
+
+def _regenerate():
+    """experiments/regenerate.py (it loads an experiment's tables and reads a README's blocks)."""
+    spec = importlib.util.spec_from_file_location("regenerate", ROOT / "experiments" /
+                                                  "regenerate.py")
+    module = sys.modules.setdefault("regenerate", importlib.util.module_from_spec(spec))
+    spec.loader.exec_module(module)
+    return module
+
+
+def _specs(name):
+    """The agents of a config as the run stores them: the YAML entries by label."""
+    data = yaml.safe_load((ROOT / "configs" / name).read_text(encoding="utf-8"))
+    return {a.get("label", a["type"]): a for a in data["agents"]}
+
+
+def _weights_table(readme):
+    """{feature: number} from the rows `| feature: ... | weight | ...` of a markdown table."""
+    rows = re.findall(r"^\| (\w+)(?::[^|]*)? \| (-?[\d.]+) \|", readme, re.M)
+    return {name: float(value) for name, value in rows}
+
+
+def test_fitted_human_weights_are_those_of_the_write_ups():
+    """The config's fitted weights and lapse, rounded, are the Maze Search Task write-up's; the
+    fitted-human write-up shows them as the config has them; the agent's defaults agree."""
+    specs = _specs("study-fitted-human.yaml")
+    fitted = specs["fitted-human"]
+    mst = _weights_table((ROOT / "experiments" / "maze-search-task" / "README.md")
+                         .read_text(encoding="utf-8").split("## What the fitted weights")[1]
+                         .split("\n## ")[0])
+    assert set(mst) == set(FEATURES) | {"lapse"}
+    for key in FEATURES:  # the config's 4 decimals round to the write-up's 2 (4.9150: 4.91)
+        assert abs(fitted[key] - mst[key]) <= 0.005 + 1e-12, key
+    assert fitted["lapse"] == mst["lapse"] == 0.0024
+    defaults = make_agent("choice-model").params()
+    assert {k: defaults[k] for k in FEATURES} == {k: mst[k] for k in FEATURES}
+    regenerate = _regenerate()
+    tables = regenerate.experiment("fitted-human")
+    readme = regenerate.blocks_of((ROOT / "experiments" / "fitted-human" / "README.md")
+                                  .read_text(encoding="utf-8"))
+    assert readme["weights"] == tables.weights(specs)
+    assert readme["trap"] == tables._trap(specs)
+    assert "| goal | 10.4655 | 9.9424 |" in readme["weights"]
+
+
+def test_fitted_human_dead_end_break_even():
+    specs = _specs("study-fitted-human.yaml")
+    tables = _regenerate().experiment("fitted-human")
+    assert tables.break_even(specs["fitted-human"]) == pytest.approx(18.80, abs=0.01)
+    assert tables.break_even(specs["fitted-human-no-closed"]) == pytest.approx(100)
+    # at that distance the frontier and a dead end score the same
+    d = tables.break_even({"frontier": 2.0, "closed": 1.0})
+    assert -2.0 * np.log1p(d) == pytest.approx(-2.0 * np.log1p(100) + 1.0)
 
 
 def test_branch_point_config_has_the_human_counts():
