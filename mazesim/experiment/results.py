@@ -28,8 +28,8 @@ from mazesim.experiment.config import (CAPPED, CORRELATION_METHODS,
                                        DEFAULT_CORRELATION_PARAMETERS, REGRESSION_ERRORS)
 from mazesim.experiment.regression import RegressionTerm
 from mazesim.experiment.statistics import Correlation
-from mazesim.experiment.storage import (CHOICE_COLUMNS, HUMAN, HUMAN_PILOT, RunStore,
-                                        read_samples)
+from mazesim.experiment.storage import (CHOICE_COLUMNS, HUMAN, HUMAN_PILOT, TRIAL_COLUMNS,
+                                        RunStore, read_samples)
 from mazesim.maze import parse_maze
 from mazesim.records import CHOICE_FIELDS
 
@@ -41,7 +41,6 @@ FILE_STRATUM = "file"
 SIMULATED = "simulated"
 """The `kind` of a run of agents (runs of people: `storage.HUMAN`)."""
 _FLAGS = ("reached", "capped")
-_TRIAL_COLUMNS = ("trial_id", "maze_id", "agent", "vision", "trial", "seed", "moves", *_FLAGS)
 
 
 @dataclass(frozen=True)
@@ -74,7 +73,9 @@ class Results:
     - `mazes`: one row per maze: `maze_id, source, generator, size, seed, stratum, text` and its
       parameters (`stratum` is the generator, `file` for maze files).
     - `trials`: one row per trial (`trial_id, maze_id, agent, vision, trial, seed, moves,
-      reached, capped`, the flags as booleans) with the maze's stratum and parameters joined;
+      reached, capped, participant`, the flags as booleans; `participant` a person's id, also
+      for runs stored before the column, None for agents) with the maze's stratum and
+      parameters joined;
       `trials_counted` those the report's means and medians count (capped trials left out
       unless the config has `analysis: {capped: include}`).
     - `choices`: the stored junction departures (`storage.CHOICE_COLUMNS`, `first` boolean).
@@ -157,7 +158,8 @@ def read_run(store: RunStore, *, pilots: bool = False) -> Results:
         meta["config"] = store.meta("config")           # a simulated run needs its config
     mazes = _mazes(store)
     where = "" if pilots else f"WHERE agent != '{HUMAN_PILOT}' "
-    trials = pd.read_sql_query(f"SELECT {', '.join(_TRIAL_COLUMNS)} FROM trials {where}"
+    trials = pd.read_sql_query(f"SELECT {', '.join(TRIAL_COLUMNS[:-1])}, "
+                               f"{store.participant_sql} AS participant FROM trials {where}"
                                "ORDER BY trial_id", store.conn)
     choices = pd.read_sql_query(f"SELECT {', '.join(CHOICE_COLUMNS)} FROM choices {where}"
                                 "ORDER BY trial_id, step", store.conn)

@@ -27,7 +27,7 @@ import time
 import zipfile
 from contextlib import closing
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping, Sequence
 
 from mazesim.errors import ConfigError, MazesimError, RunError, short
 from mazesim.schema import Reader
@@ -144,9 +144,11 @@ def database_error(path: Path, err: sqlite3.DatabaseError) -> RunError:
     return RunError(f"{path}: damaged ({err})")
 
 
-def check_database(conn: sqlite3.Connection, path: Path, schema: str) -> None:
-    """RunError naming the first fault: a table of `schema` missing or with other columns, a
-    trajectory file listed in `samples` missing, unreadable or without its trials."""
+def check_database(conn: sqlite3.Connection, path: Path, schema: str,
+                   added: Mapping[str, Sequence[str]] | None = None) -> None:
+    """RunError naming the first fault: a table of `schema` missing or with other columns (a
+    table without the columns `added` to it since, the older layout, passes), a trajectory
+    file listed in `samples` missing, unreadable or without its trials."""
     expected = _schema_columns(schema)
     try:
         found = _columns(conn)
@@ -154,7 +156,8 @@ def check_database(conn: sqlite3.Connection, path: Path, schema: str) -> None:
             if table not in found:
                 raise RunError(f"{path}: damaged: no table {table!r}"
                                + (" (an empty database)" if not found else ""))
-            if found[table] != columns:
+            older = [c for c in columns if c not in (added or {}).get(table, ())]
+            if found[table] not in (columns, older):
                 raise RunError(f"{path}: damaged: table {table!r} has columns "
                                f"{', '.join(found[table])} (expected {', '.join(columns)})")
         listed: dict[str, set[int]] = {}

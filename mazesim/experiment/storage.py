@@ -39,7 +39,7 @@ from mazesim.maze import DELTAS
 from mazesim.records import CHOICE_FIELDS
 
 __all__ = ["DATABASE", "TRAJECTORIES", "HUMAN", "HUMAN_PILOT", "CHOICE_COLUMNS", "MazeRecord",
-           "RunStore", "TrialRows", "next_trial_id", "peek_meta", "read_samples", "transaction",
+           "RunStore", "TRIAL_COLUMNS", "TrialRows", "next_trial_id", "peek_meta", "read_samples", "transaction",
            "write_samples", "write_trials"]
 
 DATABASE = "results.sqlite"
@@ -73,9 +73,15 @@ CREATE TABLE IF NOT EXISTS units (
 CREATE TABLE IF NOT EXISTS trials (
     trial_id INTEGER PRIMARY KEY, maze_id INTEGER NOT NULL, agent TEXT NOT NULL,
     vision TEXT NOT NULL, trial INTEGER NOT NULL, seed TEXT NOT NULL, moves INTEGER NOT NULL,
-    reached INTEGER NOT NULL, capped INTEGER NOT NULL);
+    reached INTEGER NOT NULL, capped INTEGER NOT NULL, participant TEXT);
 CREATE TABLE IF NOT EXISTS samples (trial_id INTEGER PRIMARY KEY, file TEXT NOT NULL);
 """ + _CHOICES_TABLE
+_ADDED_COLUMNS = {"trials": ("participant",)}
+"""Columns added to the first layout: a database without them still reads (`RunStore.legacy`),
+and a writer opening it adds them (`RunStore._migrate`)."""
+TRIAL_COLUMNS = ("trial_id", "maze_id", "agent", "vision", "trial", "seed", "moves", "reached",
+                 "capped", "participant")
+"""The columns of the `trials` table and of `trials.csv`."""
 
 
 @dataclass(frozen=True)
@@ -96,10 +102,11 @@ class MazeRecord:
 class TrialRows:
     """Finished trials of one (maze, agent, vision) as parallel columns, one item per trial.
 
-    `numbers` fills the `trial` column (the trial's index in its unit; a participant's number) and
-    `seeds` the `seed` column (the trial's seed label; a participant's id). `choices` is a
-    `records.CHOICE_DTYPE` array (its `trial` is the position in these columns, its `mark` an
-    index into `mark_names`), stored as given.
+    `numbers` fills the `trial` column (the trial's index among the trials of its maze, agent
+    and vision), `seeds` the `seed` column (the trial's seed label; empty for a person) and
+    `participants` the `participant` column (a person's id; empty: NULL, for agents).
+    `choices` is a `records.CHOICE_DTYPE` array (its `trial` is the position in these columns,
+    its `mark` an index into `mark_names`), stored as given.
     """
 
     maze_id: int
@@ -113,6 +120,7 @@ class TrialRows:
     capped: Sequence[bool]
     choices: np.ndarray
     mark_names: Sequence[str] = ()
+    participants: Sequence[str] = ()
 
 
 class RunStore:
@@ -121,7 +129,8 @@ class RunStore:
     Read-only unless `create`: then this store becomes the run's one writer (RunError when
     another writer holds it; `lock`: the caller's own, already held, kept on close) and the
     database and its tables are made if missing. Either way the database is checked first
-    (`rundir.check_database`).
+    (`rundir.check_database`). A database of the first layout (`trials` without `participant`)
+    is `legacy` for a reader; a writer adds the column (`_migrate`).
     """
 
     def __init__(self, run_dir: str | Path, *, create: bool = False,
@@ -130,6 +139,7 @@ class RunStore:
         self.path = self.run_dir / DATABASE
         self._lock: RunLock | None = None
         self.conn: sqlite3.Connection | None = None
+        self.legacy = False
         if not create and not self.path.is_file():
             raise RunError(f"{self.run_dir}: not a run directory (no {DATABASE})")
         if create and lock is None:
@@ -138,13 +148,16 @@ class RunStore:
             fresh = not self.path.exists()
             if not fresh:                     # checked read-only, before anything is written
                 self.conn = open_database(self.path, writable=False)
-                check_database(self.conn, self.path, _SCHEMA)
+                check_database(self.conn, self.path, _SCHEMA, _ADDED_COLUMNS)
+                self.legacy = "participant" not in _trial_columns(self.conn)
             if create:
                 self._close_connection()
                 self.conn = open_database(self.path, writable=True)
-                if fresh:
-                    with self._sqlite():
+                with self._sqlite():
+                    if fresh:
                         self.conn.executescript(_SCHEMA)
+                    elif self.legacy:
+                        self._migrate()
         except BaseException:
             self.close()
             raise
@@ -165,6 +178,22 @@ class RunStore:
         if self.conn is not None:
             self.conn.close()
             self.conn = None
+
+    def _migrate(self) -> None:
+        """Add `participant` to a first-layout `trials`, filled from `seed` for people (where
+        that layout kept their id); their `seed` and `trial` are left as they were."""
+        with transaction(self.conn):
+            self.conn.execute("ALTER TABLE trials ADD COLUMN participant TEXT")
+            self.conn.execute("UPDATE trials SET participant = seed WHERE agent IN (?, ?)",
+                              (HUMAN, HUMAN_PILOT))
+        self.legacy = False
+
+    @property
+    def participant_sql(self) -> str:
+        """The SQL of a trial's participant: the column, or for a person's trial stored without
+        it (the first layout, which kept the id in `seed`) the seed; NULL for agents."""
+        fallback = f"CASE WHEN agent IN ('{HUMAN}', '{HUMAN_PILOT}') THEN seed END"
+        return fallback if self.legacy else f"COALESCE(participant, {fallback})"
 
     @contextmanager
     def _sqlite(self) -> Iterator[None]:
@@ -285,9 +314,9 @@ class RunStore:
                            ([m.maze_id, m.source, m.generator or "", m.size,
                              "" if m.seed is None else m.seed,
                              *(_cell(m.parameters.get(n)) for n in names)] for m in mazes))
-                _write_csv(parts[1], ["trial_id", "maze_id", "agent", "vision", "trial", "seed",
-                                      "moves", "reached", "capped"],
-                           self.conn.execute("SELECT * FROM trials ORDER BY trial_id"))
+                _write_csv(parts[1], list(TRIAL_COLUMNS), self.conn.execute(
+                    f"SELECT {', '.join(TRIAL_COLUMNS[:-1])}, {self.participant_sql} FROM "
+                    "trials ORDER BY trial_id"))
                 _write_csv(parts[2], list(CHOICE_COLUMNS), self.conn.execute(
                     f"SELECT {', '.join(CHOICE_COLUMNS)} FROM choices ORDER BY trial_id, step"))
             for part, path in zip(parts, paths):
@@ -351,11 +380,13 @@ def write_trials(conn: sqlite3.Connection, rows: TrialRows) -> None:
     """Insert the `trials` rows and the `choices` rows of `rows`, in the caller's transaction."""
     condition = (rows.maze_id, rows.agent, rows.vision)
     ids, numbers = list(rows.trial_ids), list(rows.numbers)
+    people = list(rows.participants) or [None] * len(ids)
     conn.executemany(
-        "INSERT INTO trials VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [(t, *condition, n, seed, m, r, c) for t, n, seed, m, r, c in zip(
+        f"INSERT INTO trials ({', '.join(TRIAL_COLUMNS)}) VALUES "
+        f"({', '.join('?' * len(TRIAL_COLUMNS))})",
+        [(t, *condition, n, seed, m, r, c, who) for t, n, seed, m, r, c, who in zip(
             ids, numbers, rows.seeds, _column(rows.moves), _column(rows.reached),
-            _column(rows.capped))])
+            _column(rows.capped), people)])
     marks = list(rows.mark_names) + [""]        # NO_MARK (-1) reads the last: no mark
     records = rows.choices
     conn.executemany(
@@ -364,6 +395,10 @@ def write_trials(conn: sqlite3.Connection, rows: TrialRows) -> None:
           *(f.to_stored(value) for f, value in zip(CHOICE_FIELDS, values)))
          for t, mark, *values in zip(_column(records["trial"]), _column(records["mark"]),
                                      *(_column(records[f.name]) for f in CHOICE_FIELDS))])
+
+
+def _trial_columns(conn: sqlite3.Connection) -> list[str]:
+    return [row[1] for row in conn.execute("PRAGMA table_info(trials)")]
 
 
 def peek_meta(run_dir: str | Path, key: str) -> Any:

@@ -146,7 +146,7 @@ def compare_runs(human_run: str | Path, sim_run: str | Path, *, fit: bool = Fals
     if not matched:
         raise DataError(f"{sim_run}: shares no maze with {human_run}")
     agents = list(sim.meta["config"]["agents"])
-    out = human.trials["seed"].isin(set(exclude_participants))
+    out = human.trials["participant"].isin(set(exclude_participants))
     h_moves = human.trials_counted[~out & (human.trials_counted["agent"] == HUMAN)]
     h_choices = _first_choices(human, matched.keys(), human.trials["trial_id"][out])
     s_choices = _first_choices(sim, matched.values())

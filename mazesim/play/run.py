@@ -7,8 +7,8 @@ human runs like simulated ones, the play tables of `store.py`, `links.csv` (pers
 under `entry: link`) and `writer.lock`, held by the one recorder writing into it (`experiment.rundir`).
 
 A finished maze becomes one `trials` row (agent `human`, or `human-pilot` for a pilot id, which
-no report counts; `trial` = the participant's number in join order, `seed` = the participant
-id), all its junction choices in `choices` and its positions as a sampled trajectory, written in
+no report counts; `participant` = the participant id, `trial` = the trial's index among those of
+its maze, agent and vision, `seed` empty), all its junction choices in `choices` and its positions as a sampled trajectory, written in
 the transaction of its last move.
 """
 
@@ -182,11 +182,14 @@ class _TrialWriter:
                  positions: list) -> None:
         trial_id = next_trial_id(db)
         walk = trajectory(maze, positions)
+        condition = (maze_number(self.session, maze), HUMAN_PILOT if player.pilot else HUMAN,
+                     str(maze.vision))
+        (number,) = db.execute("SELECT COUNT(*) FROM trials WHERE maze_id = ? AND agent = ? "
+                               "AND vision = ?", condition).fetchone()
         write_trials(db, TrialRows(
-            maze_number(self.session, maze), HUMAN_PILOT if player.pilot else HUMAN,
-            str(maze.vision), [trial_id], [player.number], [player.id], [walk.moves],
-            [walk.reached], [walk.capped], choice_records(maze.maze, walk.positions),
-            tuple(maze.maze.marks)))
+            *condition, [trial_id], [number], [""], [walk.moves], [walk.reached],
+            [walk.capped], choice_records(maze.maze, walk.positions), tuple(maze.maze.marks),
+            [player.id]))
         write_samples(db, self.run_dir, {trial_id: walk.positions})
 
 

@@ -71,7 +71,8 @@ def test_trial_rows_are_written_in_the_callers_transaction(tmp_path):
             write_trials(db, rows)
             name = write_samples(db, tmp_path, {7: walk})
         assert name == "trajectories/trials-000000007.npz" and (tmp_path / name).is_file()
-        assert store.query("SELECT * FROM trials") == [(7, 4, "human", "2", 1, "p1", 3, 1, 0)]
+        assert store.query("SELECT * FROM trials") == [(7, 4, "human", "2", 1, "p1", 3, 1, 0,
+                                                        None)]
         assert store.query("SELECT * FROM choices") == [
             (7, 4, "human", "2", 1, "A", 1, 2, 1, "down", "down", 1, "up+right+down", "down"),
             (7, 4, "human", "2", 1, "", 2, 3, 1, "down", "right", 1, "up+down", "")]

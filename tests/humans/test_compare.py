@@ -84,7 +84,11 @@ def test_play_report_adds_participants_to_the_experiment_report(human_run):
     assert [row["moves"] for row in table] == [str(r.moves) for r in rows]
     with open(human_run / "trials.csv", encoding="utf-8") as handle:
         trials = list(csv.DictReader(handle))
-    assert {(t["agent"], t["seed"]) for t in trials} == {("human", "p1"), ("human", "p2")}
+    assert {(t["agent"], t["seed"], t["participant"]) for t in trials} == {
+        ("human", "", "p1"), ("human", "", "p2")}
+    # the trial's index among those of its maze (as for agents), not the participant's number
+    assert sorted((t["maze_id"], t["trial"]) for t in trials) == [
+        (m, i) for m in ("0", "1", "2") for i in ("0", "1")]
 
 
 def test_compare_with_a_simulated_run(human_run, sim_run):

@@ -93,7 +93,8 @@ def test_the_report_leaves_pilots_out(run):
     assert "| p1 | m0 | full | 1 | no |" in section and "| pilot |" not in section
     assert "| shy |" not in section
     trials = _csv(run / "trials.csv")
-    assert [(t["agent"], t["seed"]) for t in trials] == [("human-pilot", "pilot")]
+    assert [(t["agent"], t["seed"], t["participant"]) for t in trials] == [
+        ("human-pilot", "", "pilot")]
     summary = text[:text.index("## Participants")]
     assert "| human-pilot |" not in summary
 
@@ -116,4 +117,4 @@ def test_formula_answers_and_ids_are_neutralised_in_every_csv(session_factory):
     assert row["moves"] == "3"
     assert {r["participant"] for r in _csv(session.output / MOVES_CSV)} == {"'-A1-B1"}
     (trial,) = _csv(session.output / "trials.csv")
-    assert trial["seed"] == "'-A1-B1" and trial["moves"] == "3"
+    assert trial["participant"] == "'-A1-B1" and trial["moves"] == "3"
