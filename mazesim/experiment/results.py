@@ -28,8 +28,8 @@ from mazesim.experiment.config import (CAPPED, CORRELATION_METHODS,
                                        DEFAULT_CORRELATION_PARAMETERS, REGRESSION_ERRORS)
 from mazesim.experiment.regression import RegressionTerm
 from mazesim.experiment.statistics import Correlation
-from mazesim.experiment.storage import (CHOICE_COLUMNS, HUMAN, HUMAN_PILOT, TRIAL_COLUMNS,
-                                        RunStore, read_samples)
+from mazesim.experiment.storage import (CHOICE_COLUMNS, HUMAN, HUMAN_PILOT, RunStore,
+                                        read_samples)
 from mazesim.maze import parse_maze
 from mazesim.records import CHOICE_FIELDS
 
@@ -153,14 +153,11 @@ def load_run(path: str | Path, *, pilots: bool = False) -> Results:
 
 def read_run(store: RunStore, *, pilots: bool = False) -> Results:
     """`load_run` from an open store (which checked the run when it was opened)."""
-    meta = {key: store.meta(key) for (key,) in store.query("SELECT key FROM meta")}
-    if meta.get("kind") != HUMAN:
-        meta["config"] = store.meta("config")           # a simulated run needs its config
+    meta = store.all_meta()                     # a simulated run's config checked, once
     mazes = _mazes(store)
     where = "" if pilots else f"WHERE agent != '{HUMAN_PILOT}' "
-    trials = pd.read_sql_query(f"SELECT {', '.join(TRIAL_COLUMNS[:-1])}, "
-                               f"{store.participant_sql} AS participant FROM trials {where}"
-                               "ORDER BY trial_id", store.conn)
+    sql, params = store.trials_query(but=None if pilots else HUMAN_PILOT)
+    trials = pd.read_sql_query(sql, store.conn, params=params)
     choices = pd.read_sql_query(f"SELECT {', '.join(CHOICE_COLUMNS)} FROM choices {where}"
                                 "ORDER BY trial_id, step", store.conn)
     sample_files = dict(store.query("SELECT trial_id, file FROM samples ORDER BY trial_id"))

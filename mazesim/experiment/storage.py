@@ -25,7 +25,7 @@ import zipfile
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO, Iterable, Iterator, Mapping, Sequence
+from typing import Any, BinaryIO, Iterable, Iterator, Mapping, NamedTuple, Sequence
 
 import numpy as np
 
@@ -39,8 +39,8 @@ from mazesim.maze import DELTAS
 from mazesim.records import CHOICE_FIELDS
 
 __all__ = ["DATABASE", "TRAJECTORIES", "HUMAN", "HUMAN_PILOT", "CHOICE_COLUMNS", "MazeRecord",
-           "RunStore", "TRIAL_COLUMNS", "TrialRows", "next_trial_id", "peek_meta", "read_samples", "transaction",
-           "write_samples", "write_trials"]
+           "RunStore", "StoredTrial", "TRIAL_COLUMNS", "TrialRows", "next_trial_id", "peek_meta",
+           "read_samples", "transaction", "write_samples", "write_trials"]
 
 DATABASE = "results.sqlite"
 TRAJECTORIES = "trajectories"
@@ -79,9 +79,6 @@ CREATE TABLE IF NOT EXISTS samples (trial_id INTEGER PRIMARY KEY, file TEXT NOT 
 _ADDED_COLUMNS = {"trials": ("participant",)}
 """Columns added to the first layout: a database without them still reads (`RunStore.legacy`),
 and a writer opening it adds them (`RunStore._migrate`)."""
-TRIAL_COLUMNS = ("trial_id", "maze_id", "agent", "vision", "trial", "seed", "moves", "reached",
-                 "capped", "participant")
-"""The columns of the `trials` table and of `trials.csv`."""
 
 
 @dataclass(frozen=True)
@@ -96,6 +93,25 @@ class MazeRecord:
     text: str
     meta: Mapping[str, Any]
     parameters: Mapping[str, float]
+
+
+class StoredTrial(NamedTuple):
+    """One row of `trials` as `RunStore.trials` reads it (`participant`: `participant_sql`)."""
+
+    trial_id: int
+    maze_id: int
+    agent: str
+    vision: str
+    trial: int
+    seed: str
+    moves: int
+    reached: int
+    capped: int
+    participant: str | None
+
+
+TRIAL_COLUMNS = StoredTrial._fields
+"""The columns of the `trials` table and of `trials.csv`."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -140,6 +156,7 @@ class RunStore:
         self._lock: RunLock | None = None
         self.conn: sqlite3.Connection | None = None
         self.legacy = False
+        self._config: dict[str, Any] | None = None
         if not create and not self.path.is_file():
             raise RunError(f"{self.run_dir}: not a run directory (no {DATABASE})")
         if create and lock is None:
@@ -208,10 +225,14 @@ class RunStore:
         with self._sqlite(), transaction(self.conn):
             self.conn.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)",
                                   [(k, json.dumps(v)) for k, v in values.items()])
+        self._config = None
 
     def meta(self, key: str, default: Any = None) -> Any:
         """The stored value of `key` (JSON); `config` is checked to have what its readers use
-        (`rundir.check_config`): a missing or bad one is a RunError, not a KeyError later."""
+        (`rundir.check_config`): a missing or bad one is a RunError, not a KeyError later. The
+        checked config is kept: parsed once per store."""
+        if key == "config" and self._config is not None:
+            return self._config
         with self._sqlite():
             row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         if row is None:
@@ -219,7 +240,23 @@ class RunStore:
                 raise RunError(f"{self.path}: damaged: meta 'config' is missing")
             return default
         value = _meta_value(row[0], self.path, key)
-        return check_config(value, self.path) if key == "config" else value
+        if key == "config":
+            self._config = value = check_config(value, self.path)
+        return value
+
+    def all_meta(self) -> dict[str, Any]:
+        """Every meta value by key, each parsed once; `config` checked (`meta`) when present,
+        or when the run is not one of people (whose readers need none)."""
+        with self._sqlite():
+            rows = self.conn.execute("SELECT key, value FROM meta").fetchall()
+        values = {key: _meta_value(text, self.path, key) for key, text in rows}
+        if "config" in values:
+            if self._config is None:
+                self._config = check_config(values["config"], self.path)
+            values["config"] = self._config
+        elif values.get("kind") != HUMAN:
+            raise RunError(f"{self.path}: damaged: meta 'config' is missing")
+        return values
 
     # -- mazes --------------------------------------------------------------------------------
     def add_mazes(self, records: Iterable[MazeRecord]) -> None:
@@ -248,6 +285,30 @@ class RunStore:
             raise RunError(f"{self.path}: damaged: a maze's meta is not JSON") from None
 
     # -- results ------------------------------------------------------------------------------
+    def trials(self, *, agent: str | None = None, trial_id: int | None = None
+               ) -> list[StoredTrial]:
+        """`trials` rows in trial order, those of one agent or the one trial asked for."""
+        return [StoredTrial._make(row) for row in self.query(
+            *self.trials_query(agent=agent, trial_id=trial_id))]
+
+    def trials_query(self, *, agent: str | None = None, trial_id: int | None = None,
+                     but: str | None = None) -> tuple[str, list]:
+        """The SQL and parameters reading `trials` (`TRIAL_COLUMNS`, `participant` by
+        `participant_sql`) in trial order: of `agent`, the trial `trial_id`, without agent
+        `but` (for `pandas.read_sql_query` on `conn`, or `trials`)."""
+        clauses = [(f"{name} {op} ?", value) for name, op, value in (
+            ("agent", "=", agent), ("trial_id", "=", trial_id), ("agent", "!=", but))
+            if value is not None]
+        where = f"WHERE {' AND '.join(c for c, _ in clauses)} " if clauses else ""
+        return (f"SELECT {', '.join(TRIAL_COLUMNS[:-1])}, {self.participant_sql} AS "
+                f"participant FROM trials {where}ORDER BY trial_id", [v for _, v in clauses])
+
+    def count_trials(self, agent: str) -> int:
+        return self.query("SELECT COUNT(*) FROM trials WHERE agent = ?", (agent,))[0][0]
+
+    def last_trial_id(self) -> int | None:
+        return self.query("SELECT MAX(trial_id) FROM trials")[0][0]
+
     def done_units(self) -> set[int]:
         with self._sqlite():
             return {row[0] for row in self.conn.execute("SELECT unit_id FROM units")}

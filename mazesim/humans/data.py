@@ -252,12 +252,12 @@ def load_human_run(run_dir: str | Path) -> HumanRun:
         if store.meta("kind") != HUMAN:
             raise DataError(f"{run_dir}: not a run of people (record one with `mazesim play` "
                             "or import one with `mazesim import`)")
-        (count,) = store.query("SELECT COUNT(*) FROM trials WHERE agent = ?", (HUMAN,))[0]
+        count = store.count_trials(HUMAN)
         if count > MAX_RUN_TRIALS:
             raise DataError(f"{run_dir}: {count:,} trials (at most {MAX_RUN_TRIALS:,})")
         mazes = {m.maze_id: run_maze(m.text, dict(m.meta)) for m in store.mazes()}
-        rows = store.query(f"SELECT trial_id, {store.participant_sql}, maze_id, vision FROM "
-                           "trials WHERE agent = ? ORDER BY trial_id", (HUMAN,))
+        rows = [(t.trial_id, t.participant, t.maze_id, t.vision)
+                for t in store.trials(agent=HUMAN)]
         unknown = next((m for _, _, m, _ in rows if m not in mazes), None)
         if unknown is not None:
             raise DataError(f"{run_dir}: damaged: a trial of maze {unknown}, which the run "

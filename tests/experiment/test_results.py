@@ -154,3 +154,19 @@ def test_a_run_stored_before_the_participant_column_reads_and_migrates(people, s
         assert not store.legacy
     assert load_run(old_people).trials.participant.tolist() == list(PEOPLE)
 
+
+
+def test_the_stored_config_is_parsed_once(sim, monkeypatch):
+    """`load_run` checks the stored config once (it used to read it twice), and a store keeps
+    the checked config for later readers."""
+    from mazesim.experiment import storage
+
+    calls = []
+    check = storage.check_config
+    monkeypatch.setattr(storage, "check_config", lambda *a: calls.append(1) or check(*a))
+    run = load_run(sim)
+    assert len(calls) == 1 and run.meta["config"]["agents"][0]["label"] == "weighted-walker"
+    with RunStore(sim) as store:
+        first = store.meta("config")
+        assert store.meta("config") is first and store.all_meta()["config"] is first
+    assert len(calls) == 2
