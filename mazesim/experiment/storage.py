@@ -32,7 +32,7 @@ import numpy as np
 from mazesim import csvfile
 from mazesim.errors import RunError
 from mazesim.experiment.rundir import (RunLock, check_config, check_database, database_error,
-                                       lock_run, open_database)
+                                       lock_run, open_database, write_environment)
 from mazesim.experiment.seeds import trial_seed_label
 from mazesim.experiment.tasks import UnitResult
 from mazesim.maze import DELTAS
@@ -219,6 +219,15 @@ class RunStore:
             yield
         except sqlite3.DatabaseError as err:
             raise database_error(self.path, err) from None
+
+    # -- the parts every run has ---------------------------------------------------------------
+    def write_head(self, mazes: Iterable[MazeRecord] = (), **meta: Any) -> None:
+        """Write what every run directory has, for its writer (`mazesim run`, `mazesim play`,
+        `mazesim import`): `environment.json` unless present (`rundir.write_environment`),
+        the meta values (the stored `config` among them) and the mazes (`add_mazes`)."""
+        write_environment(self.run_dir)
+        self.set_meta(**meta)
+        self.add_mazes(mazes)
 
     # -- meta ---------------------------------------------------------------------------------
     def set_meta(self, **values: Any) -> None:

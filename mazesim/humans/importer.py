@@ -18,7 +18,6 @@ before the move that leaves `positions[step]`, joinable with `choices` on (trial
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import tempfile
@@ -232,22 +231,19 @@ def _write(source: Source, valid: list[Recording], skipped: tuple[Problem, ...],
            warnings: tuple[str, ...], part: Path, run_dir: Path, lock: Any) -> ImportSummary:
     """Write the run into the folder `part` (to be renamed `run_dir`), whose `lock` the
     caller holds."""
-    from mazesim.experiment.runner import ENVIRONMENT_FILE, environment
     from mazesim.walks import choice_records
 
     names = sorted({r.maze for r in valid})
     maze_ids = {name: i for i, name in enumerate(names)}
     people = list(dict.fromkeys(r.participant for r in valid))
     visions = {id(r): str(_vision(r, source)) for r in valid}
-    (part / ENVIRONMENT_FILE).write_text(json.dumps(environment(), indent=1) + "\n",
-                                         encoding="utf-8")
     decisions = 0
     with RunStore(part, create=True, lock=lock) as store:
         store.conn.executescript(_TABLES)
-        store.set_meta(name=run_dir.name, kind=HUMAN, recorder=RECORDER, format=source.format,
-                       source=source.path, skipped=len(skipped), warnings=list(warnings),
-                       config=_report_config(run_dir, source, names, valid))
-        store.add_mazes(_maze_record(i, name, source, valid) for i, name in enumerate(names))
+        store.write_head((_maze_record(i, name, source, valid) for i, name in enumerate(names)),
+                         name=run_dir.name, kind=HUMAN, recorder=RECORDER, format=source.format,
+                         source=source.path, skipped=len(skipped), warnings=list(warnings),
+                         config=_report_config(run_dir, source, names, valid))
         with transaction(store.conn) as db:
             write_samples(db, part, {t: r.positions for t, r in enumerate(valid)})
             groups: dict[tuple[str, str], list[int]] = {}

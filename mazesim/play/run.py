@@ -14,7 +14,6 @@ the transaction of its last move.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -25,7 +24,6 @@ import yaml
 from mazesim import csvfile
 from mazesim.errors import ConfigError, short
 from mazesim.limits import MAX_FILE_BYTES
-from mazesim.experiment.runner import ENVIRONMENT_FILE, environment
 from mazesim.experiment.config import human_run_config
 from mazesim.experiment.rundir import RunLock, lock_run
 from mazesim.experiment.storage import (HUMAN, HUMAN_PILOT, MazeRecord, RunStore, TrialRows,
@@ -206,15 +204,12 @@ def _write_run(session: Session, lock: RunLock) -> None:
         if changed:
             raise ConfigError(f"{run_dir}: holds a different session (maze {changed[0]} "
                               f"differs); choose another output or remove the directory")
-        runs.set_meta(name=session.name, kind=HUMAN, recorder=RECORDER, play_schema=PLAY_SCHEMA,
-                      config=report_config(session), session=dict(session.config),
-                      **{f"practice:{m.id}": format_maze(m.maze) for m in session.practice})
-        runs.add_mazes(records)
+        runs.write_head(records, name=session.name, kind=HUMAN, recorder=RECORDER,
+                        play_schema=PLAY_SCHEMA, config=report_config(session),
+                        session=dict(session.config),
+                        **{f"practice:{m.id}": format_maze(m.maze) for m in session.practice})
     (run_dir / SESSION_FILE).write_text(yaml.safe_dump(dict(session.config), sort_keys=False),
                                         encoding="utf-8")
-    environment_path = run_dir / ENVIRONMENT_FILE
-    if not environment_path.exists():
-        environment_path.write_text(json.dumps(environment(), indent=1) + "\n", encoding="utf-8")
 
 
 def _stored_session(path: Path) -> dict[str, Any]:

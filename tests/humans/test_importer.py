@@ -24,6 +24,7 @@ def test_an_mst_folder_becomes_a_run_of_people(write_mst, tmp_path):
     summary = import_mst(write_mst(), tmp_path / "run")
     assert (summary.trials, summary.participants, summary.mazes, summary.decisions,
             summary.unfinished, summary.skipped) == (3, 2, 2, 3, 0, ())
+    assert "numpy" in (tmp_path / "run" / "environment.json").read_text(encoding="utf-8")
     with RunStore(tmp_path / "run") as store:
         assert (store.meta("kind"), store.meta("recorder"), store.meta("format")) == (
             "human", "import", "mst")
