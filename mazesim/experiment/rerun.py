@@ -65,7 +65,7 @@ def rerun_trial(run_dir: str | Path, trial_id: int) -> Rerun:
             raise ConfigError(f"--trial: {trial_id} of {run_dir} is a person's walk (a run "
                               "of people): there is no agent to simulate again (`mazesim "
                               "report` shows it)")
-        text = [m.text for m in store.mazes() if m.maze_id == maze_id]
+        text = [m.text for m in store.mazes(maze_id)]
     labels = [a["label"] for a in config["agents"]]
     visions = [str(parse_vision(v)) for v in config["vision"]]
     if not text or agent_label not in labels or vision_text not in visions:

@@ -280,13 +280,17 @@ class RunStore:
                     "INSERT OR IGNORE INTO parameters VALUES (?, ?, ?)",
                     [(rec.maze_id, k, _number(v)) for k, v in rec.parameters.items()])
 
-    def mazes(self) -> list[MazeRecord]:
+    def mazes(self, maze_id: int | None = None) -> list[MazeRecord]:
+        """The stored mazes in id order (only `maze_id`'s, when given)."""
+        where, args = ("", ()) if maze_id is None else ("WHERE maze_id = ? ", (maze_id,))
         params: dict[int, dict[str, float]] = {}
         with self._sqlite():
-            for maze_id, name, value in self.conn.execute(
-                    "SELECT maze_id, name, value FROM parameters ORDER BY maze_id, rowid"):
-                params.setdefault(maze_id, {})[name] = value
-            rows = self.conn.execute("SELECT * FROM mazes ORDER BY maze_id").fetchall()
+            for m, name, value in self.conn.execute(
+                    f"SELECT maze_id, name, value FROM parameters {where}ORDER BY maze_id, rowid",
+                    args):
+                params.setdefault(m, {})[name] = value
+            rows = self.conn.execute(f"SELECT * FROM mazes {where}ORDER BY maze_id",
+                                     args).fetchall()
         try:
             return [MazeRecord(m, s, g, z, seed, t, json.loads(meta), params.get(m, {}))
                     for m, s, g, z, seed, t, meta in rows]
