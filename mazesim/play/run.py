@@ -208,6 +208,8 @@ def _write_run(session: Session, lock: RunLock) -> None:
                         play_schema=PLAY_SCHEMA, config=report_config(session),
                         session=dict(session.config),
                         **{f"practice:{m.id}": format_maze(m.maze) for m in session.practice})
+        runs.query("CREATE INDEX IF NOT EXISTS play_trial_numbers ON trials "
+                   "(maze_id, agent, vision)")          # each finished maze counts its own
     (run_dir / SESSION_FILE).write_text(yaml.safe_dump(dict(session.config), sort_keys=False),
                                         encoding="utf-8")
 
