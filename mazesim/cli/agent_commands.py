@@ -83,8 +83,10 @@ def _summary_text(agent_name, vision, report) -> str:
     s = report["summary"]
     lines = [
         f"agent {agent_name}, vision {vision}, {s['trials']} trial(s)",
-        f"moves: mean {s['mean_moves']:.1f}, median {s['median_moves']:g}, "
-        f"min {s['min_moves']}, max {s['max_moves']}",
+        (f"moves: mean {s['mean_moves']:.1f}, median {s['median_moves']:g}"
+         + (f" (of the {s['trials'] - s['capped']} trials not capped)" if s["capped"] else "")
+         if s["mean_moves"] is not None else "moves: every trial capped, no mean")
+        + f", min {s['min_moves']}, max {s['max_moves']}",
         f"reached: {s['reach_rate']:.1%} ({s['capped']} capped)",
     ]
     for mark, counts in report["first_choices"].items():

@@ -21,6 +21,7 @@ from mazesim.experiment.choices import ChoiceTest
 from mazesim.experiment.regression import RegressionTerm, Vif
 from mazesim.experiment.report_text import Figure, Report, markdown
 from mazesim.experiment.results import Results, Settings, read_run
+from mazesim.experiment.rundir import ENVIRONMENT_FILE
 from mazesim.experiment.statistics import MIN_MAZES, Correlation, Summary, correlations
 from mazesim.experiment.storage import RunStore
 from mazesim.experiment.tables import (Omitted, Outcome, choice_tests, correlation_table,
@@ -66,7 +67,7 @@ def build_report(run_dir: str | Path, stage: Callable[[str], None] | None = None
             say("report: the figures")
             drawn, notes = figures.result()
             report = replace(report, figures=tuple(drawn), notes=tuple(notes))
-    environment = _read_json(run_dir / "environment.json")
+    environment = _read_json(run_dir / ENVIRONMENT_FILE)
     report.path.write_text(markdown(results, report, environment), encoding="utf-8")
     return report
 

@@ -53,18 +53,19 @@ def rerun_trial(run_dir: str | Path, trial_id: int) -> Rerun:
         raise ConfigError(f"trial_id: {trial_id!r} (allowed: an integer from 0 to 2^63 - 1)")
     with RunStore(run_dir) as store:
         config = store.meta("config")
-        row = store.query("SELECT maze_id, agent, vision, trial, moves, reached FROM trials "
-                          "WHERE trial_id = ?", (trial_id,))
+        row = store.trials(trial_id=trial_id)
         if not row:
-            last = store.query("SELECT MAX(trial_id) FROM trials")[0][0]
+            last = store.last_trial_id()
             allowed = "no trials stored yet" if last is None else f"allowed: 0 to {last}"
             raise ConfigError(f"trial_id: {trial_id} is not a trial of {run_dir} ({allowed})")
-        maze_id, agent_label, vision_text, trial, moves, reached = row[0]
+        (stored,) = row
+        maze_id, agent_label, vision_text = stored.maze_id, stored.agent, stored.vision
+        trial, moves, reached = stored.trial, stored.moves, stored.reached
         if agent_label in (HUMAN, HUMAN_PILOT):
             raise ConfigError(f"--trial: {trial_id} of {run_dir} is a person's walk (a run "
                               "of people): there is no agent to simulate again (`mazesim "
                               "report` shows it)")
-        text = store.query("SELECT text FROM mazes WHERE maze_id = ?", (maze_id,))
+        text = [m.text for m in store.mazes(maze_id)]
     labels = [a["label"] for a in config["agents"]]
     visions = [str(parse_vision(v)) for v in config["vision"]]
     if not text or agent_label not in labels or vision_text not in visions:
@@ -73,7 +74,7 @@ def rerun_trial(run_dir: str | Path, trial_id: int) -> Rerun:
     a, v = labels.index(agent_label), visions.index(vision_text)
     spec = config["agents"][a]
     agent = make_agent(spec["type"], **{k: x for k, x in spec.items() if k not in _SPEC_KEYS})
-    maze = parse_maze(text[0][0], f"maze {maze_id}")
+    maze = parse_maze(text[0], f"maze {maze_id}")
     if not isinstance(moves, int) or not 0 <= moves <= agent.resolved_max_steps(maze):
         raise RunError(f"{run_dir}: damaged: trial {trial_id} has {moves!r} moves")
     seed = trial_seed(cell_seed(config["seed"], maze_id, a, v), trial)

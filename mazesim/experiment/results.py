@@ -41,7 +41,6 @@ FILE_STRATUM = "file"
 SIMULATED = "simulated"
 """The `kind` of a run of agents (runs of people: `storage.HUMAN`)."""
 _FLAGS = ("reached", "capped")
-_TRIAL_COLUMNS = ("trial_id", "maze_id", "agent", "vision", "trial", "seed", "moves", *_FLAGS)
 
 
 @dataclass(frozen=True)
@@ -74,7 +73,9 @@ class Results:
     - `mazes`: one row per maze: `maze_id, source, generator, size, seed, stratum, text` and its
       parameters (`stratum` is the generator, `file` for maze files).
     - `trials`: one row per trial (`trial_id, maze_id, agent, vision, trial, seed, moves,
-      reached, capped`, the flags as booleans) with the maze's stratum and parameters joined;
+      reached, capped, participant`, the flags as booleans; `participant` a person's id, also
+      for runs stored before the column, None for agents) with the maze's stratum and
+      parameters joined;
       `trials_counted` those the report's means and medians count (capped trials left out
       unless the config has `analysis: {capped: include}`).
     - `choices`: the stored junction departures (`storage.CHOICE_COLUMNS`, `first` boolean).
@@ -152,13 +153,11 @@ def load_run(path: str | Path, *, pilots: bool = False) -> Results:
 
 def read_run(store: RunStore, *, pilots: bool = False) -> Results:
     """`load_run` from an open store (which checked the run when it was opened)."""
-    meta = {key: store.meta(key) for (key,) in store.query("SELECT key FROM meta")}
-    if meta.get("kind") != HUMAN:
-        meta["config"] = store.meta("config")           # a simulated run needs its config
+    meta = store.all_meta()                     # a simulated run's config checked, once
     mazes = _mazes(store)
     where = "" if pilots else f"WHERE agent != '{HUMAN_PILOT}' "
-    trials = pd.read_sql_query(f"SELECT {', '.join(_TRIAL_COLUMNS)} FROM trials {where}"
-                               "ORDER BY trial_id", store.conn)
+    sql, params = store.trials_query(but=None if pilots else HUMAN_PILOT)
+    trials = pd.read_sql_query(sql, store.conn, params=params)
     choices = pd.read_sql_query(f"SELECT {', '.join(CHOICE_COLUMNS)} FROM choices {where}"
                                 "ORDER BY trial_id, step", store.conn)
     sample_files = dict(store.query("SELECT trial_id, file FROM samples ORDER BY trial_id"))

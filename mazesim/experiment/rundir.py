@@ -1,5 +1,6 @@
 """A run directory on disk: its one writer's lock, its database opened for reading or writing,
-and the checks that say what is damaged before anything reads on or writes.
+the checks that say what is damaged before anything reads on or writes, and the environment it
+was written in (`ENVIRONMENT_FILE`, by `storage.RunStore.write_head`).
 
 - **One writer.** A process writing a run holds `LOCK_FILE` with a POSIX record lock
   (`fcntl.lockf`): the kernel drops it when the process ends, however it ends (SIGKILL
@@ -19,22 +20,31 @@ from __future__ import annotations
 
 import fcntl
 import functools
+import json
 import os
+import platform
 import re
 import sqlite3
+import subprocess
+import sys
 import threading
 import time
 import zipfile
 from contextlib import closing
+from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping, Sequence
 
 from mazesim.errors import ConfigError, MazesimError, RunError, short
 from mazesim.schema import Reader
 
-__all__ = ["LOCK_FILE", "RunLock", "lock_run", "open_database", "check_database", "check_config"]
+__all__ = ["LOCK_FILE", "ENVIRONMENT_FILE", "RunLock", "lock_run", "open_database",
+           "check_database", "check_config", "environment", "write_environment"]
 
 LOCK_FILE = "writer.lock"
+ENVIRONMENT_FILE = "environment.json"
+_PACKAGES = ("mazesim", "numpy", "scipy", "numba", "click", "pyyaml", "matplotlib", "pillow",
+             "pandas", "statsmodels")
 _SAMPLE_FILE = re.compile(r"trajectories/trials-[0-9]{9}(-[0-9]+)?\.npz")
 
 
@@ -104,6 +114,42 @@ def _holder(fd: int) -> str:
     return "unknown"
 
 
+def environment() -> dict[str, Any]:
+    """Versions of Python and the packages, the platform and the git commit (if any)."""
+    env: dict[str, Any] = {"python": platform.python_version(), "platform": platform.platform(),
+                           "executable": sys.executable}
+    for name in _PACKAGES:
+        try:
+            env[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            env[name] = None
+    env["git_commit"] = _git("rev-parse", "HEAD")
+    status = _git("status", "--porcelain", "--untracked-files=no")
+    env["git_dirty"] = None if status is None else bool(status)
+    return env
+
+
+def write_environment(run_dir: Path) -> None:
+    """Write `ENVIRONMENT_FILE` into `run_dir` unless it is there (the run's first writer's
+    is kept: a resumed run or a play session opened again does not replace it)."""
+    path = Path(run_dir) / ENVIRONMENT_FILE
+    if path.exists():
+        return
+    try:
+        path.write_text(json.dumps(environment(), indent=1) + "\n", encoding="utf-8")
+    except OSError as err:
+        raise RunError(f"{path}: cannot write ({err.strerror})") from None
+
+
+def _git(*args: str) -> str | None:
+    try:
+        out = subprocess.run(["git", *args], cwd=Path(__file__).parent, capture_output=True,
+                             text=True, timeout=5)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() if out.returncode == 0 else None
+
+
 def open_database(path: Path, *, writable: bool) -> sqlite3.Connection:
     """An autocommit connection to the run database `path` (created when `writable`), checked
     to answer; RunError naming the file otherwise."""
@@ -144,9 +190,11 @@ def database_error(path: Path, err: sqlite3.DatabaseError) -> RunError:
     return RunError(f"{path}: damaged ({err})")
 
 
-def check_database(conn: sqlite3.Connection, path: Path, schema: str) -> None:
-    """RunError naming the first fault: a table of `schema` missing or with other columns, a
-    trajectory file listed in `samples` missing, unreadable or without its trials."""
+def check_database(conn: sqlite3.Connection, path: Path, schema: str,
+                   added: Mapping[str, Sequence[str]] | None = None) -> None:
+    """RunError naming the first fault: a table of `schema` missing or with other columns (a
+    table without the columns `added` to it since, the older layout, passes), a trajectory
+    file listed in `samples` missing, unreadable or without its trials."""
     expected = _schema_columns(schema)
     try:
         found = _columns(conn)
@@ -154,7 +202,8 @@ def check_database(conn: sqlite3.Connection, path: Path, schema: str) -> None:
             if table not in found:
                 raise RunError(f"{path}: damaged: no table {table!r}"
                                + (" (an empty database)" if not found else ""))
-            if found[table] != columns:
+            older = [c for c in columns if c not in (added or {}).get(table, ())]
+            if found[table] not in (columns, older):
                 raise RunError(f"{path}: damaged: table {table!r} has columns "
                                f"{', '.join(found[table])} (expected {', '.join(columns)})")
         listed: dict[str, set[int]] = {}

@@ -8,17 +8,13 @@ them, so ids and seeds depend on coordinates only, never on order, workers or re
 from __future__ import annotations
 
 import json
-import platform
 import signal
-import subprocess
-import sys
 import threading
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import partial
-from importlib import metadata
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -28,6 +24,7 @@ from mazesim.errors import ConfigError, RunError
 from mazesim.experiment.config import Config, MazeFile, resolved_config
 from mazesim.experiment.executors import Executor, WorkersLost, open_executor
 from mazesim.experiment.seeds import maze_seed
+from mazesim.experiment.rundir import ENVIRONMENT_FILE  # noqa: F401 (public here before)
 from mazesim.experiment.storage import MazeRecord, RunStore
 from mazesim.experiment.tasks import Chunk, Unit, UnitResult, run_chunk
 from mazesim.experiment.warmup import warm_up
@@ -39,10 +36,7 @@ __all__ = ["RunResult", "RunInterrupted", "run_experiment", "plan_units", "build
 BATCH_TRIALS = 50_000  # trials per database transaction at most (one unit may exceed it alone)
 FLUSH_SECONDS = 2.0    # ... or commit what is done after this long
 CONFIG_FILE = "config.yaml"
-ENVIRONMENT_FILE = "environment.json"
 _STATUS_RUNNING, _STATUS_COMPLETE = "running", "complete"
-_PACKAGES = ("mazesim", "numpy", "scipy", "numba", "click", "pyyaml", "matplotlib", "pillow",
-             "pandas", "statsmodels")
 
 Progress = Callable[[int, int], None]  # (trials done, trials in total)
 Compiling = Callable[[int, int, str], None]  # (kernel groups compiled, in all, what compiles now)
@@ -102,10 +96,9 @@ def run_experiment(config: Config, *, output: str | Path | None = None, workers:
         run_dir = _resumable(base, resolved, config) if resume else _new_run_dir(base)
         if not resume:
             _write(run_dir / CONFIG_FILE, yaml.safe_dump(resolved, sort_keys=False))
-            _write(run_dir / ENVIRONMENT_FILE, json.dumps(environment(), indent=1) + "\n")
         with RunStore(run_dir, create=True) as store:
-            if not resume:
-                store.set_meta(config=resolved, status=_STATUS_RUNNING, created=_now())
+            if not resume:                  # the mazes follow once built (or read back)
+                store.write_head(config=resolved, status=_STATUS_RUNNING, created=_now())
             elif store.meta("status") == _STATUS_COMPLETE:
                 raise RunError(f"{run_dir}: finished meanwhile by another process; nothing "
                                "to resume")
@@ -210,21 +203,6 @@ def build_mazes(config: Config) -> list[tuple[MazeRecord, Maze]]:
 def resume_command(config: Config, output: str | Path | None = None) -> str:
     """The command that continues an interrupted run of `config`."""
     return f"mazesim run {config.source} --resume" + (f" --output {output}" if output else "")
-
-
-def environment() -> dict[str, Any]:
-    """Versions of Python and the packages, the platform and the git commit (if any)."""
-    env: dict[str, Any] = {"python": platform.python_version(), "platform": platform.platform(),
-                           "executable": sys.executable}
-    for name in _PACKAGES:
-        try:
-            env[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            env[name] = None
-    env["git_commit"] = _git("rev-parse", "HEAD")
-    status = _git("status", "--porcelain", "--untracked-files=no")
-    env["git_dirty"] = None if status is None else bool(status)
-    return env
 
 
 class _Sweep:
@@ -382,15 +360,6 @@ def _first_difference(a: Any, b: Any, path: str = "") -> str | None:
 
 def _jsonable(meta: Any) -> dict[str, Any]:
     return json.loads(json.dumps(dict(meta), default=str))
-
-
-def _git(*args: str) -> str | None:
-    try:
-        out = subprocess.run(["git", *args], cwd=Path(__file__).parent, capture_output=True,
-                             text=True, timeout=5)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return out.stdout.strip() if out.returncode == 0 else None
 
 
 def _now() -> str:

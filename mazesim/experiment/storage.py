@@ -25,22 +25,22 @@ import zipfile
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO, Iterable, Iterator, Mapping, Sequence
+from typing import Any, BinaryIO, Iterable, Iterator, Mapping, NamedTuple, Sequence
 
 import numpy as np
 
 from mazesim import csvfile
 from mazesim.errors import RunError
 from mazesim.experiment.rundir import (RunLock, check_config, check_database, database_error,
-                                       lock_run, open_database)
+                                       lock_run, open_database, write_environment)
 from mazesim.experiment.seeds import trial_seed_label
 from mazesim.experiment.tasks import UnitResult
 from mazesim.maze import DELTAS
 from mazesim.records import CHOICE_FIELDS
 
 __all__ = ["DATABASE", "TRAJECTORIES", "HUMAN", "HUMAN_PILOT", "CHOICE_COLUMNS", "MazeRecord",
-           "RunStore", "TrialRows", "next_trial_id", "peek_meta", "read_samples", "transaction",
-           "write_samples", "write_trials"]
+           "RunStore", "StoredTrial", "TRIAL_COLUMNS", "TrialRows", "next_trial_id", "peek_meta",
+           "read_samples", "transaction", "write_samples", "write_trials"]
 
 DATABASE = "results.sqlite"
 TRAJECTORIES = "trajectories"
@@ -73,9 +73,12 @@ CREATE TABLE IF NOT EXISTS units (
 CREATE TABLE IF NOT EXISTS trials (
     trial_id INTEGER PRIMARY KEY, maze_id INTEGER NOT NULL, agent TEXT NOT NULL,
     vision TEXT NOT NULL, trial INTEGER NOT NULL, seed TEXT NOT NULL, moves INTEGER NOT NULL,
-    reached INTEGER NOT NULL, capped INTEGER NOT NULL);
+    reached INTEGER NOT NULL, capped INTEGER NOT NULL, participant TEXT);
 CREATE TABLE IF NOT EXISTS samples (trial_id INTEGER PRIMARY KEY, file TEXT NOT NULL);
 """ + _CHOICES_TABLE
+_ADDED_COLUMNS = {"trials": ("participant",)}
+"""Columns added to the first layout: a database without them still reads (`RunStore.legacy`),
+and a writer opening it adds them (`RunStore._migrate`)."""
 
 
 @dataclass(frozen=True)
@@ -92,14 +95,34 @@ class MazeRecord:
     parameters: Mapping[str, float]
 
 
+class StoredTrial(NamedTuple):
+    """One row of `trials` as `RunStore.trials` reads it (`participant`: `participant_sql`)."""
+
+    trial_id: int
+    maze_id: int
+    agent: str
+    vision: str
+    trial: int
+    seed: str
+    moves: int
+    reached: int
+    capped: int
+    participant: str | None
+
+
+TRIAL_COLUMNS = StoredTrial._fields
+"""The columns of the `trials` table and of `trials.csv`."""
+
+
 @dataclass(frozen=True, eq=False)
 class TrialRows:
     """Finished trials of one (maze, agent, vision) as parallel columns, one item per trial.
 
-    `numbers` fills the `trial` column (the trial's index in its unit; a participant's number) and
-    `seeds` the `seed` column (the trial's seed label; a participant's id). `choices` is a
-    `records.CHOICE_DTYPE` array (its `trial` is the position in these columns, its `mark` an
-    index into `mark_names`), stored as given.
+    `numbers` fills the `trial` column (the trial's index among the trials of its maze, agent
+    and vision), `seeds` the `seed` column (the trial's seed label; empty for a person) and
+    `participants` the `participant` column (a person's id; empty: NULL, for agents).
+    `choices` is a `records.CHOICE_DTYPE` array (its `trial` is the position in these columns,
+    its `mark` an index into `mark_names`), stored as given.
     """
 
     maze_id: int
@@ -113,6 +136,7 @@ class TrialRows:
     capped: Sequence[bool]
     choices: np.ndarray
     mark_names: Sequence[str] = ()
+    participants: Sequence[str] = ()
 
 
 class RunStore:
@@ -121,7 +145,8 @@ class RunStore:
     Read-only unless `create`: then this store becomes the run's one writer (RunError when
     another writer holds it; `lock`: the caller's own, already held, kept on close) and the
     database and its tables are made if missing. Either way the database is checked first
-    (`rundir.check_database`).
+    (`rundir.check_database`). A database of the first layout (`trials` without `participant`)
+    is `legacy` for a reader; a writer adds the column (`_migrate`).
     """
 
     def __init__(self, run_dir: str | Path, *, create: bool = False,
@@ -130,6 +155,8 @@ class RunStore:
         self.path = self.run_dir / DATABASE
         self._lock: RunLock | None = None
         self.conn: sqlite3.Connection | None = None
+        self.legacy = False
+        self._config: dict[str, Any] | None = None
         if not create and not self.path.is_file():
             raise RunError(f"{self.run_dir}: not a run directory (no {DATABASE})")
         if create and lock is None:
@@ -138,13 +165,16 @@ class RunStore:
             fresh = not self.path.exists()
             if not fresh:                     # checked read-only, before anything is written
                 self.conn = open_database(self.path, writable=False)
-                check_database(self.conn, self.path, _SCHEMA)
+                check_database(self.conn, self.path, _SCHEMA, _ADDED_COLUMNS)
+                self.legacy = "participant" not in _trial_columns(self.conn)
             if create:
                 self._close_connection()
                 self.conn = open_database(self.path, writable=True)
-                if fresh:
-                    with self._sqlite():
+                with self._sqlite():
+                    if fresh:
                         self.conn.executescript(_SCHEMA)
+                    elif self.legacy:
+                        self._migrate()
         except BaseException:
             self.close()
             raise
@@ -166,6 +196,22 @@ class RunStore:
             self.conn.close()
             self.conn = None
 
+    def _migrate(self) -> None:
+        """Add `participant` to a first-layout `trials`, filled from `seed` for people (where
+        that layout kept their id); their `seed` and `trial` are left as they were."""
+        with transaction(self.conn):
+            self.conn.execute("ALTER TABLE trials ADD COLUMN participant TEXT")
+            self.conn.execute("UPDATE trials SET participant = seed WHERE agent IN (?, ?)",
+                              (HUMAN, HUMAN_PILOT))
+        self.legacy = False
+
+    @property
+    def participant_sql(self) -> str:
+        """The SQL of a trial's participant: the column, or for a person's trial stored without
+        it (the first layout, which kept the id in `seed`) the seed; NULL for agents."""
+        fallback = f"CASE WHEN agent IN ('{HUMAN}', '{HUMAN_PILOT}') THEN seed END"
+        return fallback if self.legacy else f"COALESCE(participant, {fallback})"
+
     @contextmanager
     def _sqlite(self) -> Iterator[None]:
         """sqlite errors inside the block as one RunError line naming the database."""
@@ -174,15 +220,28 @@ class RunStore:
         except sqlite3.DatabaseError as err:
             raise database_error(self.path, err) from None
 
+    # -- the parts every run has ---------------------------------------------------------------
+    def write_head(self, mazes: Iterable[MazeRecord] = (), **meta: Any) -> None:
+        """Write what every run directory has, for its writer (`mazesim run`, `mazesim play`,
+        `mazesim import`): `environment.json` unless present (`rundir.write_environment`),
+        the meta values (the stored `config` among them) and the mazes (`add_mazes`)."""
+        write_environment(self.run_dir)
+        self.set_meta(**meta)
+        self.add_mazes(mazes)
+
     # -- meta ---------------------------------------------------------------------------------
     def set_meta(self, **values: Any) -> None:
         with self._sqlite(), transaction(self.conn):
             self.conn.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)",
                                   [(k, json.dumps(v)) for k, v in values.items()])
+        self._config = None
 
     def meta(self, key: str, default: Any = None) -> Any:
         """The stored value of `key` (JSON); `config` is checked to have what its readers use
-        (`rundir.check_config`): a missing or bad one is a RunError, not a KeyError later."""
+        (`rundir.check_config`): a missing or bad one is a RunError, not a KeyError later. The
+        checked config is kept: parsed once per store."""
+        if key == "config" and self._config is not None:
+            return self._config
         with self._sqlite():
             row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         if row is None:
@@ -190,7 +249,23 @@ class RunStore:
                 raise RunError(f"{self.path}: damaged: meta 'config' is missing")
             return default
         value = _meta_value(row[0], self.path, key)
-        return check_config(value, self.path) if key == "config" else value
+        if key == "config":
+            self._config = value = check_config(value, self.path)
+        return value
+
+    def all_meta(self) -> dict[str, Any]:
+        """Every meta value by key, each parsed once; `config` checked (`meta`) when present,
+        or when the run is not one of people (whose readers need none)."""
+        with self._sqlite():
+            rows = self.conn.execute("SELECT key, value FROM meta").fetchall()
+        values = {key: _meta_value(text, self.path, key) for key, text in rows}
+        if "config" in values:
+            if self._config is None:
+                self._config = check_config(values["config"], self.path)
+            values["config"] = self._config
+        elif values.get("kind") != HUMAN:
+            raise RunError(f"{self.path}: damaged: meta 'config' is missing")
+        return values
 
     # -- mazes --------------------------------------------------------------------------------
     def add_mazes(self, records: Iterable[MazeRecord]) -> None:
@@ -205,13 +280,17 @@ class RunStore:
                     "INSERT OR IGNORE INTO parameters VALUES (?, ?, ?)",
                     [(rec.maze_id, k, _number(v)) for k, v in rec.parameters.items()])
 
-    def mazes(self) -> list[MazeRecord]:
+    def mazes(self, maze_id: int | None = None) -> list[MazeRecord]:
+        """The stored mazes in id order (only `maze_id`'s, when given)."""
+        where, args = ("", ()) if maze_id is None else ("WHERE maze_id = ? ", (maze_id,))
         params: dict[int, dict[str, float]] = {}
         with self._sqlite():
-            for maze_id, name, value in self.conn.execute(
-                    "SELECT maze_id, name, value FROM parameters ORDER BY maze_id, rowid"):
-                params.setdefault(maze_id, {})[name] = value
-            rows = self.conn.execute("SELECT * FROM mazes ORDER BY maze_id").fetchall()
+            for m, name, value in self.conn.execute(
+                    f"SELECT maze_id, name, value FROM parameters {where}ORDER BY maze_id, rowid",
+                    args):
+                params.setdefault(m, {})[name] = value
+            rows = self.conn.execute(f"SELECT * FROM mazes {where}ORDER BY maze_id",
+                                     args).fetchall()
         try:
             return [MazeRecord(m, s, g, z, seed, t, json.loads(meta), params.get(m, {}))
                     for m, s, g, z, seed, t, meta in rows]
@@ -219,6 +298,30 @@ class RunStore:
             raise RunError(f"{self.path}: damaged: a maze's meta is not JSON") from None
 
     # -- results ------------------------------------------------------------------------------
+    def trials(self, *, agent: str | None = None, trial_id: int | None = None
+               ) -> list[StoredTrial]:
+        """`trials` rows in trial order, those of one agent or the one trial asked for."""
+        return [StoredTrial._make(row) for row in self.query(
+            *self.trials_query(agent=agent, trial_id=trial_id))]
+
+    def trials_query(self, *, agent: str | None = None, trial_id: int | None = None,
+                     but: str | None = None) -> tuple[str, list]:
+        """The SQL and parameters reading `trials` (`TRIAL_COLUMNS`, `participant` by
+        `participant_sql`) in trial order: of `agent`, the trial `trial_id`, without agent
+        `but` (for `pandas.read_sql_query` on `conn`, or `trials`)."""
+        clauses = [(f"{name} {op} ?", value) for name, op, value in (
+            ("agent", "=", agent), ("trial_id", "=", trial_id), ("agent", "!=", but))
+            if value is not None]
+        where = f"WHERE {' AND '.join(c for c, _ in clauses)} " if clauses else ""
+        return (f"SELECT {', '.join(TRIAL_COLUMNS[:-1])}, {self.participant_sql} AS "
+                f"participant FROM trials {where}ORDER BY trial_id", [v for _, v in clauses])
+
+    def count_trials(self, agent: str) -> int:
+        return self.query("SELECT COUNT(*) FROM trials WHERE agent = ?", (agent,))[0][0]
+
+    def last_trial_id(self) -> int | None:
+        return self.query("SELECT MAX(trial_id) FROM trials")[0][0]
+
     def done_units(self) -> set[int]:
         with self._sqlite():
             return {row[0] for row in self.conn.execute("SELECT unit_id FROM units")}
@@ -285,9 +388,9 @@ class RunStore:
                            ([m.maze_id, m.source, m.generator or "", m.size,
                              "" if m.seed is None else m.seed,
                              *(_cell(m.parameters.get(n)) for n in names)] for m in mazes))
-                _write_csv(parts[1], ["trial_id", "maze_id", "agent", "vision", "trial", "seed",
-                                      "moves", "reached", "capped"],
-                           self.conn.execute("SELECT * FROM trials ORDER BY trial_id"))
+                _write_csv(parts[1], list(TRIAL_COLUMNS), self.conn.execute(
+                    f"SELECT {', '.join(TRIAL_COLUMNS[:-1])}, {self.participant_sql} FROM "
+                    "trials ORDER BY trial_id"))
                 _write_csv(parts[2], list(CHOICE_COLUMNS), self.conn.execute(
                     f"SELECT {', '.join(CHOICE_COLUMNS)} FROM choices ORDER BY trial_id, step"))
             for part, path in zip(parts, paths):
@@ -351,11 +454,13 @@ def write_trials(conn: sqlite3.Connection, rows: TrialRows) -> None:
     """Insert the `trials` rows and the `choices` rows of `rows`, in the caller's transaction."""
     condition = (rows.maze_id, rows.agent, rows.vision)
     ids, numbers = list(rows.trial_ids), list(rows.numbers)
+    people = list(rows.participants) or [None] * len(ids)
     conn.executemany(
-        "INSERT INTO trials VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [(t, *condition, n, seed, m, r, c) for t, n, seed, m, r, c in zip(
+        f"INSERT INTO trials ({', '.join(TRIAL_COLUMNS)}) VALUES "
+        f"({', '.join('?' * len(TRIAL_COLUMNS))})",
+        [(t, *condition, n, seed, m, r, c, who) for t, n, seed, m, r, c, who in zip(
             ids, numbers, rows.seeds, _column(rows.moves), _column(rows.reached),
-            _column(rows.capped))])
+            _column(rows.capped), people)])
     marks = list(rows.mark_names) + [""]        # NO_MARK (-1) reads the last: no mark
     records = rows.choices
     conn.executemany(
@@ -364,6 +469,10 @@ def write_trials(conn: sqlite3.Connection, rows: TrialRows) -> None:
           *(f.to_stored(value) for f, value in zip(CHOICE_FIELDS, values)))
          for t, mark, *values in zip(_column(records["trial"]), _column(records["mark"]),
                                      *(_column(records[f.name]) for f in CHOICE_FIELDS))])
+
+
+def _trial_columns(conn: sqlite3.Connection) -> list[str]:
+    return [row[1] for row in conn.execute("PRAGMA table_info(trials)")]
 
 
 def peek_meta(run_dir: str | Path, key: str) -> Any:

@@ -11,7 +11,10 @@
 - choices at each mark: the people's first departures against each agent's (Fisher's exact
   test, the study's Table 2 with these people as the reference group), Holm-adjusted over
   every test of the comparison;
-- moves per maze: Pearson and Spearman correlation of the people's mean moves with each agent's.
+- moves per maze: Pearson and Spearman correlation of the people's mean moves with each agent's,
+  both counted by the report's rule (definitions.md, "The counting rule": capped trials left out
+  unless the run's config includes them; a condition with more than `tables.CAPPED_WARNING` of
+  its trials capped by its restricted mean, `tables.outcomes`).
 
 In-sample bits (the lapse, and with `fit=True` the parameters, are fitted to the same
 decisions); `mazesim fit` cross-validates.
@@ -30,7 +33,9 @@ from mazesim.errors import DataError
 from mazesim.experiment.config import CORRELATION_METHODS
 from mazesim.experiment.statistics import (MIN_MAZES, ChoiceTest, Correlation, choice_test,
                                            correlations, holm)
-from mazesim.experiment.storage import HUMAN, RunStore
+from mazesim.experiment.results import Results, load_run
+from mazesim.experiment.storage import HUMAN
+from mazesim.experiment.tables import outcomes
 from mazesim.humans.data import HumanRun, bits, excluded, load_human_run
 from mazesim.humans.fit import BOOTSTRAP_SAMPLES, CONFIDENCE, fit_run
 from mazesim.agents import AGENTS, KernelAgent
@@ -113,6 +118,7 @@ class Comparison:
             "unscored": list(self.unscored),
             "correlations": [{"agent": r.agent, "vision": r.vision, "method": r.method,
                               "r": _finite(r.r), "p": _finite(r.p), "n": r.n,
+                              "estimate": r.estimate, "tau": _finite(r.tau),
                               "note": moves_note(r)} for r in self.correlations],
             "choices": [{"agent": t.agent, "vision": t.vision, "mark": t.mark,
                          "counts": {d.direction: d.count for d in t.directions},
@@ -130,33 +136,36 @@ def compare_runs(human_run: str | Path, sim_run: str | Path, *, fit: bool = Fals
     human_run, sim_run = Path(human_run), Path(sim_run)
     people = excluded(load_human_run(human_run), exclude_participants, exclude_mazes)
     gone = {i for i, maze in people.mazes.items() if maze_name(maze) in set(exclude_mazes)}
-    with RunStore(human_run) as human, RunStore(sim_run) as sim:
-        if sim.meta("kind") == HUMAN:
-            raise DataError(f"{sim_run}: a run of people, not a simulated run (`mazesim run`)")
-        sim_texts = {m.text: m.maze_id for m in sim.mazes()}
-        texts = {m.maze_id: m.text for m in human.mazes()}
-        matched = {i: sim_texts[t] for i, t in texts.items()
-                   if t in sim_texts and i not in gone}
-        if not matched:
-            raise DataError(f"{sim_run}: shares no maze with {human_run}")
-        agents = list(sim.meta("config")["agents"])
-        out = sorted(set(exclude_participants))
-        h_moves = [(m, v, n) for m, v, n, who in human.query(
-            "SELECT maze_id, vision, moves, seed FROM trials WHERE agent = ?", (HUMAN,))
-            if who not in set(out)]
-        h_choices = _first_choices(human, matched.keys(), out)
-        s_choices = _first_choices(sim, matched.values())
-        s_means = _mean_moves(sim)
+    human, sim = load_run(human_run), load_run(sim_run)
+    if sim.kind == HUMAN:
+        raise DataError(f"{sim_run}: a run of people, not a simulated run (`mazesim run`)")
+    sim_texts = dict(zip(sim.mazes["text"], sim.mazes["maze_id"].tolist()))
+    matched = {i: sim_texts[t] for i, t in zip(human.mazes["maze_id"].tolist(),
+                                               human.mazes["text"])
+               if t in sim_texts and i not in gone}
+    if not matched:
+        raise DataError(f"{sim_run}: shares no maze with {human_run}")
+    agents = list(sim.meta["config"]["agents"])
+    out = human.trials["participant"].isin(set(exclude_participants))
+    h_moves = human.trials_counted[~out & (human.trials_counted["agent"] == HUMAN)]
+    h_choices = _first_choices(human, matched.keys(), human.trials["trial_id"][out])
+    s_choices = _first_choices(sim, matched.values())
+    s_means = {(o.agent, o.vision): o for o in outcomes(sim)}
+    s_rows = {m: k for k, m in enumerate(sim.mazes["maze_id"].tolist())}
     visions = sorted({str(t.vision) for t in people.trials})
     tests, corrs = [], []
     for v in visions:
-        h_mean = _per_maze([(m, n) for m, vv, n in h_moves if vv == v], list(matched))
+        h_mean = _per_maze(h_moves[h_moves["vision"] == v], list(matched))
         for a in (x["label"] for x in agents):
             for mark in sorted({k[2] for k in h_choices if k[1] == v}):
                 tests.append(choice_test(a, v, mark, s_choices.get((a, v, mark), {}),
                                          h_choices[(HUMAN, v, mark)]))
-            sim_mean = np.array([s_means.get((a, v, matched[m]), np.nan) for m in matched])
-            corrs += correlations(a, v, {HUMAN_MOVES: h_mean}, sim_mean, CORRELATION_METHODS)
+            shown = s_means.get((a, v))
+            sim_mean = np.array([np.nan if shown is None else shown.values[s_rows[matched[m]]]
+                                 for m in matched])
+            corrs += correlations(a, v, {HUMAN_MOVES: h_mean}, sim_mean, CORRELATION_METHODS,
+                                  **({} if shown is None else {"estimate": shown.estimate,
+                                                               "tau": shown.tau}))
     scores, unscored = [], []
     for v in visions:
         keep = np.array([t.maze_id in matched and str(t.vision) == v for t in people.trials])
@@ -221,31 +230,23 @@ def _interval(nats_per_decision: np.ndarray) -> tuple[float, float]:
     return float(low), float(high)
 
 
-def _first_choices(store: RunStore, maze_ids: Any, without: Sequence[str] = ()) -> dict:
+def _first_choices(run: Results, maze_ids: Any, without: Any = ()) -> dict:
     """{(agent, vision, mark): {direction: count}} of first departures on the given mazes,
-    the trials of the participants `without` left out."""
-    ids = sorted(set(maze_ids))
+    the trials `without` (ids) left out."""
+    c = run.choices
+    c = c[c["first"] & (c["mark"] != "") & c["maze_id"].isin(set(maze_ids))
+          & ~c["trial_id"].isin(set(without))]
     out: dict = {}
-    for a, v, mark, direction, n in store.query(
-            "SELECT agent, vision, mark, direction, COUNT(*) FROM choices WHERE first = 1 AND "
-            f"mark != '' AND maze_id IN ({','.join('?' * len(ids))}) AND trial_id NOT IN "
-            f"(SELECT trial_id FROM trials WHERE seed IN ({','.join('?' * len(without))})) "
-            "GROUP BY agent, vision, mark, direction", [*ids, *without]):
-        out.setdefault((a, v, mark), {})[direction] = n
+    for (a, v, mark, direction), n in c.groupby(["agent", "vision", "mark", "direction"]).size(
+            ).items():
+        out.setdefault((a, v, mark), {})[direction] = int(n)
     return out
 
 
-def _mean_moves(store: RunStore) -> dict[tuple[str, str, int], float]:
-    rows = store.query("SELECT agent, vision, maze_id, AVG(moves) FROM trials GROUP BY agent, "
-                       "vision, maze_id")
-    return {(a, v, m): float(x) for a, v, m, x in rows}
-
-
-def _per_maze(pairs: list[tuple[int, int]], maze_ids: list[int]) -> np.ndarray:
-    sums: dict[int, list[int]] = {}
-    for m, n in pairs:
-        sums.setdefault(m, []).append(n)
-    return np.array([np.mean(sums[m]) if m in sums else np.nan for m in maze_ids])
+def _per_maze(trials: Any, maze_ids: list[int]) -> np.ndarray:
+    """The mean moves on each of `maze_ids` of `trials` (counted trials; NaN without any)."""
+    means = trials.groupby("maze_id")["moves"].mean()
+    return means.reindex(maze_ids).to_numpy(float)
 
 
 def format_comparison(c: Comparison) -> str:

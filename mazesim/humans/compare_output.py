@@ -42,8 +42,9 @@ def _write(c: Comparison, folder: Path) -> list[Path]:
                                        "bits", "ci_low", "ci_high"],
            ([x.vision, x.agent, p.participant, p.trials, p.decisions, p.bits, *p.ci]
             for x in c.scores for p in x.participants))
-    _table(folder / MOVES_CSV, ["vision", "agent", "method", "r", "p", "n", "note"],
-           ([r.vision, r.agent, r.method, r.r, r.p, r.n, moves_note(r)]
+    _table(folder / MOVES_CSV, ["vision", "agent", "method", "r", "p", "n", "note", "estimate",
+                                "tau"],
+           ([r.vision, r.agent, r.method, r.r, r.p, r.n, moves_note(r), r.estimate, r.tau]
             for r in c.correlations))
     _table(folder / CHOICES_CSV, ["vision", "agent", "mark", "direction", "count", "human",
                                   "test", "p", "holm_p", "note"],

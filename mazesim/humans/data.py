@@ -252,28 +252,28 @@ def load_human_run(run_dir: str | Path) -> HumanRun:
         if store.meta("kind") != HUMAN:
             raise DataError(f"{run_dir}: not a run of people (record one with `mazesim play` "
                             "or import one with `mazesim import`)")
-        (count,) = store.query("SELECT COUNT(*) FROM trials WHERE agent = ?", (HUMAN,))[0]
+        count = store.count_trials(HUMAN)
         if count > MAX_RUN_TRIALS:
             raise DataError(f"{run_dir}: {count:,} trials (at most {MAX_RUN_TRIALS:,})")
         mazes = {m.maze_id: run_maze(m.text, dict(m.meta)) for m in store.mazes()}
-        rows = store.query("SELECT trial_id, seed, maze_id, vision FROM trials WHERE agent = ? "
-                           "ORDER BY trial_id", (HUMAN,))
+        rows = [(t.trial_id, t.participant, t.maze_id, t.vision)
+                for t in store.trials(agent=HUMAN)]
         unknown = next((m for _, _, m, _ in rows if m not in mazes), None)
         if unknown is not None:
             raise DataError(f"{run_dir}: damaged: a trial of maze {unknown}, which the run "
                             "does not have")
         samples = store.samples((t for t, *_ in rows), {t: mazes[m] for t, _, m, _ in rows})
-    people = tuple(dict.fromkeys(seed for _, seed, _, _ in rows))
+    people = tuple(dict.fromkeys(who for _, who, _, _ in rows))
     if len(people) > MAX_RUN_PARTICIPANTS:
         raise DataError(f"{run_dir}: {len(people):,} participants (at most "
                         f"{MAX_RUN_PARTICIPANTS:,})")
     visions: dict[str, Vision] = {}
     trials = []
-    for trial_id, seed, maze_id, label in rows:
+    for trial_id, who, maze_id, label in rows:
         if trial_id not in samples:
             raise DataError(f"{run_dir}: trial {trial_id} has no stored positions")
         vision = visions.setdefault(label, parse_vision(label, f"trial {trial_id} vision"))
-        trials.append(HumanTrial(trial_id, seed, maze_id, vision, samples[trial_id]))
+        trials.append(HumanTrial(trial_id, who, maze_id, vision, samples[trial_id]))
     index = {p: i for i, p in enumerate(people)}
     parts, total = [], 0
     for k, trial in enumerate(trials):

@@ -9,8 +9,8 @@ trials are imported and the bad ones listed.
 The run directory has the layout of a play run (`mazesim.experiment.storage`): meta `kind:
 human`, `recorder: import`, `format`, `source`, `skipped` (how many) and a report config; the
 mazes (text, parameters, and in `meta` their name, vision and `seen_at_start`); one `trials` row
-per trial (agent `human`, `trial` = the participant's number in order of first appearance,
-`seed` = the participant id), every junction departure in `choices`, every trial's positions as
+per trial (agent `human`, `participant` = the participant id, `trial` = the trial's index among
+those of its maze and vision, `seed` empty), every junction departure in `choices`, every trial's positions as
 a sample. Two tables of its own: `import_trials` (trial_id, participant, number: the source's
 trial number, line: its input line) and `import_times` (trial_id, step, t_ms: the milliseconds
 before the move that leaves `positions[step]`, joinable with `choices` on (trial_id, step)).
@@ -18,7 +18,6 @@ before the move that leaves `positions[step]`, joinable with `choices` on (trial
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import tempfile
@@ -232,23 +231,19 @@ def _write(source: Source, valid: list[Recording], skipped: tuple[Problem, ...],
            warnings: tuple[str, ...], part: Path, run_dir: Path, lock: Any) -> ImportSummary:
     """Write the run into the folder `part` (to be renamed `run_dir`), whose `lock` the
     caller holds."""
-    from mazesim.experiment.runner import ENVIRONMENT_FILE, environment
     from mazesim.walks import choice_records
 
     names = sorted({r.maze for r in valid})
     maze_ids = {name: i for i, name in enumerate(names)}
     people = list(dict.fromkeys(r.participant for r in valid))
-    number = {p: i for i, p in enumerate(people)}
     visions = {id(r): str(_vision(r, source)) for r in valid}
-    (part / ENVIRONMENT_FILE).write_text(json.dumps(environment(), indent=1) + "\n",
-                                         encoding="utf-8")
     decisions = 0
     with RunStore(part, create=True, lock=lock) as store:
         store.conn.executescript(_TABLES)
-        store.set_meta(name=run_dir.name, kind=HUMAN, recorder=RECORDER, format=source.format,
-                       source=source.path, skipped=len(skipped), warnings=list(warnings),
-                       config=_report_config(run_dir, source, names, valid))
-        store.add_mazes(_maze_record(i, name, source, valid) for i, name in enumerate(names))
+        store.write_head((_maze_record(i, name, source, valid) for i, name in enumerate(names)),
+                         name=run_dir.name, kind=HUMAN, recorder=RECORDER, format=source.format,
+                         source=source.path, skipped=len(skipped), warnings=list(warnings),
+                         config=_report_config(run_dir, source, names, valid))
         with transaction(store.conn) as db:
             write_samples(db, part, {t: r.positions for t, r in enumerate(valid)})
             groups: dict[tuple[str, str], list[int]] = {}
@@ -261,14 +256,12 @@ def _write(source: Source, valid: list[Recording], skipped: tuple[Problem, ...],
                     rows["trial"] = k
                 decisions += sum(len(rows) for rows in records)
                 write_trials(db, TrialRows(
-                    maze_ids[name], HUMAN, vision, ids, [number[valid[t].participant]
-                                                         for t in ids],
-                    [valid[t].participant for t in ids], [len(valid[t].positions) - 1
-                                                          for t in ids],
+                    maze_ids[name], HUMAN, vision, ids, range(len(ids)), [""] * len(ids),
+                    [len(valid[t].positions) - 1 for t in ids],
                     [tuple(valid[t].positions[-1]) == maze.goal for t in ids],
                     [False] * len(ids),
                     np.concatenate(records) if records else np.zeros(0, CHOICE_DTYPE),
-                    tuple(maze.marks)))
+                    tuple(maze.marks), [valid[t].participant for t in ids]))
             db.executemany("INSERT INTO import_trials VALUES (?, ?, ?, ?)",
                            [(t, r.participant, r.number, r.line) for t, r in enumerate(valid)])
             db.executemany("INSERT INTO import_times VALUES (?, ?, ?)",

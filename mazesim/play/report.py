@@ -20,9 +20,10 @@ them apart.
 from __future__ import annotations
 
 import json
+from contextlib import contextmanager
 from dataclasses import astuple, dataclass, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from mazesim import csvfile
 from mazesim.agents import parse_vision
@@ -87,13 +88,24 @@ def is_play_run(run_dir: str | Path) -> bool:
         return False                  # not a readable run: the report's own check says why
 
 
-def participant_rows(run_dir: str | Path) -> list[ParticipantMaze]:
+@contextmanager
+def _opened(run: str | Path | RunStore) -> Iterator[RunStore]:
+    """`run` itself when it is an open store, else its run directory opened for reading (each
+    opening checks every trajectory file: a report opens the run once)."""
+    if isinstance(run, RunStore):
+        yield run
+    else:
+        with RunStore(run) as store:
+            yield store
+
+
+def participant_rows(run: str | Path | RunStore) -> list[ParticipantMaze]:
     """Every maze shown to every participant, in join order then presentation order."""
     from mazesim.analysis import parameters
     from mazesim.walks import choices_of
 
-    with RunStore(run_dir) as store:
-        session = _session(store, run_dir)
+    with _opened(run) as store:
+        session = _session(store)
         people = store.query("SELECT participant, number, pilot, maze_order FROM "
                              "play_participants ORDER BY number")
         shown = {}
@@ -109,9 +121,9 @@ def participant_rows(run_dir: str | Path) -> list[ParticipantMaze]:
         bumps = dict(((p, m), n) for p, m, n in store.query(
             "SELECT participant, maze_id, COUNT(*) FROM play_bumps GROUP BY participant, "
             "maze_id"))
+        texts = _maze_texts(store, session)
     entries = {e["name"]: (e, False) for e in session["mazes"]}
     entries.update({e["name"]: (e, True) for e in session.get("practice", [])})
-    texts = _maze_texts(run_dir, session)
     rows = []
     for participant, number, pilot, order in people:
         order_text = " ".join(json.loads(order))
@@ -140,11 +152,11 @@ def participant_rows(run_dir: str | Path) -> list[ParticipantMaze]:
     return rows
 
 
-def move_rows(run_dir: str | Path) -> list[tuple]:
+def move_rows(run: str | Path | RunStore) -> list[tuple]:
     """The rows of `moves.csv` (`MOVE_COLUMNS`): every move and bump, in the order they
     happened, participants in join order and mazes in presentation order."""
-    with RunStore(run_dir) as store:
-        session = _session(store, run_dir)
+    with _opened(run) as store:
+        session = _session(store)
         practice = {e["name"] for e in session.get("practice", [])}
         events = store.query(
             "SELECT p.number, p.participant, p.pilot, g.maze_id, g.position, g.started_ms, "
@@ -179,10 +191,10 @@ def build_play_report(run_dir: str | Path) -> Report:
     `report.md`."""
     run_dir = Path(run_dir)
     report = build_report(run_dir)
-    rows = participant_rows(run_dir)
-    people = _people(run_dir)
     with RunStore(run_dir) as store:
-        asked = [q["id"] for q in _session(store, run_dir).get("questions", [])]
+        rows, moves = participant_rows(store), move_rows(store)
+        people = _people(store)
+        asked = [q["id"] for q in _session(store).get("questions", [])]
     questions = asked + sorted({q for person in people.values() for q in person["answers"]}
                                - set(asked))
     entry_fields = sorted({k for person in people.values() for k in person["entry"]})
@@ -198,29 +210,28 @@ def build_play_report(run_dir: str | Path) -> Report:
     with open(run_dir / MOVES_CSV, "w", newline="", encoding="utf-8") as handle:
         writer = csvfile.writer(handle)
         writer.writerow(MOVE_COLUMNS)
-        writer.writerows(move_rows(run_dir))
+        writer.writerows(moves)
     with open(run_dir / REPORT, "a", encoding="utf-8") as handle:
         handle.write("\n".join(_markdown(rows)) + "\n")
     return report
 
 
-def _session(store: RunStore, run_dir: str | Path) -> dict:
+def _session(store: RunStore) -> dict:
     if store.meta("recorder") != RECORDER:
-        raise ConfigError(f"{run_dir}: not a play run (no human trials recorded)")
+        raise ConfigError(f"{store.run_dir}: not a play run (no human trials recorded)")
     return store.meta("session")
 
 
-def _people(run_dir: Path) -> dict[str, dict[str, Any]]:
+def _people(store: RunStore) -> dict[str, dict[str, Any]]:
     """Consent, entry fields and answers of each participant."""
-    with RunStore(run_dir) as store:
-        people = {p: {"consent": None if consent is None else bool(consent),
-                      "entry": {k: v for k, v in json.loads(entry).items()
-                                if k != "PROLIFIC_PID"}, "answers": {}}
-                  for p, consent, entry in store.query(
-                      "SELECT participant, consent, entry FROM play_participants")}
-        for participant, question, value in store.query(
-                "SELECT participant, question, value FROM play_answers"):
-            people[participant]["answers"][question] = json.loads(value)
+    people = {p: {"consent": None if consent is None else bool(consent),
+                  "entry": {k: v for k, v in json.loads(entry).items()
+                            if k != "PROLIFIC_PID"}, "answers": {}}
+              for p, consent, entry in store.query(
+                  "SELECT participant, consent, entry FROM play_participants")}
+    for participant, question, value in store.query(
+            "SELECT participant, question, value FROM play_answers"):
+        people[participant]["answers"][question] = json.loads(value)
     return people
 
 
@@ -230,16 +241,14 @@ def _cell(value: Any) -> Any:
     return int(value) if isinstance(value, bool) else value
 
 
-def _maze_texts(run_dir: str | Path, session: dict) -> dict[str, str]:
-    """Maze text by session name: main mazes from the database, practice mazes re-read."""
-    with RunStore(run_dir) as store:
-        texts = {m.meta["name"]: m.text for m in store.mazes()}
-        for entry in session.get("practice", []):
-            rows = store.query("SELECT value FROM meta WHERE key = ?",
-                               (f"practice:{entry['name']}",))
-            if not rows:
-                raise ConfigError(f"{run_dir}: practice maze {entry['name']} is not stored")
-            texts.setdefault(entry["name"], json.loads(rows[0][0]))
+def _maze_texts(store: RunStore, session: dict) -> dict[str, str]:
+    """Maze text by session name: main mazes from the database, practice mazes from meta."""
+    texts = {m.meta["name"]: m.text for m in store.mazes()}
+    for entry in session.get("practice", []):
+        text = store.meta(f"practice:{entry['name']}")
+        if text is None:
+            raise ConfigError(f"{store.run_dir}: practice maze {entry['name']} is not stored")
+        texts.setdefault(entry["name"], text)
     return texts
 
 

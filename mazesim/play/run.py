@@ -7,14 +7,13 @@ human runs like simulated ones, the play tables of `store.py`, `links.csv` (pers
 under `entry: link`) and `writer.lock`, held by the one recorder writing into it (`experiment.rundir`).
 
 A finished maze becomes one `trials` row (agent `human`, or `human-pilot` for a pilot id, which
-no report counts; `trial` = the participant's number in join order, `seed` = the participant
-id), all its junction choices in `choices` and its positions as a sampled trajectory, written in
+no report counts; `participant` = the participant id, `trial` = the trial's index among those of
+its maze, agent and vision, `seed` empty), all its junction choices in `choices` and its positions as a sampled trajectory, written in
 the transaction of its last move.
 """
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -25,7 +24,6 @@ import yaml
 from mazesim import csvfile
 from mazesim.errors import ConfigError, short
 from mazesim.limits import MAX_FILE_BYTES
-from mazesim.experiment.runner import ENVIRONMENT_FILE, environment
 from mazesim.experiment.config import human_run_config
 from mazesim.experiment.rundir import RunLock, lock_run
 from mazesim.experiment.storage import (HUMAN, HUMAN_PILOT, MazeRecord, RunStore, TrialRows,
@@ -182,11 +180,14 @@ class _TrialWriter:
                  positions: list) -> None:
         trial_id = next_trial_id(db)
         walk = trajectory(maze, positions)
+        condition = (maze_number(self.session, maze), HUMAN_PILOT if player.pilot else HUMAN,
+                     str(maze.vision))
+        (number,) = db.execute("SELECT COUNT(*) FROM trials WHERE maze_id = ? AND agent = ? "
+                               "AND vision = ?", condition).fetchone()
         write_trials(db, TrialRows(
-            maze_number(self.session, maze), HUMAN_PILOT if player.pilot else HUMAN,
-            str(maze.vision), [trial_id], [player.number], [player.id], [walk.moves],
-            [walk.reached], [walk.capped], choice_records(maze.maze, walk.positions),
-            tuple(maze.maze.marks)))
+            *condition, [trial_id], [number], [""], [walk.moves], [walk.reached],
+            [walk.capped], choice_records(maze.maze, walk.positions), tuple(maze.maze.marks),
+            [player.id]))
         write_samples(db, self.run_dir, {trial_id: walk.positions})
 
 
@@ -203,15 +204,14 @@ def _write_run(session: Session, lock: RunLock) -> None:
         if changed:
             raise ConfigError(f"{run_dir}: holds a different session (maze {changed[0]} "
                               f"differs); choose another output or remove the directory")
-        runs.set_meta(name=session.name, kind=HUMAN, recorder=RECORDER, play_schema=PLAY_SCHEMA,
-                      config=report_config(session), session=dict(session.config),
-                      **{f"practice:{m.id}": format_maze(m.maze) for m in session.practice})
-        runs.add_mazes(records)
+        runs.write_head(records, name=session.name, kind=HUMAN, recorder=RECORDER,
+                        play_schema=PLAY_SCHEMA, config=report_config(session),
+                        session=dict(session.config),
+                        **{f"practice:{m.id}": format_maze(m.maze) for m in session.practice})
+        runs.query("CREATE INDEX IF NOT EXISTS play_trial_numbers ON trials "
+                   "(maze_id, agent, vision)")          # each finished maze counts its own
     (run_dir / SESSION_FILE).write_text(yaml.safe_dump(dict(session.config), sort_keys=False),
                                         encoding="utf-8")
-    environment_path = run_dir / ENVIRONMENT_FILE
-    if not environment_path.exists():
-        environment_path.write_text(json.dumps(environment(), indent=1) + "\n", encoding="utf-8")
 
 
 def _stored_session(path: Path) -> dict[str, Any]:

@@ -144,14 +144,19 @@ def first_choice_counts(batch: Batch) -> dict[str, dict[str, int]]:
     return counts
 
 
-def batch_summary(batch: Batch) -> dict[str, float | int]:
-    """Trials, mean, median, min and max moves, reach rate and capped count of a batch."""
+def batch_summary(batch: Batch) -> dict[str, float | int | None]:
+    """Trials, mean and median moves, min and max moves, reach rate and capped count of a batch.
+
+    The mean and the median follow the counting rule (definitions.md): a capped trial's moves
+    are not a movement count, so they are over the trials not capped (None when every trial
+    is); min and max are over all trials."""
     moves = batch.moves
     empty = len(moves) == 0
+    counted = moves[~np.asarray(batch.capped, dtype=bool)]
     return {
         "trials": int(len(moves)),
-        "mean_moves": float(moves.mean()) if not empty else float("nan"),
-        "median_moves": float(np.median(moves)) if not empty else float("nan"),
+        "mean_moves": float(counted.mean()) if len(counted) else None,
+        "median_moves": float(np.median(counted)) if len(counted) else None,
         "min_moves": int(moves.min()) if not empty else 0,
         "max_moves": int(moves.max()) if not empty else 0,
         "reach_rate": float(batch.reached.mean()) if not empty else float("nan"),

@@ -18,7 +18,7 @@ from mazesim.agents.trees import DecisionTree, dark_floor
 from mazesim.maze import Maze
 from mazesim.records import Trajectory
 from mazesim.render import DEFAULT_SCALE, TREE_SCALE, maze_image, side_by_side, tree_image
-from mazesim.walks.metrics import visit_counts
+from mazesim.walks.metrics import batch_summary, visit_counts
 from mazesim.walks.simulate import simulate_many
 
 __all__ = ["trajectory_image", "heat_map_image", "comparison_image", "decision_tree_image"]
@@ -47,13 +47,15 @@ def comparison_image(maze: Maze, agents: Mapping[str, AgentBase], vision: Vision
                      seed: int | np.random.SeedSequence, *, trials: int = 1,
                      scale: int = DEFAULT_SCALE) -> Image.Image:
     """Each labelled agent on `maze`, side by side: the walk of trial 0 when `trials` is 1,
-    else the heat map of all trials; each label shows the mean movement count."""
+    else the heat map of all trials; each label shows the mean movement count (of the trials
+    not capped, `metrics.batch_summary`)."""
     images, labels = [], []
     for label, agent in agents.items():
         batch = simulate_many(maze, agent, vision, trials, seed, keep_positions=True)
         images.append(trajectory_image(maze, batch.positions[0], scale=scale) if trials == 1
                       else heat_map_image(maze, batch.positions, scale=scale))
-        labels.append(f"{label}: {batch.moves.mean():.0f} moves")
+        mean = batch_summary(batch)["mean_moves"]
+        labels.append(f"{label}: {'all capped' if mean is None else f'{mean:.0f} moves'}")
     return side_by_side(images, labels)
 
 

@@ -118,3 +118,55 @@ def test_run_of_people_without_a_config(people):
 def test_not_a_run_directory(tmp_path):
     with pytest.raises(RunError, match="not a run directory"):
         load_run(tmp_path)
+
+
+def test_a_run_stored_before_the_participant_column_reads_and_migrates(people, sim, tmp_path):
+    """The first layout (`trials` without `participant`, a person's id in `seed`) still reads:
+    the participant falls back to the seed for people and is None for agents; a writer opening
+    such a run adds the column, filled from the seed, and keeps the rows otherwise."""
+    import shutil
+    import sqlite3
+
+    from mazesim.humans import load_human_run
+
+    for name, source in (("people", people), ("sim", sim)):
+        shutil.copytree(source, tmp_path / name)
+        conn = sqlite3.connect(tmp_path / name / "results.sqlite")
+        conn.execute("ALTER TABLE trials DROP COLUMN participant")
+        conn.commit()
+        conn.close()
+    old_people, old_sim = tmp_path / "people", tmp_path / "sim"
+    with RunStore(old_people) as store:
+        assert store.legacy
+        before = store.query("SELECT * FROM trials ORDER BY trial_id")
+    assert load_run(old_people).trials.participant.tolist() == list(PEOPLE)
+    assert load_human_run(old_people).participants == tuple(PEOPLE)
+    assert load_run(old_sim).trials.participant.isna().all()
+    with RunStore(old_people) as store:
+        (trials_csv,) = [p for p in store.export_csv(tmp_path) if p.name == "trials.csv"]
+    lines = trials_csv.read_text(encoding="utf-8").splitlines()
+    assert lines[0].endswith(",capped,participant") and lines[1].endswith(",p1")
+    with RunStore(old_people, create=True) as store:
+        assert not store.legacy
+        after = store.query("SELECT * FROM trials ORDER BY trial_id")
+    assert after == [(*row, who) for row, who in zip(before, PEOPLE)]
+    with RunStore(old_people) as store:
+        assert not store.legacy
+    assert load_run(old_people).trials.participant.tolist() == list(PEOPLE)
+
+
+
+def test_the_stored_config_is_parsed_once(sim, monkeypatch):
+    """`load_run` checks the stored config once (it used to read it twice), and a store keeps
+    the checked config for later readers."""
+    from mazesim.experiment import storage
+
+    calls = []
+    check = storage.check_config
+    monkeypatch.setattr(storage, "check_config", lambda *a: calls.append(1) or check(*a))
+    run = load_run(sim)
+    assert len(calls) == 1 and run.meta["config"]["agents"][0]["label"] == "weighted-walker"
+    with RunStore(sim) as store:
+        first = store.meta("config")
+        assert store.meta("config") is first and store.all_meta()["config"] is first
+    assert len(calls) == 2

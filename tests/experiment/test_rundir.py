@@ -74,7 +74,7 @@ DAMAGES = {
                         r"results.sqlite: damaged: no table 'trials'"),
     "a column renamed": (lambda r: _sql(r, "ALTER TABLE trials RENAME COLUMN moves TO steps"),
                          r"damaged: table 'trials' has columns trial_id, maze_id, agent, vision, "
-                         r"trial, seed, steps, reached, capped \(expected .*moves"),
+                         r"trial, seed, steps, reached, capped, participant \(expected .*moves"),
     "meta deleted": (lambda r: _sql(r, "DELETE FROM meta"),
                      r"results.sqlite: damaged: meta 'config' is missing"),
     "meta not JSON": (lambda r: _sql(r, "UPDATE meta SET value = '{' WHERE key = 'config'"),

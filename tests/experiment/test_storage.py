@@ -71,7 +71,8 @@ def test_trial_rows_are_written_in_the_callers_transaction(tmp_path):
             write_trials(db, rows)
             name = write_samples(db, tmp_path, {7: walk})
         assert name == "trajectories/trials-000000007.npz" and (tmp_path / name).is_file()
-        assert store.query("SELECT * FROM trials") == [(7, 4, "human", "2", 1, "p1", 3, 1, 0)]
+        assert store.query("SELECT * FROM trials") == [(7, 4, "human", "2", 1, "p1", 3, 1, 0,
+                                                        None)]
         assert store.query("SELECT * FROM choices") == [
             (7, 4, "human", "2", 1, "A", 1, 2, 1, "down", "down", 1, "up+right+down", "down"),
             (7, 4, "human", "2", 1, "", 2, 3, 1, "down", "right", 1, "up+down", "")]
@@ -84,3 +85,23 @@ def test_trial_rows_are_written_in_the_callers_transaction(tmp_path):
                 raise RuntimeError("abandoned")
         assert store.query("SELECT trial_id FROM trials") == [(7,)]
         assert store.sample(8) is None and next_trial_id(store.conn) == 8
+
+
+def test_the_parts_every_run_has_come_from_one_writer(tmp_path):
+    """`write_head`: environment.json (the first writer's kept), the meta and the mazes; a run,
+    an import and a play session all write them through it."""
+    import json
+
+    from mazesim.experiment.storage import MazeRecord
+
+    maze = MazeRecord(0, "m.txt", None, "3x5", None, "#####\n#S.G#\n#####\n", {"name": "m"},
+                      {"solution_length": 2.0})
+    with RunStore(tmp_path, create=True) as store:
+        store.write_head([maze], kind="human", config={"name": "x"})
+        env = json.loads((tmp_path / "environment.json").read_text(encoding="utf-8"))
+        assert {"python", "numpy", "git_commit", "git_dirty"} <= set(env)
+        (tmp_path / "environment.json").write_text("{}\n", encoding="utf-8")
+        store.write_head([replace(maze, text="other")], status="again")
+        assert (tmp_path / "environment.json").read_text(encoding="utf-8") == "{}\n"
+        assert store.mazes() == [maze] and store.meta("kind") == "human"
+        assert store.meta("status") == "again"

@@ -84,7 +84,11 @@ def test_play_report_adds_participants_to_the_experiment_report(human_run):
     assert [row["moves"] for row in table] == [str(r.moves) for r in rows]
     with open(human_run / "trials.csv", encoding="utf-8") as handle:
         trials = list(csv.DictReader(handle))
-    assert {(t["agent"], t["seed"]) for t in trials} == {("human", "p1"), ("human", "p2")}
+    assert {(t["agent"], t["seed"], t["participant"]) for t in trials} == {
+        ("human", "", "p1"), ("human", "", "p2")}
+    # the trial's index among those of its maze (as for agents), not the participant's number
+    assert sorted((t["maze_id"], t["trial"]) for t in trials) == [
+        (m, i) for m in ("0", "1", "2") for i in ("0", "1")]
 
 
 def test_compare_with_a_simulated_run(human_run, sim_run):
@@ -129,7 +133,8 @@ def test_compare_with_a_simulated_run(human_run, sim_run):
                and c.method == "pearson"]
     with RunStore(sim_run) as sim:
         sim_mean = [m for (m,) in sim.query("SELECT AVG(moves) FROM trials WHERE agent = "
-                                            "'random-walk' GROUP BY maze_id ORDER BY maze_id")]
+                                            "'random-walk' AND capped = 0 GROUP BY maze_id "
+                                            "ORDER BY maze_id")]      # one trial is capped
     human_mean = [np.mean([len(w[i]) for w in WALKS.values()]) for i in range(3)]
     assert corr.n == 3 and corr.r == pytest.approx(stats.pearsonr(human_mean, sim_mean)[0])
     text = format_comparison(result)
@@ -137,6 +142,38 @@ def test_compare_with_a_simulated_run(human_run, sim_run):
     assert "| 0 | random-walk | fixed: goal_seeking True |" in text
     assert "| participant | trials |" in text
     assert "Holm p |" in text
+
+
+def test_compare_counts_moves_by_the_report_s_rule(tmp_path, human_run):
+    """Capped trials are not move counts: the agents' means per maze follow the counting rule
+    (300 moves cap the random walk on the two larger mazes; four corridors that no walk fills
+    keep the condition under the 20 % that would switch to the restricted mean), not the plain
+    mean of every trial."""
+    names = []
+    extra = [f"{'#' * (n + 4)}\n#S{'.' * n}G#\n{'#' * (n + 4)}\n" for n in (3, 4, 5, 6)]
+    for i, text in enumerate(MAZES + extra):
+        (tmp_path / f"c{i}.txt").write_text(text, encoding="utf-8")
+        names.append({"file": f"c{i}.txt"})
+    human_mean = [np.mean([len(w[i]) for w in WALKS.values()]) for i in range(3)]
+    for capped_rule in ("exclude", "include"):
+        config = config_from_dict({
+            "name": f"capped-{capped_rule}", "seed": 5, "mazes": names, "vision": [0],
+            "agents": [{"type": "random-walk", "trials": 30, "max_steps": 300}],
+            "analysis": {"capped": capped_rule},
+        }, source="capped.yaml", base=tmp_path)
+        sim = run_experiment(config, output=tmp_path / "sims", report=False).run_dir
+        (corr,) = [c for c in compare_runs(human_run, sim).correlations if c.method == "pearson"]
+        with RunStore(sim) as store:
+            rows = np.array(store.query("SELECT maze_id, moves, capped FROM trials WHERE "
+                                        "maze_id < 3 ORDER BY maze_id"), dtype=float)
+            share = store.query("SELECT AVG(capped) FROM trials")[0][0]
+        assert 0.1 < share <= 0.2 and corr.estimate == "mean" and corr.n == 3
+        maze, moves, capped = rows[:, 0], rows[:, 1], rows[:, 2].astype(bool)
+        plain = [moves[maze == m].mean() for m in range(3)]
+        uncapped = [moves[(maze == m) & ~capped].mean() for m in range(3)]
+        expected = plain if capped_rule == "include" else uncapped
+        assert corr.r == pytest.approx(stats.pearsonr(human_mean, expected)[0])
+        assert plain != pytest.approx(uncapped)
 
 
 def test_compare_can_fit_the_agents_to_the_people(human_run, sim_run):

@@ -24,15 +24,16 @@ def test_an_mst_folder_becomes_a_run_of_people(write_mst, tmp_path):
     summary = import_mst(write_mst(), tmp_path / "run")
     assert (summary.trials, summary.participants, summary.mazes, summary.decisions,
             summary.unfinished, summary.skipped) == (3, 2, 2, 3, 0, ())
+    assert "numpy" in (tmp_path / "run" / "environment.json").read_text(encoding="utf-8")
     with RunStore(tmp_path / "run") as store:
         assert (store.meta("kind"), store.meta("recorder"), store.meta("format")) == (
             "human", "import", "mst")
         assert store.meta("config")["vision"] == [{"isovist": 10, "map": "known"}]
         trials = store.query("SELECT trial_id, maze_id, agent, vision, trial, seed, moves, "
-                             "reached, capped FROM trials ORDER BY trial_id")
-        assert trials == [(0, 0, "human", "isovist 10, map known", 0, "s1", 5, 1, 0),
-                          (1, 1, "human", "isovist 10, map known", 0, "s1", 3, 1, 0),
-                          (2, 0, "human", "isovist 10, map known", 1, "s2", 7, 1, 0)]
+                             "reached, capped, participant FROM trials ORDER BY trial_id")
+        assert trials == [(0, 0, "human", "isovist 10, map known", 0, "", 5, 1, 0, "s1"),
+                          (1, 1, "human", "isovist 10, map known", 0, "", 3, 1, 0, "s1"),
+                          (2, 0, "human", "isovist 10, map known", 1, "", 7, 1, 0, "s2")]
         choices = store.query("SELECT trial_id, step, row, col, arrival, direction, first, open,"
                               " unexplored FROM choices ORDER BY trial_id, step")
         assert choices == [(0, 1, 1, 2, "down", "left", 1, "up+right+left", "right+left"),
@@ -154,7 +155,8 @@ def test_check_recording_accepts_a_valid_walk_only():
 
 def test_experiment_1_imports_whole(experiment_1_run):
     with RunStore(experiment_1_run) as store:
-        assert store.query("SELECT COUNT(*), COUNT(DISTINCT seed), COUNT(DISTINCT maze_id), "
+        assert store.query("SELECT COUNT(*), COUNT(DISTINCT participant), "
+                           "COUNT(DISTINCT maze_id), "
                            "SUM(reached) FROM trials") == [(4758, 119, 40, 4758)]
         assert store.query("SELECT COUNT(*) FROM choices") == [(9927,)]
         assert store.meta("skipped") == 0

@@ -78,8 +78,8 @@ def test_a_simulated_population_is_stored_as_a_run_of_people(tmp_path, generated
     assert (summary.trials, summary.participants, summary.mazes) == (6, 3, 2)
     with RunStore(tmp_path / "p") as store:
         assert (store.meta("kind"), store.meta("format")) == ("human", "simulated")
-        assert sorted({s for (s,) in store.query("SELECT seed FROM trials")}) == ["sim0", "sim1",
-                                                                                   "sim2"]
+        assert sorted({s for (s,) in store.query("SELECT participant FROM trials")}) == [
+            "sim0", "sim1", "sim2"]
     again = simulate_population(two, make_agent("random-walk"), 2, 3, 7, tmp_path / "q")
     assert again.to_json() == summary.to_json()
 

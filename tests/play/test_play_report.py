@@ -72,6 +72,19 @@ def test_moves_csv_lists_every_key_press_in_order(run):
     assert [r["maze"] for r in rows if r["participant"] == "pilot"] == ["p0"] * 3 + ["m0"] * 3
 
 
+def test_the_play_report_opens_the_run_twice(run, monkeypatch):
+    """Each opening of a run checks every trajectory file: the experiment report opens it once
+    and the participants' part once more (it used to open it six times)."""
+    from mazesim.experiment.storage import RunStore
+
+    opened = []
+    init = RunStore.__init__
+    monkeypatch.setattr(RunStore, "__init__",
+                        lambda self, *a, **k: opened.append(1) or init(self, *a, **k))
+    build_play_report(run)
+    assert len(opened) == 2 and len(_csv(run / PARTICIPANTS_CSV)) == 5
+
+
 def test_participants_csv_has_orders_answers_and_pilots(run):
     build_play_report(run)
     rows = _csv(run / PARTICIPANTS_CSV)
@@ -93,7 +106,8 @@ def test_the_report_leaves_pilots_out(run):
     assert "| p1 | m0 | full | 1 | no |" in section and "| pilot |" not in section
     assert "| shy |" not in section
     trials = _csv(run / "trials.csv")
-    assert [(t["agent"], t["seed"]) for t in trials] == [("human-pilot", "pilot")]
+    assert [(t["agent"], t["seed"], t["participant"]) for t in trials] == [
+        ("human-pilot", "", "pilot")]
     summary = text[:text.index("## Participants")]
     assert "| human-pilot |" not in summary
 
@@ -116,4 +130,4 @@ def test_formula_answers_and_ids_are_neutralised_in_every_csv(session_factory):
     assert row["moves"] == "3"
     assert {r["participant"] for r in _csv(session.output / MOVES_CSV)} == {"'-A1-B1"}
     (trial,) = _csv(session.output / "trials.csv")
-    assert trial["seed"] == "'-A1-B1" and trial["moves"] == "3"
+    assert trial["participant"] == "'-A1-B1" and trial["moves"] == "3"

@@ -123,8 +123,9 @@ def test_pilot_trials_are_stored_apart(session_factory, opened):
         rec.join(p)
         rec.start(p, "m0")
         _walk(rec, p, "m0", ["right"] * 3)
-    assert _rows(rec, "SELECT agent, trial, seed FROM trials ORDER BY trial_id") == [
-        ("human-pilot", 0, "me"), ("human", 1, "p1")]
+    assert _rows(rec, "SELECT agent, trial, seed, participant FROM trials ORDER BY "
+                 "trial_id") == [("human-pilot", 0, "", "me"), ("human", 0, "", "p1")]
+    assert "numpy" in (rec.store.path.parent / "environment.json").read_text(encoding="utf-8")
 
 
 def test_allowed_ids(session_factory, opened):

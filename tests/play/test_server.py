@@ -275,9 +275,9 @@ def test_finishing_stores_a_trajectory_with_choice_records(session_factory, serv
         assert status == 200, body
     assert body["state"]["maze"]["id"] == "m1" and body["state"]["last"]["moves"] == len(walk)
     db = sqlite3.connect(recorder.store.path)
-    trials = db.execute("SELECT maze_id, agent, vision, trial, seed, moves, reached, capped "
-                        "FROM trials").fetchall()
-    assert trials == [(0, "human", "2", 0, "p1", len(walk), 1, 0)]  # practice: no trial
+    trials = db.execute("SELECT maze_id, agent, vision, trial, seed, moves, reached, capped, "
+                        "participant FROM trials").fetchall()
+    assert trials == [(0, "human", "2", 0, "", len(walk), 1, 0, "p1")]  # practice: no trial
     choices = db.execute("SELECT mark, step, row, col, arrival, direction, first, open, "
                          "unexplored FROM choices ORDER BY step").fetchall()
     assert choices[:2] == [("A", 6, 5, 3, "down", "left", 1, "up+right+left", "right+left"),

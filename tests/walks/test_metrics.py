@@ -80,6 +80,20 @@ def test_batch_summary():
                                     "capped": 0}
 
 
+def test_batch_summary_leaves_capped_trials_out_of_the_mean_and_median():
+    """The counting rule: a capped trial's moves are not a movement count."""
+    batch = simulate_many(TUTORIAL, make_agent("random-walk", max_steps=30), 0, 40, seed=0)
+    capped, moves = batch.capped.astype(bool), batch.moves
+    assert 0 < capped.sum() < 40
+    summary = batch_summary(batch)
+    assert summary["capped"] == capped.sum() and summary["max_moves"] == 30
+    assert summary["mean_moves"] == pytest.approx(moves[~capped].mean())
+    assert summary["median_moves"] == np.median(moves[~capped])
+    assert summary["mean_moves"] < moves.mean()
+    every = simulate_many(TUTORIAL, make_agent("random-walk", max_steps=5), 0, 3, seed=0)
+    assert batch_summary(every)["mean_moves"] is None is batch_summary(every)["median_moves"]
+
+
 def test_log_likelihood_of_a_deterministic_agent():
     walk = _tutorial_dfs()
     agent = make_agent("dfs", order="down,right,up,left", goal_seeking=False)
