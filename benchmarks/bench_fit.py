@@ -28,8 +28,6 @@ FIT_TARGET_S = 60.0
 FOLDS = 5
 
 
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)

@@ -31,7 +31,6 @@ from mazesim.humans.peer import EXCLUDED
 BUDGET_S = 120.0
 
 
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)

@@ -35,7 +35,6 @@ BUDGET_S = 120.0
 BITS_TOLERANCE, LL_TOLERANCE = 0.01, 0.01
 
 
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)

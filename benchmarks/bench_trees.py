@@ -29,8 +29,6 @@ SINGLE_TARGET_S = 1.0
 PILLARS = "9\n9\n" + "030303030\n000000000\n" * 4 + "000050002\n"
 
 
-
-
 def refuse(maze) -> None:
     try:
         decision_tree(maze)
