@@ -146,7 +146,7 @@ def test_the_documented_commands_run(walkers, tmp_path):
         swap = {"results/mst-1": root / "run", "results/mst-1/fit": root / "fit-a",
                 "results/mst-1/predict": tmp_path / "out"}
         args = [swap.get(w, w) for w in words[2:]]
-        args = [2 if a == "20" else a for a in args]             # fewer walks, same command
+        args = [2 if a == "10" else a for a in args]             # fewer walks, same command
         result = invoke("predict", *args)
         assert result.exit_code == 0, (words, result.output)
         assert re.search(r"choice-model", result.output)
