@@ -13,7 +13,12 @@ from mazesim._grid import pad, steps, unpad
 from mazesim.agents.vision import FULL_VIEW, ISOVIST_VIEW, SWEEP_VIEW, UNKNOWN, WINDOW_VIEW
 from mazesim.maze import PASSAGE, WALL
 
-__all__ = ["perceive", "look", "seen_along", "isovist_clear", "unseen_in_view", "sweep_cells"]
+__all__ = ["perceive", "look", "look_cached", "seen_along", "isovist_clear", "unseen_in_view",
+           "unseen_in_isovist", "sweep_cells", "ISOVIST_CACHE_ENTRIES"]
+
+ISOVIST_CACHE_ENTRIES = 4_000_000
+"""Most entries (cells x cells in sight) of a walk batch's cache of isovists (32 MB of int64); a
+bigger maze looks from scratch at every step."""
 
 ISOVIST_CORNERS = np.array([[0.1, 0.1], [0.9, 0.1], [0.9, 0.9], [0.1, 0.9]])
 """Offsets (x, y) inside a cell of the four segments of an isovist test (the task's code)."""
@@ -232,6 +237,50 @@ def look(cells, width, step, known, visits, i, r, c, prev, pr, pc, kind, radius,
                      c + radius, occlusion)
     for d in range(4):
         n += _see(cells, known, i + step[d])
+    return n
+
+
+@njit(cache=True)
+def _isovist_row(cells, width, i, radius, iso_len, iso):
+    """The cells in line of sight of flat cell i (isovist of `radius`, the cell itself and the
+    four neighbours included: `_see_isovist`'s set), computed once into row i of `iso`
+    (`iso_len[i]` -1 until then): where the row starts and its length."""
+    row_len = iso.shape[0] // cells.shape[0]
+    if iso_len[i] < 0:
+        rows = cells.shape[0] // width
+        r, c = i // width, i % width
+        n = 0
+        for y in range(max(r - radius, 1), min(r + radius, rows - 2) + 1):
+            for x in range(max(c - radius, 1), min(c + radius, width - 2) + 1):
+                if isovist_clear(cells, width, r, c, y, x):
+                    iso[i * row_len + n] = y * width + x
+                    n += 1
+        iso_len[i] = n
+    return i * row_len, iso_len[i]
+
+
+@njit(cache=True)
+def look_cached(cells, width, step, known, i, radius, iso_len, iso):
+    """`look` of an isovist with memory over a known layout, each cell's isovist computed once
+    per walk batch (`_isovist_row`): the same cells become known, the same count returned."""
+    at, count = _isovist_row(cells, width, i, radius, iso_len, iso)
+    n = 0
+    for k in range(at, at + count):
+        n += _see(cells, known, iso[k])
+    for d in range(4):
+        n += _see(cells, known, i + step[d])
+    return n
+
+
+@njit(cache=True)
+def unseen_in_isovist(layout, known, width, j, radius, iso_len, iso):
+    """`unseen_in_view` of an isovist over a known layout (`layout` is the maze), from the
+    cache of `look_cached`."""
+    at, count = _isovist_row(layout, width, j, radius, iso_len, iso)
+    n = 0
+    for k in range(at, at + count):
+        q = iso[k]
+        n += known[q] == UNKNOWN and layout[q] != WALL
     return n
 
 

@@ -38,8 +38,8 @@ from numba import njit
 
 from mazesim._grid import bfs
 from mazesim.agents._streams import xoshiro_double
-from mazesim.agents._vision_kernels import look, perceive
-from mazesim.agents.vision import FULL_VIEW, SWEEP_VIEW, UNKNOWN, WINDOW_VIEW
+from mazesim.agents._vision_kernels import ISOVIST_CACHE_ENTRIES, look, look_cached, perceive
+from mazesim.agents.vision import FULL_VIEW, ISOVIST_VIEW, SWEEP_VIEW, UNKNOWN, WINDOW_VIEW
 from mazesim.maze import PASSAGE
 from mazesim.records import (ARRIVAL, BRANCH_DEGREE, CHOSEN, COL, FIRST, N_COLUMNS, OPEN, ROW,
                              STEP, UNEXPLORED)
@@ -62,12 +62,16 @@ WalkState = namedtuple("WalkState", [
     "departed",                 # cells left before in this trial (first-departure flags)
     "rs", "om", "nv", "nlast", "probs",          # rule state; the four neighbours at a step
     "sight",                    # half-width of the box one look can change (-1: unbounded)
-])
+    "iso_len", "iso",           # each cell's isovist, computed once (`look_cached`; empty:
+])                              # not an isovist with memory over a known layout)
 
 
 @njit(cache=True)
-def _workspace(cells, width, start, goal, full, known_map, seen, sight):
+def _workspace(cells, width, start, goal, full, known_map, seen, sight, cached, radius):
     n = cells.shape[0]
+    row_len = min((2 * radius + 1) ** 2, n) if cached else 0
+    if n * row_len > ISOVIST_CACHE_ENTRIES:
+        row_len = 0
     rows = n // width
     blank = cells.copy()
     if not full:
@@ -86,7 +90,8 @@ def _workspace(cells, width, start, goal, full, known_map, seen, sight):
         np.zeros(n, np.uint8), np.zeros(1, np.int64),
         np.arange(n, dtype=np.int64) // width, np.arange(n, dtype=np.int64) % width,
         np.zeros(n, np.uint8), np.zeros(RULE_STATE), np.zeros(4, np.int64),
-        np.zeros(4, np.int64), np.zeros(4, np.int64), np.zeros(4), sight)
+        np.zeros(4, np.int64), np.zeros(4, np.int64), np.zeros(4), sight,
+        np.full(n if row_len else 0, -1, np.int64), np.empty(n * row_len, np.int64))
 
 
 @njit(cache=True)
@@ -364,7 +369,10 @@ def _walk(p, cells, width, start, goal, view, goal_seeking, lapse, streams, max_
     n_max = max_steps if rolling or not reading else n_read
     recording = record.shape[0] > 0
     sight = np.int64(-1) if kind == SWEEP_VIEW else np.int64(max(radius, 1))
-    ws = _workspace(cells, width, start, goal, not limited, known_map and limited, seen, sight)
+    ws = _workspace(cells, width, start, goal, not limited, known_map and limited, seen, sight,
+                    limited and kind == ISOVIST_VIEW and memory and known_map, radius)
+    cached = ws.iso.shape[0] > 0        # isovists computed once per cell, not at every step
+    iso_len, iso = ws.iso_len, ws.iso
     step, visits, last, came, known = ws.step, ws.visits, ws.last, ws.came, ws.known
     plan, departed, rs, marks = ws.plan, ws.departed, ws.rs, ws.marks
     om, nv, nlast, probs = ws.om, ws.nv, ws.nlast, ws.probs
@@ -397,7 +405,9 @@ def _walk(p, cells, width, start, goal, view, goal_seeking, lapse, streams, max_
         eager = limited and not (kind == WINDOW_VIEW and memory and not occlusion
                                  and not PLANNER and not OBSERVER)
         if MAPPED:
-            if eager:               # from i to i: the first look
+            if eager and cached:    # from i to i: the first look
+                look_cached(cells, width, step, known, i, radius, iso_len, iso)
+            elif eager:
                 look(cells, width, step, known, visits, i, row[i], col[i], np.int64(-1),
                      np.int64(-1), np.int64(-1), kind, radius, occlusion, memory)
             elif limited and shows_goal[i] != 0:
@@ -498,7 +508,10 @@ def _walk(p, cells, width, start, goal, view, goal_seeking, lapse, streams, max_
                     pos[t] = i
                 arrival = d
                 if MAPPED:
-                    if eager:
+                    if eager and cached:    # (with memory a second look from i sees nothing)
+                        dirty = visits[i] == 1 and look_cached(cells, width, step, known, i,
+                                                               radius, iso_len, iso) > 0
+                    elif eager:
                         dirty = perceive(cells, width, step, known, visits, i, row[i],
                                          col[i], prev, row[prev], col[prev], kind, radius,
                                          occlusion, memory) > 0

@@ -15,7 +15,7 @@ import numpy as np
 from numba import njit
 
 from mazesim._grid import bfs
-from mazesim.agents._vision_kernels import unseen_in_view
+from mazesim.agents._vision_kernels import unseen_in_isovist, unseen_in_view
 from mazesim.agents._walk import Rule
 from mazesim.agents.base import KernelAgent, Param
 from mazesim.agents.vision import UNKNOWN, Vision
@@ -102,8 +102,10 @@ def observe(p, rs, ws, i, arrival, t, om):
         rs[base + REVERSE] = 1.0 if arrival >= 0 and d == (arrival + 2) % 4 else 0.0
         rs[base + VISITED] = 1.0 if ws.visits[j] > 0 else 0.0
         rs[base + STRAIGHT] = 1.0 if d == arrival else 0.0
-        rs[base + VIEW] = np.log1p(unseen_in_view(ws.layout, ws.known, ws.width, j, kind,
-                                                  radius, occlusion))
+        unseen = (unseen_in_isovist(ws.layout, ws.known, ws.width, j, radius, ws.iso_len,
+                                    ws.iso) if ws.iso.shape[0] > 0 else
+                  unseen_in_view(ws.layout, ws.known, ws.width, j, kind, radius, occlusion))
+        rs[base + VIEW] = np.log1p(unseen)
         rs[base + FRONTIER] = -np.log1p(nearest if nearest >= 0 else CLOSED_DISTANCE)
         rs[base + CLOSED] = 1.0 if nearest < 0 else 0.0
         rs[base + GOAL] = 1.0 if closer[d] else 0.0
