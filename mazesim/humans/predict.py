@@ -33,16 +33,16 @@ import numpy as np
 from mazesim.agents.trees import maze_name
 from mazesim.errors import DataError, MazesimError, read_text
 from mazesim.humans.data import HumanRun
+from mazesim.humans.fit_output import FIT_CSV, PARTICIPANTS_CSV
 from mazesim.humans.models import ModelSpec, parse_model
 from mazesim.humans.predict_stats import (HeldOut, MazeCheck, ModelCheck, compare_walks,
                                           held_out, model_check)
 from mazesim.humans.predict_walks import (Walked, model_walks, people_walks, probe_cell,
                                           sight_of_goal)
 
-__all__ = ["FittedModel", "Unit", "PredictReport", "read_fit", "predict_run", "FIT_FILE",
-           "PARTICIPANTS_FILE", "DEFAULT_WALKS", "MAX_WALKS", "MAX_TOTAL_WALKS", "MAX_CV_FOLDS"]
+__all__ = ["FittedModel", "Unit", "PredictReport", "read_fit", "predict_run", "DEFAULT_WALKS",
+           "MAX_WALKS", "MAX_TOTAL_WALKS", "MAX_CV_FOLDS"]
 
-FIT_FILE, PARTICIPANTS_FILE = "fit.csv", "fit_participants.csv"   # `fit_output`'s names
 DEFAULT_WALKS = 100
 MAX_WALKS = 10_000
 """Most walks per person and maze."""
@@ -109,21 +109,21 @@ def read_fit(fit_dir: str | Path) -> list[FittedModel]:
     if not folder.is_dir():
         raise DataError(f"--fit {fit_dir}: no such folder (write one with `mazesim fit RUN "
                         "-o FOLDER`)")
-    rows = _rows(folder / FIT_FILE)
+    rows = _rows(folder / FIT_CSV)
     own: dict[str, dict[str, tuple[dict, float]]] = {}
-    if (folder / PARTICIPANTS_FILE).exists():
-        for row in _rows(folder / PARTICIPANTS_FILE, ("model", "participant", "lapse", "params")):
+    if (folder / PARTICIPANTS_CSV).exists():
+        for row in _rows(folder / PARTICIPANTS_CSV, ("model", "participant", "lapse", "params")):
             if row["params"] and row.get("fit", "own") == "own":     # not the pooled fit's copy
                 own.setdefault(row["model"], {})[row["participant"]] = (
-                    _params(row, folder / PARTICIPANTS_FILE), _number(row, "lapse", folder))
+                    _params(row, folder / PARTICIPANTS_CSV), _number(row, "lapse", folder))
     out = []
     for row in rows:
-        where = f"{folder / FIT_FILE}: model {row['model']!r}"
+        where = f"{folder / FIT_CSV}: model {row['model']!r}"
         try:
             spec = parse_model(row["model"])
         except MazesimError as err:
             raise DataError(f"{where} cannot walk here ({err}; a node-level fit?)") from None
-        model = FittedModel(spec, _params(row, folder / FIT_FILE), _number(row, "lapse", folder),
+        model = FittedModel(spec, _params(row, folder / FIT_CSV), _number(row, "lapse", folder),
                             own.get(row["model"], {}))
         for settings in [model.settings("", True)] + [model.settings(p, False)
                                                       for p in model.own]:
@@ -133,7 +133,7 @@ def read_fit(fit_dir: str | Path) -> list[FittedModel]:
                 raise DataError(f"{where}: its parameters do not make an agent ({err})") from None
         out.append(model)
     if not out:
-        raise DataError(f"{folder / FIT_FILE}: no model")
+        raise DataError(f"{folder / FIT_CSV}: no model")
     return out
 
 
