@@ -12,8 +12,8 @@ import numpy as np
 from numba import njit
 
 from mazesim._grid import pad, steps
-from mazesim.agents._vision_kernels import ISOVIST_STEPS_PER_CELL, look, sweep_cells
-from mazesim.agents.vision import ISOVIST_VIEW, UNKNOWN
+from mazesim.agents._vision_kernels import (ISOVIST_STEPS_PER_CELL, ISOVIST_VIEW, UNKNOWN, look,
+                                            sweep_cells)
 
 __all__ = ["OK", "TOO_MANY_NODES", "TOO_MANY_CELLS", "TOO_MUCH_WORK", "sweep_table",
            "view_table", "grow"]

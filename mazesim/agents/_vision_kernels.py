@@ -10,11 +10,16 @@ import numpy as np
 from numba import njit
 
 from mazesim._grid import pad, steps, unpad
-from mazesim.agents.vision import FULL_VIEW, ISOVIST_VIEW, SWEEP_VIEW, UNKNOWN, WINDOW_VIEW
 from mazesim.maze import PASSAGE, WALL
 
 __all__ = ["perceive", "look", "look_cached", "seen_along", "isovist_clear", "unseen_in_view",
-           "unseen_in_isovist", "sweep_cells", "ISOVIST_CACHE_ENTRIES"]
+           "unseen_in_isovist", "sweep_cells", "ISOVIST_CACHE_ENTRIES", "UNKNOWN", "FULL_VIEW",
+           "WINDOW_VIEW", "ISOVIST_VIEW", "SWEEP_VIEW"]
+
+UNKNOWN = 2
+"""Known-map value of a cell not seen (beside PASSAGE 0 and WALL 1)."""
+FULL_VIEW, WINDOW_VIEW, ISOVIST_VIEW, SWEEP_VIEW = 0, 1, 2, 3
+"""The kinds of sight as the kernels take them (`Vision.kernel_args`)."""
 
 ISOVIST_CACHE_ENTRIES = 4_000_000
 """Most entries (cells x cells in sight) of a walk batch's cache of isovists (32 MB of int64); a

@@ -15,10 +15,10 @@ import numpy as np
 from numba import njit
 
 from mazesim._grid import bfs
-from mazesim.agents._vision_kernels import unseen_in_isovist, unseen_in_view
+from mazesim.agents._vision_kernels import UNKNOWN, unseen_in_isovist, unseen_in_view
 from mazesim.agents._walk import Rule
 from mazesim.agents.base import KernelAgent, Param
-from mazesim.agents.vision import UNKNOWN, Vision
+from mazesim.agents.vision import Vision
 from mazesim.maze import PASSAGE, WALL
 
 __all__ = ["ChoiceModel", "FEATURES", "N_FEATURES", "CLOSED_DISTANCE", "MAX_WEIGHT",

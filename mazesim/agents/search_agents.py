@@ -8,8 +8,8 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from mazesim.agents._vision_kernels import UNKNOWN
 from mazesim.agents._walk import Rule, spread, uniform
-from mazesim.agents.vision import UNKNOWN
 from mazesim.agents.base import KernelAgent
 from mazesim.maze import DIRECTIONS, PASSAGE, WALL
 

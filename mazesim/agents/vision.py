@@ -1,8 +1,9 @@
 """What an agent can see and remember (DESIGN.md section 5): `Vision`, read from any config form.
 
 Every agent decides from what it knows: the four neighbours, always sensed (it could not move
-otherwise), its own trail, and its *known map*, filled by the perception kernel
-(`mazesim.agents._vision_kernels`) after every move:
+otherwise), its own trail, and its *known map* (`UNKNOWN` where nothing has been seen), filled
+by the perception kernel after every move (`mazesim.agents._vision_kernels`, which defines the
+map's values and the kinds of sight it takes):
 
 - `full`: the whole grid, goal included, is known from the start.
 - window `k`: the (2k+1) x (2k+1) square centred on the agent is seen; with `occlusion` a cell is
@@ -33,6 +34,8 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from mazesim.agents._vision_kernels import (FULL_VIEW, ISOVIST_VIEW, SWEEP_VIEW, UNKNOWN,
+                                            WINDOW_VIEW, seen_along)
 from mazesim.errors import AgentError, MazesimError, short
 from mazesim.limits import MAX_VISION_RADIUS
 from mazesim.maze import Cell, Maze
@@ -43,11 +46,9 @@ __all__ = ["Vision", "FULL", "STUDY_VISION", "ISOVIST_RADIUS", "MST_VISION", "SW
 
 FULL = "full"
 STUDY_VISION = 2          # the study's +-2 window (section 3.1)
-UNKNOWN = 2               # known-map value of a cell not seen (beside PASSAGE 0 and WALL 1)
 SEEN_AT_START = "seen_at_start"
 """`Maze.meta` key: the [row, col] passages shown before the first step (the Maze Search Task
 lights corridors that no line of sight from S reaches, so they travel with the maze)."""
-FULL_VIEW, WINDOW_VIEW, ISOVIST_VIEW, SWEEP_VIEW = 0, 1, 2, 3  # the kind, as kernels take it
 SWEEP = "sweep"
 _KINDS = ("window", "isovist", SWEEP)
 _KEYS = _KINDS + ("occlusion", "memory", "map")
@@ -248,12 +249,10 @@ def seen_cells(maze: Maze, positions: np.ndarray, vision: Vision | str | int) ->
     The same kernel as the agents' perception (memory does not matter: the union is kept); used
     to check that an agent's choices depend on seen cells only, and to draw what a walker saw.
     """
-    from mazesim.agents import _vision_kernels
-
     vision = parse_vision(vision)
     positions = np.array(positions, dtype=np.int64).reshape(-1, 2)
     kind, radius, occlusion, _, _ = vision.kernel_args()
-    return _vision_kernels.seen_along(maze.grid, positions, kind, radius, occlusion) | (
+    return seen_along(maze.grid, positions, kind, radius, occlusion) | (
         seen_at_start(maze) & (kind != FULL_VIEW))
 
 
@@ -269,12 +268,9 @@ def isovist(grid: np.ndarray, cell: Cell, radius: int = ISOVIST_RADIUS) -> np.nd
            [1, 0, 0],
            [0, 0, 0]])
     """
-    from mazesim.agents import _vision_kernels
-
     vision = Vision(isovist=radius)
     grid, (r, c) = _grid_cell("isovist", grid, cell)
-    return _vision_kernels.seen_along(grid, np.array([[r, c]], np.int64), ISOVIST_VIEW,
-                                      vision.isovist, False)
+    return seen_along(grid, np.array([[r, c]], np.int64), ISOVIST_VIEW, vision.isovist, False)
 
 
 def sweep(grid: np.ndarray, cell: Cell) -> np.ndarray:
@@ -290,11 +286,8 @@ def sweep(grid: np.ndarray, cell: Cell) -> np.ndarray:
            [1, 1, 0],
            [1, 0, 0]])
     """
-    from mazesim.agents import _vision_kernels
-
     grid, (r, c) = _grid_cell("sweep", grid, cell)
-    return _vision_kernels.seen_along(grid, np.array([[r, c]], np.int64), SWEEP_VIEW,
-                                      MAX_VISION_RADIUS, False)
+    return seen_along(grid, np.array([[r, c]], np.int64), SWEEP_VIEW, MAX_VISION_RADIUS, False)
 
 
 def _grid_cell(name: str, grid: np.ndarray, cell: Cell) -> tuple[np.ndarray, Cell]:
