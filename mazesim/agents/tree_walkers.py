@@ -21,18 +21,17 @@ give no step probabilities (score them at nodes: `mazesim fit --level node`).
 
 from __future__ import annotations
 
-import bisect
-import itertools
 import math
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any, Mapping
 
 import numpy as np
 
 from mazesim import _grid
-from mazesim.agents._streams import xoshiro_double
-from mazesim.agents.base import AgentBase, Walks, choice_rows
+from mazesim._grid import pad
+from mazesim.agents._tree_walk_kernel import tree_walks
+from mazesim.agents.base import AgentBase, Walks, flat_cells, padded_maze
 from mazesim.agents.decision_nodes import DecisionNodes, decision_nodes
 from mazesim.agents.node_features import NODE_FEATURES, child_features, walk_features
 from mazesim.agents.node_models import node_model
@@ -40,11 +39,10 @@ from mazesim.agents.trees import DecisionTree, _tree_vision, dark_floor, decisio
 from mazesim.agents.vision import Vision
 from mazesim.errors import AgentError
 from mazesim.maze import DELTAS, Maze
-from mazesim.records import N_COLUMNS
 
 __all__ = ["TreeWalker", "EUWalker", "DUWalker", "PWWalker", "PWDUWalker", "StepsWalker",
            "CellsWalker", "StepsCellsWalker", "NodeChoiceWalker", "NODE_CHOICE_WEIGHTS",
-           "TREE_WALKERS", "tree_of", "exit_path"]
+           "TREE_WALKERS", "tree_of", "exit_path", "walker_keys"]
 
 _CACHED_TREES = 2      # trees kept between calls (one maze's trials may come in several
                        # batches; a tree at its ceiling holds about 50 MB)
@@ -129,48 +127,44 @@ class TreeWalker(AgentBase):
                 out[k] = (1.0 - self.lapse) * p + self.lapse / len(p)
         return out
 
-    def chooser(self, tree: DecisionTree, decisions: DecisionNodes
-                ) -> Callable[[int, list[tuple[int, int]]], tuple[list[int], list[float]]]:
-        """What a draw at a node reads: `choose(node, cells walked)` -> the children of
-        positive probability and their cumulative probabilities (`_draw_table`); here the
-        same at every visit, tabled once."""
-        table = [_draw_table(node.children, p) for node, p in
-                 zip(tree.nodes, self.child_probabilities(tree, decisions))]
-        return lambda node, cells: table[node]
+    def slots(self, tree: DecisionTree, decisions: DecisionNodes
+              ) -> tuple[np.ndarray, np.ndarray | None]:
+        """What a draw reads at each child slot of the flat tree (`_tree_walk_kernel`): here
+        the fixed probabilities (`child_probabilities`), no utilities."""
+        probs = self.child_probabilities(tree, decisions)
+        return (np.concatenate(probs) if probs else np.zeros(0)), None
 
     def run_trials(self, maze: Maze, vision: Vision, streams: np.ndarray, max_steps: int, *,
                    keep: bool, record: np.ndarray) -> Walks:
         vision = self.check_vision(vision)
+        cells, width, start, goal = padded_maze(maze)
         if vision.full:
-            nodes, shows, choose = (), [True], None
+            kids, paths, at = [()], [()], [maze.start]      # the root shows the exit
+            shows = np.ones(1, np.bool_)
+            prob, fixed = np.zeros(0), None
         else:
             tree, decisions = tree_of(maze, vision)
             nodes = tree.nodes
-            shows = [maze.goal in node.revealed for node in nodes]
+            kids, paths, at = ([n.children for n in nodes], [n.path[1:] for n in nodes],
+                               [n.cell for n in nodes])
+            shows = np.array([maze.goal in node.revealed for node in nodes], np.bool_)
             shows[0] = shows[0] or not dark_floor(maze)[maze.goal]
-            choose = self.chooser(tree, decisions)
-        dist, _ = _grid.distances(maze.grid, *maze.goal)
-        exits: dict = {}
-        walks = []
-        for words in streams:
-            cells, seen_exit = _search(maze.start, nodes, shows, choose, words, max_steps)
-            if seen_exit:
-                if cells[-1] not in exits:
-                    exits[cells[-1]] = exit_path(dist, cells[-1])
-                cells = cells + exits[cells[-1]]
-            if maze.goal in cells:
-                cells = cells[:cells.index(maze.goal) + 1]
-            walks.append(cells[:max_steps + 1])
-        moves = np.array([len(w) - 1 for w in walks], np.int64)
-        reached = np.array([w[-1] == maze.goal for w in walks], np.bool_)
-        rows = [choice_rows(maze, w, record) if record.any() else np.zeros((0, N_COLUMNS),
-                                                                           np.int64)
-                for w in walks]
-        return Walks(moves, reached,
-                     np.concatenate(rows) if rows else np.zeros((0, N_COLUMNS), np.int64),
-                     np.repeat(np.arange(len(walks)), [len(r) for r in rows]),
-                     np.array([c for w in walks for c in w], np.int64).reshape(-1, 2) if keep
-                     else np.zeros((0, 2), np.int64))
+            prob, fixed = self.slots(tree, decisions)
+        flat = _flat_tree(maze, kids, paths, at, shows, width)
+        logit = fixed is not None
+        weights = np.asarray(self.values_of_walk(), np.float64)
+        flags = pad(np.asarray(record).astype(np.uint8)).ravel()
+        out, count, reached, rows, row_trials = tree_walks(
+            np.ascontiguousarray(streams, np.uint64), *flat[:2], prob,
+            logit, fixed if logit else np.zeros(0), weights, float(self.lapse), *flat[2:],
+            start, goal, int(max_steps), cells, width, flags, bool(flags.any()))
+        positions = np.stack([out // width - 1, out % width - 1], axis=1) if keep \
+            else np.zeros((0, 2), np.int64)
+        return Walks(count - 1, reached, rows, row_trials, positions)
+
+    def values_of_walk(self) -> tuple[float, float]:
+        """The weights of the walk's own features (revisit, reverse): none here."""
+        return (0.0, 0.0)
 
     def step_probabilities(self, maze: Maze, vision: Vision, positions: np.ndarray
                            ) -> np.ndarray:
@@ -242,32 +236,25 @@ class StepsCellsWalker(TreeWalker):
     k: float = 0.54
 
 
-def _draw_table(children: tuple[int, ...], p: np.ndarray) -> tuple[list[int], list[float]]:
-    """The children of positive probability and their cumulative probabilities: a draw takes
-    the first whose cumulative sum passes u x the total (the compiled agents' rule)."""
-    live = [(c, float(q)) for c, q in zip(children, p.tolist()) if q > 0.0]
-    return [c for c, _ in live], list(itertools.accumulate(q for _, q in live))
+def _flat_tree(maze: Maze, kids: list, paths: list, at: list, shows: np.ndarray,
+               width: int) -> tuple:
+    """(first_child, children, first_cell, path, shows, first_exit, exits): the tree (each
+    node's children, the cells walked to it from its parent's cell, its cell) as
+    `_tree_walk_kernel.tree_walks` reads it, cells flat in the padded maze; the exit's path
+    from every node that shows it."""
+    first_child = np.cumsum([0] + [len(k) for k in kids]).astype(np.int64)
+    children = np.array([c for k in kids for c in k], np.int64)
+    first_cell = np.cumsum([0] + [len(p) for p in paths]).astype(np.int64)
+    dist, _ = _grid.distances(maze.grid, *maze.goal)
+    exit_paths = [exit_path(dist, cell) if show else [] for cell, show in
+                  zip(at, shows.tolist())]
+    first_exit = np.cumsum([0] + [len(p) for p in exit_paths]).astype(np.int64)
+    return (first_child, children, first_cell, _flat([c for p in paths for c in p], width),
+            shows, first_exit, _flat([c for p in exit_paths for c in p], width))
 
 
-def _search(start: tuple[int, int], nodes: Any, shows: list[bool], choose: Callable,
-            words: Any, max_steps: int) -> tuple[list[tuple[int, int]], bool]:
-    """One trial's cells from node to node until a node shows the exit (then True) or the
-    steps run out; a draw from the stream `words` at each node with two or more children
-    possible (`choose`: `TreeWalker.chooser`)."""
-    state = [np.uint64(w) for w in words]
-    cells, node = [start], 0
-    while not shows[node] and len(cells) <= max_steps:
-        children, total = choose(node, cells)
-        if not children:                # nothing left to see: cannot happen when the exit is
-            break                       # reachable (the walk ends, not reached)
-        pick = 0
-        if len(children) > 1:
-            *words, u = xoshiro_double(*state)
-            state = [np.uint64(w) for w in words]
-            pick = min(bisect.bisect_right(total, u * total[-1]), len(children) - 1)
-        node = children[pick]
-        cells.extend(nodes[node].path[1:])
-    return cells, shows[node]
+def _flat(cells: list, width: int) -> np.ndarray:
+    return flat_cells(np.array(cells, np.int64).reshape(-1, 2), width).reshape(-1)
 
 
 NODE_CHOICE_WEIGHTS = {"du-0": -0.104, "du-0.5": -0.440, "du-0.7": 1.640, "du-0.9": -0.438,
@@ -317,29 +304,39 @@ class NodeChoiceWalker(TreeWalker):
     def values(self) -> dict[str, float]:
         return dict(zip(NODE_FEATURES, self.weights))
 
-    def chooser(self, tree: DecisionTree, decisions: DecisionNodes
-                ) -> Callable[[int, list[tuple[int, int]]], tuple[list[int], list[float]]]:
-        """The logit's probabilities at a decision read the walk so far (revisit and reverse,
-        the last two features, computed at every visit); the tree's features once."""
+    def slots(self, tree: DecisionTree, decisions: DecisionNodes
+              ) -> tuple[np.ndarray, np.ndarray | None]:
+        """The logit's utilities at each child slot from the tree's features (the walk's own,
+        revisit and reverse, are added at every visit by `_tree_walk_kernel`)."""
         weights = np.array(self.weights)
-        every = np.arange(decisions.size)
-        fixed = child_features(decisions, every, [[tree.nodes[k].cell] for k in
-                                                  decisions.decision_node.tolist()])[:, :-2]
-        fixed = fixed @ weights[:-2]
-        row = {k: d for d, k in enumerate(decisions.decision_node.tolist())}
+        utilities = np.zeros(sum(len(node.children) for node in tree.nodes))
+        if decisions.size:
+            every = np.arange(decisions.size)
+            fixed = child_features(decisions, every, [[tree.nodes[k].cell] for k in
+                                                      decisions.decision_node.tolist()])[:, :-2]
+            fixed = fixed @ weights[:-2]
+            first = np.cumsum([0] + [len(node.children) for node in tree.nodes])
+            for d, k in enumerate(decisions.decision_node.tolist()):
+                utilities[first[k]:first[k + 1]] = fixed[decisions.start[d]:
+                                                         decisions.start[d + 1]]
+        return np.zeros(0), utilities
 
-        def choose(node: int, cells: list[tuple[int, int]]) -> tuple[list[int], list[float]]:
-            children = tree.nodes[node].children
-            if len(children) < 2:
-                return list(children), [1.0] * len(children)
-            d = row[node]
-            walked = np.stack(walk_features(decisions, np.array([d]), [cells]), axis=1)
-            u = fixed[decisions.start[d]:decisions.start[d + 1]] + walked @ weights[-2:]
-            p = np.exp(u - u.max())
-            p /= p.sum()
-            return _draw_table(children, (1.0 - self.lapse) * p + self.lapse / len(p))
-        return choose
+    def values_of_walk(self) -> tuple[float, float]:
+        return tuple(self.weights[-2:])
 
 
 TREE_WALKERS = (EUWalker, DUWalker, PWWalker, PWDUWalker, StepsWalker, CellsWalker,
                 StepsCellsWalker, NodeChoiceWalker)
+
+
+def walker_keys(model: str, params: Mapping[str, float], lapse: float) -> tuple[str, dict]:
+    """The walking agent and its config keys for node model `model` fitted at `params` and
+    `lapse` (`mazesim fit --level node`): its tree walker; node-choice's weights as its
+    `weights` mapping; `random` (a uniform choice among the children) as any planner walking
+    with lapse 1."""
+    node_model(model)                                   # AgentError for an unknown name
+    if model == "random":
+        return EUWalker.name, {"lapse": 1.0}
+    if model == NodeChoiceWalker.name:
+        return model, {"weights": dict(params), "lapse": lapse}
+    return model, {**params, "lapse": lapse}

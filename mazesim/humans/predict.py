@@ -30,6 +30,9 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from mazesim.agents import make_agent
+from mazesim.agents.node_models import node_model
+from mazesim.agents.tree_walkers import walker_keys
 from mazesim.agents.trees import maze_name
 from mazesim.errors import DataError, MazesimError, read_text
 from mazesim.humans.data import HumanRun
@@ -51,21 +54,35 @@ MAX_TOTAL_WALKS = 10**8
 MAX_CV_FOLDS = 100
 _MAX_FIT_ROWS = 1_000_000
 _FOLD_STREAM = 1                # the folds of mazes' stream (bootstrap: predict_stats)
+JUNCTION, NODE = "junction", "node"
 
 
 @dataclass(frozen=True)
 class FittedModel:
-    """A model of a fit: its spec, pooled parameters and lapse, and each person's own (by id)."""
+    """A model of a fit: its spec, pooled parameters and lapse, and each person's own (by id);
+    `level` says whether it chooses steps at junctions (its spec's agent walks) or children at
+    observation nodes (its tree walker walks: `tree_walkers.walker_keys`)."""
 
     spec: ModelSpec
     params: dict[str, float]
     lapse: float
     own: dict[str, tuple[dict[str, float], float]]
+    level: str = JUNCTION
+
+    @property
+    def label(self) -> str:
+        return self.spec.label
+
+    @property
+    def agent(self) -> str:
+        return self.spec.agent
 
     def settings(self, participant: str, pooled: bool) -> dict[str, Any]:
         """The agent's config keys for `participant`: their own fit unless `pooled` or none."""
         params, lapse = ((self.params, self.lapse) if pooled or participant not in self.own
                          else self.own[participant])
+        if self.level == NODE:
+            return walker_keys(self.label, params, lapse)[1]
         return {**self.spec.fixed, **params, "lapse": lapse}
 
 
@@ -119,19 +136,18 @@ def read_fit(fit_dir: str | Path) -> list[FittedModel]:
     out = []
     for row in rows:
         where = f"{folder / FIT_CSV}: model {row['model']!r}"
-        try:
-            spec = parse_model(row["model"])
-        except MazesimError as err:
-            raise DataError(f"{where} cannot walk here ({err}; a node-level fit?)") from None
+        spec, level = _spec(row["model"], where)
         model = FittedModel(spec, _params(row, folder / FIT_CSV), _number(row, "lapse", folder),
-                            own.get(row["model"], {}))
+                            own.get(row["model"], {}), level)
         for settings in [model.settings("", True)] + [model.settings(p, False)
                                                       for p in model.own]:
             try:
-                spec.make(settings)
+                make_agent(model.agent, **settings)
             except MazesimError as err:
                 raise DataError(f"{where}: its parameters do not make an agent ({err})") from None
         out.append(model)
+    if len({m.level for m in out}) > 1:
+        raise DataError(f"{folder / FIT_CSV}: junction and node models in one fit")
     if not out:
         raise DataError(f"{folder / FIT_CSV}: no model")
     return out
@@ -153,7 +169,7 @@ def predict_run(run: HumanRun, fit_dir: str | Path, *, walks: int = DEFAULT_WALK
                                             workers)
         heldout = [held_out(_people_means(units), steps[m], _unfinished(units), seed,
                             unfinished[m]) for m in range(len(fitted))]
-    out = tuple(model_check(f.spec.label, f.spec.agent, _own_count(f, run, pooled), checks[m],
+    out = tuple(model_check(f.label, f.agent, _own_count(f, run, pooled), checks[m],
                             heldout[m]) for m, f in enumerate(fitted))
     return PredictReport(str(run.path), str(fit_dir), walks, seed, pooled, cv_mazes,
                          tuple(units), out)
@@ -171,6 +187,20 @@ def _unfinished(units: Sequence[Unit]) -> np.ndarray | None:
 
 def _mean(values: np.ndarray) -> float:
     return float(values.mean()) if len(values) else float("nan")
+
+
+def _spec(label: str, where: str) -> tuple[ModelSpec, str]:
+    """The model of a fit's row and its level: a junction model (`parse_model`), else a node
+    model of `mazesim fit --level node` walking as its tree walker."""
+    try:
+        return parse_model(label), JUNCTION
+    except MazesimError as err:
+        try:
+            node_model(label)
+        except MazesimError:
+            raise DataError(f"{where} cannot walk here ({err})") from None
+    agent, _ = walker_keys(label, {}, 0.0)
+    return ModelSpec(label, agent, {}, ()), NODE
 
 
 def _rows(path: Path, needed: Sequence[str] = ("model", "agent", "lapse", "params")
@@ -216,7 +246,7 @@ def _number(row: dict[str, str], key: str, folder: Path) -> float:
 def _pick(fitted: list[FittedModel], labels: Sequence[str], fit_dir: Any) -> list[FittedModel]:
     if not labels:
         return fitted
-    have = {f.spec.label: f for f in fitted}
+    have = {f.label: f for f in fitted}
     for label in labels:
         if label not in have:
             raise DataError(f"--model {label}: not in the fit {fit_dir} (its models: "
@@ -285,8 +315,8 @@ def _walk_all(run: HumanRun, fitted: Sequence[FittedModel], units: Sequence[Unit
         for u in which:
             unit = units[u]
             settings = [f.settings(run.participants[p], pooled) for p in unit.people]
-            entropy = (seed, unit.maze_id, *f.spec.label.encode())
-            tasks.append((m, u, unit.name, unit.maze, unit.vision, f.spec.agent, settings,
+            entropy = (seed, unit.maze_id, *f.label.encode())
+            tasks.append((m, u, unit.name, unit.maze, unit.vision, f.agent, settings,
                           walks, entropy, unit.people, unit.sight, unit.probe, unit.walked))
     out: list[list[MazeCheck | None]] = [[None] * len(units) for _ in fitted]
     for done in execute(_task, tasks, workers=workers):
@@ -308,8 +338,6 @@ def _cross_validate(run: HumanRun, fitted: Sequence[FittedModel], units: Sequenc
                     ) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """Each model's mean steps and unfinished share on each maze, walked with the fit without
     that maze's fold."""
-    from mazesim.humans.fit import fit_run
-
     rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(_FOLD_STREAM,)))
     fold_of = np.zeros(len(units), np.int64)
     fold_of[rng.permutation(len(units))] = np.arange(len(units)) % folds
@@ -320,9 +348,8 @@ def _cross_validate(run: HumanRun, fitted: Sequence[FittedModel], units: Sequenc
     unfinished = [np.full(len(units), np.nan) for _ in fitted]
     for fold in range(folds):
         train = run.select(fold_of[trial_unit] != fold)
-        report = fit_run(train, [f.spec.label for f in fitted], by=by, folds=0, seed=seed)
-        refits = {m.model: m for m in report.models}
-        again = [_refitted(f, refits[f.spec.label]) for f in fitted]
+        refits = _refit(train, fitted, by, seed)
+        again = [_refitted(f, refits[f.label]) for f in fitted]
         which = [int(u) for u in np.flatnonzero(fold_of == fold)]
         checks = _walk_all(run, again, units, walks, seed, pooled, which, workers)
         for m in range(len(fitted)):
@@ -333,8 +360,22 @@ def _cross_validate(run: HumanRun, fitted: Sequence[FittedModel], units: Sequenc
 
 
 
+def _refit(train: HumanRun, fitted: Sequence[FittedModel], by: str, seed: int) -> dict:
+    """Each model fitted again to `train` (its ModelFit by label), at its own level, no folds."""
+    from mazesim.humans.fit import fit_run
+    from mazesim.humans.node_choices import run_node_choices
+    from mazesim.humans.node_fit import fit_nodes
+
+    labels = [f.label for f in fitted]
+    if fitted[0].level == NODE:
+        report = fit_nodes(run_node_choices(train), labels, by=by, folds=0, seed=seed).report
+    else:
+        report = fit_run(train, labels, by=by, folds=0, seed=seed)
+    return {m.model: m for m in report.models}
+
+
 def _refitted(old: FittedModel, fit) -> FittedModel:
     """`old` with the parameters of a new fit (its ModelFit)."""
     own = {p.participant: (p.own.params, p.own.lapse) for p in fit.participants
            if p.own is not None}
-    return FittedModel(old.spec, fit.estimate.params, fit.estimate.lapse, own)
+    return FittedModel(old.spec, fit.estimate.params, fit.estimate.lapse, own, old.level)

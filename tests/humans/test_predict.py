@@ -178,3 +178,32 @@ def test_goal_seekers_walk_to_the_exit_from_the_step_it_comes_into_sight():
             assert len(pos) - 1 - t == dist[tuple(pos[t])]         # straight to the exit
             detours += len(pos) - 1 > dist[maze.start]
         assert detours > 0                                          # searching before that
+
+
+@pytest.fixture(scope="module")
+def planners(tmp_path_factory):
+    """A run of 40 simulated people walking as `steps` (nearest child first, tau 0.3) on 6
+    perfect mazes with the floor plan known, and node-level fits of `steps` and of `cells`."""
+    from mazesim.humans import fit_node_models
+    from mazesim.humans.node_fit_output import write_node_fit
+
+    root = tmp_path_factory.mktemp("predict-nodes")
+    mazes = {f"p{i}": generate("stick-knocking", (9, 9), seed=i) for i in range(MAZES)}
+    agent = make_agent("steps", tau=0.3)
+    simulate_population(mazes, agent, {"sweep": True, "map": "known"}, 40, 3, root / "run")
+    for model in ("steps", "cells"):
+        write_node_fit(fit_node_models(root / "run", [model], folds=0, seed=0),
+                       root / f"fit-{model}")
+    return root, load_human_run(root / "run")
+
+
+def test_node_level_fits_walk_as_their_tree_walkers(planners):
+    root, run = planners
+    same = predict_run(run, root / "fit-steps", walks=20, seed=1, cv_mazes=2)
+    other = predict_run(run, root / "fit-cells", walks=20, seed=1)
+    assert [m.agent for m in read_fit(root / "fit-steps")] == ["steps"]
+    a, b = same.models[0], other.models[0]
+    assert len(a.differ()) <= 1 and len(b.differ()) >= MAZES - 2
+    assert a.heldout is not None and a.heldout.r > 0.8
+    again = predict_run(run, root / "fit-steps", walks=20, seed=1, cv_mazes=2)
+    assert again.to_json() == same.to_json()
