@@ -1,9 +1,12 @@
 """Benchmark of the predictive check against the target of issue 21: every model walking every
 maze of the Maze Search Task's experiment 1, 100 walks per person and maze, <= 60 s on 2 cores.
 
-Usage: python benchmarks/bench_predict.py [--repeats 1] [--walks 100] [--workers 2] [--quick]
+Usage: python benchmarks/bench_predict.py [--repeats 1] [--walks 100] [--workers 2]
+                                        [--level junction|node] [--quick]
 
-Experiment 1 is imported and every model fitted once (pooled, no cross-validation; not timed),
+Experiment 1 is imported and every model of the level fitted once (pooled, no cross-validation;
+not timed: the junction models of `mazesim fit`, or the node models of `mazesim fit --level
+node`, which walk as their tree walkers),
 then `predict_run` is timed: wall clock, and CPU of this process and its workers (the steadier
 figure on a shared machine), median of the repeats after one warm-up (kernels compiled).
 `--quick` checks a small simulated population instead (a few seconds, no shared data needed).
@@ -19,8 +22,12 @@ import time
 from pathlib import Path
 
 from mazesim import generate, make_agent
+from mazesim.agents.node_models import NODE_MODELS
 from mazesim.humans import default_models, fit_run, import_mst, load_human_run
 from mazesim.humans.fit_output import write_fit
+from mazesim.humans.node_choices import run_node_choices
+from mazesim.humans.node_fit import fit_nodes
+from mazesim.humans.node_fit_output import write_node_fit
 from mazesim.humans.predict import predict_run
 from mazesim.humans.recovery import simulate_population
 
@@ -43,10 +50,13 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--walks", type=int, default=100)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--level", choices=("junction", "node"), default="junction")
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         run_dir, fit_dir = Path(tmp) / "run", Path(tmp) / "fit"
+        if args.quick and args.level == "node":
+            raise SystemExit("--quick: the junction level only")
         if args.quick:
             mazes = {f"d{i}": generate("digging", (9, 9), seed=i) for i in range(4)}
             simulate_population(mazes, make_agent("choice-model"), {"window": 2}, 6, 1, run_dir)
@@ -59,7 +69,11 @@ def main() -> None:
             import_mst(folder, run_dir)
             models, walks, repeats = default_models(), args.walks, args.repeats
         run = load_human_run(run_dir)
-        write_fit(fit_run(run, models, folds=0, seed=0), fit_dir)
+        if args.level == "node":
+            models = list(NODE_MODELS)
+            write_node_fit(fit_nodes(run_node_choices(run), models, folds=0, seed=0), fit_dir)
+        else:
+            write_fit(fit_run(run, models, folds=0, seed=0), fit_dir)
 
         def check():
             return predict_run(run, fit_dir, walks=walks, seed=0, workers=args.workers)

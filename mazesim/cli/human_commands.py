@@ -198,7 +198,8 @@ def compare(human_run: str, sim_run: str, fit_params: bool, seed: int,
 @main.command()
 @click.argument("run_dir", type=click.Path(exists=True, file_okay=False))
 @click.option("--fit", "fit_dir", required=True, metavar="FIT_DIR",
-              help="A folder written by `mazesim fit ... -o FIT_DIR` (of this run or another).")
+              help="A folder written by `mazesim fit ... -o FIT_DIR` (of this run or another; "
+                   "a node-level fit's models walk as their tree walkers).")
 @click.option("--walks", type=int, default=100, show_default=True,
               help="Walks of each model per person and maze.")
 @click.option("--seed", type=int, default=0, show_default=True,

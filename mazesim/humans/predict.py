@@ -15,7 +15,10 @@ is fitted again (`fit_run`) without each fold's mazes and walks them; the held-o
 against people's (Pearson r, Spearman rho, mean absolute error) with percentile intervals by a
 bootstrap over mazes, and the unfinished shares where the people have unfinished trials.
 
-The fit may come from another run (fitted on one experiment, predicting the next one's mazes).
+The fit may come from another run (fitted on one experiment, predicting the next one's mazes),
+and from either level: a junction fit's models walk as their agents, a node-level fit's
+(`mazesim fit --level node`) as their tree walkers (`tree_walkers.walker_keys`), refitted at
+nodes under `cv_mazes`.
 Every random choice flows from `seed`: model m, maze id i, person p walks with the streams of
 `SeedSequence((seed, i, *m's label bytes), spawn_key=(p,))`; same seed, same numbers.
 """

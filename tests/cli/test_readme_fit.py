@@ -40,9 +40,14 @@ def test_the_fit_section_documents_the_inference_options():
 @pytest.mark.parametrize("line", _cases())
 def test_documented_fit_commands_run(line, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    mazes = {f"digging-{i}": generate("digging", (7, 9), seed=i) for i in range(3)}
-    simulate_population(mazes, make_agent("choice-model", lapse=0.05), {"window": 2}, PEOPLE,
-                        0, Path("results/mst-1"))
+    if "--level node" in line:          # node decisions need the floor plan known: planners
+        mazes = {f"stick-{i}": generate("stick-knocking", (9, 9), seed=i) for i in range(3)}
+        simulate_population(mazes, make_agent("steps"), {"sweep": True, "map": "known"},
+                            PEOPLE, 0, Path("results/mst-1"))
+    else:
+        mazes = {f"digging-{i}": generate("digging", (7, 9), seed=i) for i in range(3)}
+        simulate_population(mazes, make_agent("choice-model", lapse=0.05), {"window": 2},
+                            PEOPLE, 0, Path("results/mst-1"))
     ids = [f"sim{i:02d}" for i in range(PEOPLE)]
     Path("results/halves").mkdir()
     Path("results/halves/people-A.txt").write_text("\n".join(ids[::2]) + "\n")

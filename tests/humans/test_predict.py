@@ -136,20 +136,24 @@ def test_bad_input_is_one_line_and_exit_2(walkers, args, message):
     assert result.output.count("\n") == 1
 
 
-def test_the_documented_commands_run(walkers, tmp_path):
-    """Every `mazesim predict` line of README.md, on the small run and its fit."""
-    root, _ = walkers
+def test_the_documented_commands_run(walkers, planners, tmp_path):
+    """Every `mazesim predict` line of README.md, on the small runs and their fits (a
+    node-level fit's line on the planners' run)."""
     lines = [line.split("#")[0].split() for line in README.read_text().splitlines()
              if line.strip().startswith("mazesim predict")]
-    assert len(lines) >= 2
+    assert len(lines) >= 3
     for words in lines:
+        node = "results/mst-1/nodefit" in words
+        root = (planners if node else walkers)[0]
         swap = {"results/mst-1": root / "run", "results/mst-1/fit": root / "fit-a",
+                "results/mst-1/nodefit": root / "fit-steps",
                 "results/mst-1/predict": tmp_path / "out"}
         args = [swap.get(w, w) for w in words[2:]]
         args = [2 if a == "10" else a for a in args]             # fewer walks, same command
+        args = [2 if node and a == "5" else a for a in args]     # 6 mazes: 2 folds
         result = invoke("predict", *args)
         assert result.exit_code == 0, (words, result.output)
-        assert re.search(r"choice-model", result.output)
+        assert re.search(r"steps" if node else r"choice-model", result.output)
 
 
 def test_goal_seekers_walk_to_the_exit_from_the_step_it_comes_into_sight():
