@@ -14,6 +14,7 @@ Choices at a probe (Table 2) are `mazesim.experiment.choices`; `choice_test` is 
 
 from __future__ import annotations
 
+import gc
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Mapping, Sequence
@@ -177,7 +178,11 @@ def holm(p: Sequence[float]) -> np.ndarray:
     out = np.full(p.shape, np.nan)
     finite = np.isfinite(p)
     if finite.any():
-        out[finite] = multipletests(p[finite], method="holm")[1]
+        gc.freeze()         # statsmodels' Holm ends with gc.collect(): not over our whole heap
+        try:
+            out[finite] = multipletests(p[finite], method="holm")[1]
+        finally:
+            gc.unfreeze()
     return out
 
 

@@ -196,12 +196,10 @@ def _wilcoxon(differences: np.ndarray) -> float:
 
 
 def _holm(p: Sequence[float]) -> list[float]:
-    """Holm's step-down adjustment."""
-    if not p:
-        return []
-    from statsmodels.stats.multitest import multipletests
+    """Holm's step-down adjustment (`experiment.statistics.holm`)."""
+    from mazesim.experiment.statistics import holm
 
-    return [float(v) for v in multipletests(np.asarray(p), method="holm")[1]]
+    return [float(v) for v in holm(p)] if len(p) else []
 
 
 def _check(models: Sequence[str], log_likelihood: np.ndarray, decisions: np.ndarray, seed: int
