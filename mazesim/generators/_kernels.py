@@ -1,4 +1,5 @@
-"""Numba loops of the generators (STYLE.md, Numba kernels).
+"""Numba loops of the generators (STYLE.md, Numba kernels; `@kernel`: run as Python for one small
+maze, `mazesim.jit`).
 
 Kernels take the grid size, options and `rng` and return a uint8 grid (1 wall, 0 passage) with
 rooms at odd coordinates. Most work in room coordinates: room (i, j) is grid cell (2i+1, 2j+1);
