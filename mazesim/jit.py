@@ -66,6 +66,9 @@ class Kernel:
             raise AttributeError(name)
         return getattr(self.dispatcher, name)
 
+    def __reduce__(self) -> str:
+        return self.__qualname__              # pickled by name, as functions and dispatchers are
+
     def __repr__(self) -> str:
         return f"<kernel {self.py_func.__module__}.{self.py_func.__qualname__}>"
 

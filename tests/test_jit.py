@@ -3,6 +3,7 @@ comes once, when a kernel compiles, not when one loads. `Kernel`: compiled by de
 numba's kernels, Python (without numba) within `python_kernels`."""
 
 import importlib.util
+import pickle
 import subprocess
 import sys
 
@@ -57,6 +58,7 @@ def test_numba_kernels_call_a_kernel_and_python_kernels_run_its_source(tmp_path,
     monkeypatch.syspath_prepend(str(tmp_path))
     module = importlib.import_module("caller_kernels")
     assert isinstance(module.halve, Kernel) and module.halve.__name__ == "halve"
+    assert pickle.loads(pickle.dumps(module.halve)) is module.halve
     assert module.quarter(41) == 10 and module.halve(41) == 20
     assert module.halve.signatures                        # compiled: the dispatcher's attribute
     with python_kernels():
