@@ -9,8 +9,8 @@ plans over their known maps and trajectory measures all call it.
 """
 
 import numpy as np
-from numba import njit
 
+from mazesim.jit import kernel
 from mazesim.maze import DELTAS, PASSAGE, WALL
 
 __all__ = ["pad", "steps", "unpad", "bfs", "distances", "path_to", "degree", "degrees"]
@@ -19,7 +19,7 @@ _DR = np.array(DELTAS[:, 0])
 _DC = np.array(DELTAS[:, 1])
 
 
-@njit(cache=True)
+@kernel
 def pad(grid):
     """The grid inside one ring of walls, as a new uint8 array (H + 2, W + 2)."""
     h, w = grid.shape
@@ -30,7 +30,7 @@ def pad(grid):
     return out
 
 
-@njit(cache=True)
+@kernel
 def steps(width):
     """Flat offsets of the four neighbours (canonical order) in a padded grid `width` wide."""
     out = np.empty(4, np.int64)
@@ -39,7 +39,7 @@ def steps(width):
     return out
 
 
-@njit(cache=True)
+@kernel
 def unpad(values, h, w):
     """The (H, W) interior of a flat array over a padded (H + 2, W + 2) grid, as a copy."""
     out = np.empty((h, w), values.dtype)
@@ -49,7 +49,7 @@ def unpad(values, h, w):
     return out
 
 
-@njit(cache=True)
+@kernel
 def bfs(cells, step, sources, stamp, run, dist, parent, queue, stop):
     """Breadth-first search over the cells equal to PASSAGE of the flat padded array `cells`.
 
@@ -95,7 +95,7 @@ def bfs(cells, step, sources, stamp, run, dist, parent, queue, stop):
     return tail, -1
 
 
-@njit(cache=True)
+@kernel
 def distances(grid, sr, sc):
     """BFS from (sr, sc) over the passages of an (H, W) grid: (dist int32, -1 where unreachable;
     parent int8, the direction of the move that first reached each cell, -1 at the source and
@@ -116,7 +116,7 @@ def distances(grid, sr, sc):
     return unpad(dist, h, w), unpad(parent, h, w)
 
 
-@njit(cache=True)
+@kernel
 def _walled(grid):
     """Whether every border cell of `grid` is a wall (then no step from a passage leaves it)."""
     h, w = grid.shape
@@ -129,7 +129,7 @@ def _walled(grid):
     return True
 
 
-@njit(cache=True)
+@kernel
 def path_to(parent, dist, gr, gc):
     """Cells (n, 2) from the BFS source to (gr, gc) by walking parents back; empty if unreached."""
     n = dist[gr, gc]
@@ -147,7 +147,7 @@ def path_to(parent, dist, gr, gc):
     return path
 
 
-@njit(cache=True)
+@kernel
 def degree(grid, r, c):
     """Number of passage neighbours of (r, c) in an (H, W) grid (cells off the grid are walls)."""
     h, w = grid.shape
@@ -159,7 +159,7 @@ def degree(grid, r, c):
     return n
 
 
-@njit(cache=True)
+@kernel
 def degrees(grid):
     """Int8 (H, W): the passage degree of every passage cell (1 a dead end, 2 a corridor, 3 or 4
     a branch point); -1 on walls."""

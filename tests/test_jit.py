@@ -1,10 +1,15 @@
 """The kernel cache: a kernel counts as cached once a call has compiled and stored it; the notice
-comes once, when a kernel compiles, not when one loads."""
+comes once, when a kernel compiles, not when one loads. `Kernel`: compiled by default and inside
+numba's kernels, Python (without numba) within `python_kernels`."""
 
 import importlib.util
+import pickle
+import subprocess
 import sys
 
-from mazesim.jit import cached, compiling
+import numpy as np
+
+from mazesim.jit import Kernel, cached, compiling, python_kernels
 
 KERNEL_SOURCE = "from numba import njit\n\n@njit(cache=True)\ndef twice(x):\n    return 2 * x\n"
 
@@ -41,3 +46,37 @@ def test_a_kernel_is_cached_after_its_first_call_and_only_compiling_says_so(tmp_
 
 def test_anything_else_counts_as_cached():
     assert cached(len)
+
+
+CALLER_SOURCE = ("from numba import njit\nfrom mazesim.jit import kernel\n\n@kernel\n"
+                 "def halve(x):\n    return x // 2\n\n@njit(cache=True)\n"
+                 "def quarter(x):\n    return halve(halve(x))\n")
+
+
+def test_numba_kernels_call_a_kernel_and_python_kernels_run_its_source(tmp_path, monkeypatch):
+    (tmp_path / "caller_kernels.py").write_text(CALLER_SOURCE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    module = importlib.import_module("caller_kernels")
+    assert isinstance(module.halve, Kernel) and module.halve.__name__ == "halve"
+    assert pickle.loads(pickle.dumps(module.halve)) is module.halve
+    assert module.quarter(41) == 10 and module.halve(41) == 20
+    assert module.halve.signatures                        # compiled: the dispatcher's attribute
+    with python_kernels():
+        assert module.halve(np.float64(41)) == 20.0       # Python: no new compilation
+    assert len(module.halve.signatures) == 1
+
+
+def _in_fresh_process(code: str) -> str:
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True).stdout.split()
+
+
+def test_python_kernels_import_no_numba_and_one_run_picks_them_for_small_grids():
+    code = ("import sys, numpy as np\nfrom mazesim import _grid\n"
+            "from mazesim.jit import PYTHON_MAX_CELLS, one_run, python_kernels\n"
+            "grid = np.ones((5, 5), np.uint8); grid[1:4, 2] = 0\n"
+            "with one_run(PYTHON_MAX_CELLS):\n    python = _grid.degrees(grid)\n"
+            "print('numba' in sys.modules)\n"
+            "with one_run(PYTHON_MAX_CELLS + 1):\n    compiled = _grid.degrees(grid)\n"
+            "print('numba' in sys.modules, (python == compiled).all(), python[1, 2])")
+    assert _in_fresh_process(code) == ["False", "True", "True", "1"]

@@ -18,8 +18,8 @@ from mazesim.errors import MazesimError, printable
 __all__ = ["main", "COMMANDS", "SUMMARIES", "say_compiling"]
 
 COMMANDS = {
-    "generate": "maze_commands", "analyze": "maze_commands", "solve": "maze_commands",
-    "render": "maze_commands", "generators": "maze_commands",
+    "generate": "generator_commands", "generators": "generator_commands",
+    "analyze": "maze_commands", "solve": "maze_commands", "render": "maze_commands",
     "simulate": "agent_commands", "agents": "agent_commands",
     "run": "experiment_commands", "validate": "experiment_commands",
     "replay": "experiment_commands", "report": "experiment_commands",

@@ -21,7 +21,6 @@ import click
 
 from mazesim.errors import ConfigError, MazesimError, short
 from mazesim.limits import INT64_MAX, MAX_TRIALS
-from mazesim.schema import parse_pairs
 
 __all__ = ["CELL", "VISION", "SEED", "TRIALS", "LibraryDefault", "parse_params"]
 
@@ -47,6 +46,7 @@ class _Vision(click.ParamType):
 
     def convert(self, value: Any, param, ctx):
         from mazesim.agents.vision import Vision, parse_vision
+        from mazesim.schema import parse_pairs
 
         if isinstance(value, Vision):
             return value
@@ -82,7 +82,11 @@ class LibraryDefault:
 
 def parse_params(pairs: tuple[str, ...]) -> dict[str, Any]:
     """`--param key=value` pairs into one dict (`mazesim.schema.parse_pairs`: plain scalars,
-    commas make lists, a key given twice refused)."""
+    commas make lists, a key given twice refused); YAML is imported only when pairs are given."""
+    if not pairs:
+        return {}
+    from mazesim.schema import parse_pairs
+
     params: dict[str, Any] = {}
     for pair in pairs:
         for key, value in parse_pairs(pair, "--param").items():

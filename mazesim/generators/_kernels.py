@@ -1,4 +1,5 @@
-"""Numba loops of the generators (STYLE.md, Numba kernels).
+"""Numba loops of the generators (STYLE.md, Numba kernels; `@kernel`: run as Python for one small
+maze, `mazesim.jit`).
 
 Kernels take the grid size, options and `rng` and return a uint8 grid (1 wall, 0 passage) with
 rooms at odd coordinates. Most work in room coordinates: room (i, j) is grid cell (2i+1, 2j+1);
@@ -7,8 +8,8 @@ Random choices use `rng.random()` (the fastest draw numba offers) scaled to a ra
 """
 
 import numpy as np
-from numba import njit
 
+from mazesim.jit import kernel
 from mazesim.maze import DELTAS, DOWN, PASSAGE, RIGHT, UP, WALL
 
 _DR = np.array(DELTAS[:, 0])
@@ -16,18 +17,18 @@ _DC = np.array(DELTAS[:, 1])
 _BUILDING = 2  # wall-extending: a wall cell laid by the wall still growing
 
 
-@njit(cache=True)
+@kernel
 def _below(rng, k):
     """A uniform integer in [0, k)."""
     return int(rng.random() * k)
 
 
-@njit(cache=True)
+@kernel
 def _solid(h, w):
     return np.full((h, w), WALL, np.uint8)
 
 
-@njit(cache=True)
+@kernel
 def _rooms_open(h, w):
     """All walls but the rooms: the start of algorithms that only open walls between rooms."""
     grid = _solid(h, w)
@@ -35,7 +36,7 @@ def _rooms_open(h, w):
     return grid
 
 
-@njit(cache=True)
+@kernel
 def _link(grid, i, j, d):
     """Open room (i, j), the wall in direction d and the room beyond."""
     r, c = 2 * i + 1, 2 * j + 1
@@ -44,14 +45,14 @@ def _link(grid, i, j, d):
     grid[r + 2 * _DR[d], c + 2 * _DC[d]] = PASSAGE
 
 
-@njit(cache=True)
+@kernel
 def _inside(i, j, d, rh, rw):
     """Whether the room beyond (i, j) in direction d exists."""
     ni, nj = i + _DR[d], j + _DC[d]
     return 0 <= ni < rh and 0 <= nj < rw
 
 
-@njit(cache=True)
+@kernel
 def dig(h, w, uniforms):
     """Recursive backtracker: dig to a random undug neighbour room; back up the stack when stuck.
 
@@ -102,7 +103,7 @@ def dig_draws(h, w):
     return 2 + ((h - 1) // 2) * ((w - 1) // 2)
 
 
-@njit(cache=True)
+@kernel
 def knock(h, w, rng):
     """Stick-knocking: each interior pillar knocks one wall onto a free neighbour cell.
 
@@ -128,7 +129,7 @@ def knock(h, w, rng):
     return grid
 
 
-@njit(cache=True)
+@kernel
 def extend(h, w, rng):
     """Wall-extending: grow walls from random free pillars two cells at a time until one joins.
 
@@ -187,7 +188,7 @@ def extend(h, w, rng):
 _OUTSIDE, _FRONTIER, _IN_TREE = 0, 1, 2    # Prim's rooms
 
 
-@njit(cache=True)
+@kernel
 def prim(h, w, rng):
     """Prim, frontier-cell form: join a random frontier room to a random neighbour in the tree."""
     rh, rw = (h - 1) // 2, (w - 1) // 2
@@ -221,7 +222,7 @@ def prim(h, w, rng):
         frontier[k] = frontier[size]
 
 
-@njit(cache=True)
+@kernel
 def _find(parent, a):
     while parent[a] != a:
         parent[a] = parent[parent[a]]
@@ -229,7 +230,7 @@ def _find(parent, a):
     return a
 
 
-@njit(cache=True)
+@kernel
 def kruskal(h, w, rng):
     """Kruskal: walls between rooms in random order; open those joining two different trees."""
     rh, rw = (h - 1) // 2, (w - 1) // 2
@@ -253,7 +254,7 @@ def kruskal(h, w, rng):
     return grid
 
 
-@njit(cache=True)
+@kernel
 def _random_direction(i, j, rh, rw, rng):
     """A direction drawn uniformly among those leading to an existing room."""
     while True:
@@ -262,7 +263,7 @@ def _random_direction(i, j, rh, rw, rng):
             return d
 
 
-@njit(cache=True)
+@kernel
 def wilson(h, w, rng):
     """Wilson: loop-erased random walks from each room not yet in the tree until they hit it."""
     rh, rw = (h - 1) // 2, (w - 1) // 2
@@ -288,7 +289,7 @@ def wilson(h, w, rng):
     return grid
 
 
-@njit(cache=True)
+@kernel
 def aldous_broder(h, w, rng):
     """Aldous-Broder: a uniform random walk over all neighbours; enter each new room by a wall."""
     rh, rw = (h - 1) // 2, (w - 1) // 2
@@ -306,7 +307,7 @@ def aldous_broder(h, w, rng):
     return grid
 
 
-@njit(cache=True)
+@kernel
 def hunt_and_kill(h, w, rng):
     """Hunt-and-kill: walk to random unvisited rooms; when stuck, scan rows for an unvisited room
     beside a visited one, join them and walk on from there."""

@@ -5,15 +5,15 @@ share; split off only to keep each file short.
 """
 
 import numpy as np
-from numba import njit
 
 from mazesim._grid import degree
 from mazesim.generators._kernels import _DC, _DR, _below, _find, _link, _rooms_open
+from mazesim.jit import kernel
 from mazesim.maze import DOWN, LEFT, PASSAGE, RIGHT, UP, WALL
 
 
 
-@njit(cache=True)
+@kernel
 def binary_tree(h, w, rng):
     """Binary tree: every room opens up or left, at random where both exist."""
     rh, rw = (h - 1) // 2, (w - 1) // 2
@@ -27,7 +27,7 @@ def binary_tree(h, w, rng):
     return grid
 
 
-@njit(cache=True)
+@kernel
 def sidewinder(h, w, rng):
     """Sidewinder: runs of rooms along each row, each run opened up from one random room."""
     rh, rw = (h - 1) // 2, (w - 1) // 2
@@ -45,7 +45,7 @@ def sidewinder(h, w, rng):
     return grid
 
 
-@njit(cache=True)
+@kernel
 def eller(h, w, join, rng):
     """Eller: one row at a time, joining neighbours of different sets with probability `join`;
     every set then goes down from a random half of its rooms (at least one); the last row joins
@@ -88,7 +88,7 @@ def eller(h, w, join, rng):
     return grid
 
 
-@njit(cache=True)
+@kernel
 def recursive_division(h, w, rng):
     """Recursive division: split each chamber by a wall with one gap, across its longer side."""
     grid = np.zeros((h, w), np.uint8)
@@ -124,7 +124,7 @@ def recursive_division(h, w, rng):
     return grid
 
 
-@njit(cache=True)
+@kernel
 def braid(grid, ends, quota, rng):
     """Open one wall at dead ends taken in the order `ends` (rows of (r, c)) until `quota` dead
     ends are gone; prefer a wall toward another dead end, else any wall with a passage beyond.

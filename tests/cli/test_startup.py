@@ -57,3 +57,21 @@ def test_the_public_names_still_resolve():
     assert all(getattr(mazesim, name) is not None for name in mazesim.__all__)
     with pytest.raises(AttributeError, match="no_such_name"):
         mazesim.no_such_name
+
+
+def _generated(size: str) -> dict:
+    return _loaded("from mazesim.cli import main\ntry:\n    main(['generate', 'wilson', '--size', "
+                   f"{size!r}, '--seed', '1', '--braid', '0.5', '--placement', 'farthest'])\n"
+                   "except SystemExit:\n    pass")
+
+
+def test_generate_runs_a_small_maze_without_numba():
+    loaded = _generated("15x15")
+    assert loaded["heavy"] == [] and "mazesim.cli.maze_commands" not in loaded["commands"]
+
+
+def test_generate_compiles_a_maze_above_the_python_ceiling():
+    from mazesim.jit import PYTHON_MAX_CELLS
+
+    assert 101 * 101 == PYTHON_MAX_CELLS
+    assert "numba" in _generated("101x103")["heavy"]

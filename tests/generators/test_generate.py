@@ -5,10 +5,12 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from hypothesis import given, strategies as st
 
 from mazesim.errors import GeneratorError
 from mazesim.generators import GENERATORS, check, generate
 from mazesim.generators._registry import REGISTRY
+from mazesim.jit import PYTHON_MAX_CELLS, python_kernels
 from mazesim.maze import FORMAT_VERSION, Maze, maze_to_json
 
 
@@ -153,3 +155,34 @@ def test_check_raises_what_generate_raises_without_generating(name, kwargs, monk
         check(name, **arguments)
     assert str(by_check.value) == str(by_generate.value)
     assert check("eller", 31, seed=0, join=1, placement=((1, 1), (29, 29))) is None
+
+
+_ODD_SIDE = st.integers(1, 20).map(lambda n: 2 * n + 1)
+
+
+def _both_ways(name, size, **arguments):
+    """The maze generated with the kernels run as Python and compiled."""
+    with python_kernels():
+        as_python = generate(name, size, **arguments)
+    return as_python, generate(name, size, **arguments)
+
+
+@pytest.mark.parametrize("name", sorted(GENERATORS))
+@given(h=_ODD_SIDE, w=_ODD_SIDE, seed=st.integers(0, 2**63 - 1),
+       braid=st.sampled_from([0.0, 0.3, 1.0]),
+       placement=st.sampled_from(["corners", "random", "farthest"]),
+       join=st.floats(0, 1))
+def test_kernels_run_as_python_give_the_same_bytes(name, h, w, seed, braid, placement, join):
+    options = {"join": join} if "join" in GENERATORS[name].options else {}
+    a, b = _both_ways(name, (h, 5 if h == w == 3 else w), seed=seed, braid=braid,
+                      placement=placement, **options)
+    assert a.grid.tobytes() == b.grid.tobytes(), (a.grid, b.grid)
+    assert (a.start, a.goal) == (b.start, b.goal)
+
+
+@pytest.mark.parametrize("name", sorted(GENERATORS))
+def test_kernels_run_as_python_give_the_same_bytes_at_the_largest_python_grid(name):
+    side = int(PYTHON_MAX_CELLS ** 0.5)
+    a, b = _both_ways(name, (side, side), seed=7, braid=0.5, placement="farthest")
+    assert side * side == PYTHON_MAX_CELLS and side % 2 == 1
+    assert a.grid.tobytes() == b.grid.tobytes() and (a.start, a.goal) == (b.start, b.goal)
