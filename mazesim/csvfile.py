@@ -41,6 +41,13 @@ def safe_cell(value: Any) -> Any:
     return text
 
 
+def plain_cell(text: str) -> str:
+    """The text `safe_cell` wrote as `text` (its leading apostrophe taken off)."""
+    if text[:1] == APOSTROPHE and text[1:2] in _ESCAPED:
+        return text[1:]
+    return text
+
+
 class CsvWriter:
     """`csv.writer` with every cell through `safe_cell` (`writerow`, `writerows`)."""
 

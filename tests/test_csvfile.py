@@ -8,7 +8,7 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mazesim.csvfile import APOSTROPHE, FORMULA_STARTS, safe_cell, writer
+from mazesim.csvfile import APOSTROPHE, FORMULA_STARTS, plain_cell, safe_cell, writer
 
 
 def _written(rows) -> list[list[str]]:
@@ -57,3 +57,8 @@ def test_no_cell_starts_a_formula_and_every_text_reads_back(rows):
             original = "" if value is None else value if isinstance(value, str) else str(value)
             unescaped = cell[1:] if cell.startswith(APOSTROPHE) else cell
             assert unescaped == original
+
+
+@given(st.text(max_size=30))
+def test_plain_cell_reads_back_what_safe_cell_wrote(text):
+    assert plain_cell(safe_cell(text)) == text

@@ -15,18 +15,21 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
+from typing import Any, Mapping, Sequence
 
 from mazesim import csvfile
 from mazesim.errors import DataError, read_text
 from mazesim.humans.fit import Estimate, FitReport
 
 __all__ = ["FIT_CSV", "PARTICIPANTS_CSV", "FIGURE", "PARAM_PREFIX", "format_fit", "write_fit",
-           "read_fitted"]
+           "read_fitted", "fit_rows", "fitted_row", "MAX_FIT_ROWS"]
 
 FIT_CSV = "fit.csv"
 PARTICIPANTS_CSV = "fit_participants.csv"
 FIGURE = "fit.png"
 PARAM_PREFIX = "param_"
+MAX_FIT_ROWS = 1_000_000
+"""Most rows of a fit's table that are read (one per model, or per model and person)."""
 _DPI = 90
 _ROW_INCHES = 0.35
 
@@ -154,10 +157,10 @@ def read_fitted(path: str | Path) -> list[tuple[str, Estimate]]:
     path = Path(path)
     if path.is_dir():
         path = path / FIT_CSV
-    text = read_text(path, DataError)
     if path.suffix.lower() == ".csv":
-        rows = _csv_models(text, path)
+        rows: list = fit_rows(path, where=f"--params {path}")
     else:
+        text = read_text(path, DataError)
         try:
             data = json.loads(text)
         except json.JSONDecodeError as err:
@@ -171,38 +174,52 @@ def read_fitted(path: str | Path) -> list[tuple[str, Estimate]]:
         rows = data["models"]
     out = []
     for i, row in enumerate(rows, 1):
-        where = f"--params {path}: model {i}"
-        try:
-            label, lapse, params = str(row["model"]), float(row["lapse"]), row["params"]
-        except (KeyError, TypeError, ValueError):
-            raise DataError(f"{where}: needs model, lapse and params") from None
-        if not isinstance(params, dict) or not all(
-                isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
-                for v in params.values()):
-            raise DataError(f"{where} ({label}): params must map names to finite numbers")
-        if not 0.0 <= lapse <= 1.0:
-            raise DataError(f"{where} ({label}): lapse {lapse!r} (allowed: 0 to 1)")
-        out.append((label, Estimate({str(k): float(v) for k, v in params.items()}, lapse,
-                                    float("nan"), 0)))
+        label, params, lapse = fitted_row(row, f"--params {path}: model {i}")
+        out.append((label, Estimate(params, lapse, float("nan"), 0)))
     if not out:
         raise DataError(f"--params {path}: no model")
     return out
 
 
-def _csv_models(text: str, path: Path) -> list[dict]:
+def fit_rows(path: Path, columns: Sequence[str] = ("model", "lapse", "params"),
+             where: str = "") -> list[dict[str, str]]:
+    """The rows of a CSV `mazesim fit -o` wrote (`fit.csv`, `fit_participants.csv`), cells as
+    written (`csvfile.plain_cell`); DataError, led by `where` (default the path), for a missing
+    file or column or more than `MAX_FIT_ROWS` rows."""
     import csv
-    import io
 
-    rows = list(csv.DictReader(io.StringIO(text)))
-    out = []
-    for n, row in enumerate(rows, 2):
-        try:
-            out.append({"model": row["model"], "lapse": row["lapse"],
-                        "params": json.loads(row["params"])})
-        except (KeyError, TypeError, json.JSONDecodeError):
-            raise DataError(f"--params {path}:{n}: needs the columns model, lapse and params "
-                            "(a JSON object)") from None
-    return out
+    where = where or str(path)
+    if not path.is_file():
+        raise DataError(f"{where}: no such file (not a folder written by `mazesim fit -o`)")
+    reader = csv.DictReader(read_text(path, DataError).splitlines())
+    missing = [c for c in columns if c not in (reader.fieldnames or ())]
+    if missing:
+        raise DataError(f"{where}: no column {missing[0]!r} (not a fit's table?)")
+    rows = []
+    for row in reader:
+        rows.append({k: csvfile.plain_cell(v) if isinstance(v, str) else v
+                     for k, v in row.items()})
+        if len(rows) > MAX_FIT_ROWS:
+            raise DataError(f"{where}: more than {MAX_FIT_ROWS:,} rows")
+    return rows
+
+
+def fitted_row(row: Mapping[str, Any], where: str) -> tuple[str, dict[str, float], float]:
+    """(label, params, lapse) of one model's row of a fit: a CSV row (`fit_rows`: params as
+    JSON text) or an entry of `fit --json`'s models; DataError led by `where`."""
+    try:
+        label, lapse, params = str(row["model"]), float(row["lapse"]), row["params"]
+        if isinstance(params, str):
+            params = json.loads(params or "{}")
+    except (KeyError, TypeError, ValueError):           # (JSONDecodeError is a ValueError)
+        raise DataError(f"{where}: needs model, lapse and params (a JSON object)") from None
+    if not isinstance(params, dict) or not all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+            for v in params.values()):
+        raise DataError(f"{where} ({label}): params must map names to finite numbers")
+    if not 0.0 <= lapse <= 1.0:
+        raise DataError(f"{where} ({label}): lapse {lapse!r} (allowed: 0 to 1)")
+    return label, {str(k): float(v) for k, v in params.items()}, lapse
 
 
 def _figure(report: FitReport, path: Path) -> None:

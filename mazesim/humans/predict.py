@@ -25,8 +25,6 @@ Every random choice flows from `seed`: model m, maze id i, person p walks with t
 
 from __future__ import annotations
 
-import csv
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
@@ -37,9 +35,9 @@ from mazesim.agents import make_agent
 from mazesim.agents.node_models import node_model
 from mazesim.agents.tree_walkers import walker_keys
 from mazesim.agents.trees import maze_name
-from mazesim.errors import DataError, MazesimError, read_text
+from mazesim.errors import DataError, MazesimError
 from mazesim.humans.data import HumanRun
-from mazesim.humans.fit_output import FIT_CSV, PARTICIPANTS_CSV
+from mazesim.humans.fit_output import FIT_CSV, PARTICIPANTS_CSV, fit_rows, fitted_row
 from mazesim.humans.models import ModelSpec, parse_model
 from mazesim.humans.predict_stats import (HeldOut, MazeCheck, ModelCheck, compare_walks,
                                           held_out, model_check)
@@ -55,7 +53,6 @@ MAX_WALKS = 10_000
 MAX_TOTAL_WALKS = 10**8
 """Most walks of a whole check (models x mazes x people x walks, folds included)."""
 MAX_CV_FOLDS = 100
-_MAX_FIT_ROWS = 1_000_000
 _FOLD_STREAM = 1                # the folds of mazes' stream (bootstrap: predict_stats)
 JUNCTION, NODE = "junction", "node"
 
@@ -129,19 +126,21 @@ def read_fit(fit_dir: str | Path) -> list[FittedModel]:
     if not folder.is_dir():
         raise DataError(f"--fit {fit_dir}: no such folder (write one with `mazesim fit RUN "
                         "-o FOLDER`)")
-    rows = _rows(folder / FIT_CSV)
+    rows = fit_rows(folder / FIT_CSV, ("model", "agent", "lapse", "params"))
     own: dict[str, dict[str, tuple[dict, float]]] = {}
     if (folder / PARTICIPANTS_CSV).exists():
-        for row in _rows(folder / PARTICIPANTS_CSV, ("model", "participant", "lapse", "params")):
+        for row in fit_rows(folder / PARTICIPANTS_CSV, ("model", "participant", "lapse",
+                                                          "params")):
             if row["params"] and row.get("fit", "own") == "own":     # not the pooled fit's copy
-                own.setdefault(row["model"], {})[row["participant"]] = (
-                    _params(row, folder / PARTICIPANTS_CSV), _number(row, "lapse", folder))
+                _, params, lapse = fitted_row(row, f"{folder / PARTICIPANTS_CSV}: "
+                                                   f"{row['participant']}")
+                own.setdefault(row["model"], {})[row["participant"]] = (params, lapse)
     out = []
     for row in rows:
         where = f"{folder / FIT_CSV}: model {row['model']!r}"
         spec, level = _spec(row["model"], where)
-        model = FittedModel(spec, _params(row, folder / FIT_CSV), _number(row, "lapse", folder),
-                            own.get(row["model"], {}), level)
+        _, params, lapse = fitted_row(row, where)
+        model = FittedModel(spec, params, lapse, own.get(row["model"], {}), level)
         for settings in [model.settings("", True)] + [model.settings(p, False)
                                                       for p in model.own]:
             try:
@@ -204,46 +203,6 @@ def _spec(label: str, where: str) -> tuple[ModelSpec, str]:
             raise DataError(f"{where} cannot walk here ({err})") from None
     agent, _ = walker_keys(label, {}, 0.0)
     return ModelSpec(label, agent, {}, ()), NODE
-
-
-def _rows(path: Path, needed: Sequence[str] = ("model", "agent", "lapse", "params")
-          ) -> list[dict[str, str]]:
-    if not path.is_file():
-        raise DataError(f"{path}: no such file (not a folder written by `mazesim fit -o`)")
-    reader = csv.DictReader(read_text(path, DataError).splitlines())
-    missing = [c for c in needed if c not in (reader.fieldnames or ())]
-    if missing:
-        raise DataError(f"{path}: no column {missing[0]!r} (a node-level fit, or not a fit?)")
-    rows = []
-    for row in reader:
-        rows.append({k: v[1:] if isinstance(v, str) and v.startswith("'") else v
-                     for k, v in row.items()})
-        if len(rows) > _MAX_FIT_ROWS:
-            raise DataError(f"{path}: more than {_MAX_FIT_ROWS:,} rows")
-    return rows
-
-
-def _params(row: dict[str, str], path: Path) -> dict[str, float]:
-    try:
-        params = json.loads(row["params"] or "{}")
-    except json.JSONDecodeError:
-        params = None
-    if not isinstance(params, dict) or not all(
-            isinstance(v, (int, float)) and not isinstance(v, bool) for v in params.values()):
-        raise DataError(f"{path}: model {row['model']!r}: params {row['params'][:60]!r} "
-                        "(allowed: a JSON object of numbers)")
-    return params
-
-
-def _number(row: dict[str, str], key: str, folder: Path) -> float:
-    try:
-        value = float(row[key])
-    except (TypeError, ValueError):
-        value = float("nan")
-    if not 0.0 <= value <= 1.0:
-        raise DataError(f"{folder}: model {row['model']!r}: {key} {row[key]!r} (allowed: a "
-                        "number in [0, 1])")
-    return value
 
 
 def _pick(fitted: list[FittedModel], labels: Sequence[str], fit_dir: Any) -> list[FittedModel]:
