@@ -166,6 +166,10 @@ class TreeWalker(AgentBase):
         """The weights of the walk's own features (revisit, reverse): none here."""
         return (0.0, 0.0)
 
+    def kernel(self) -> Any:
+        """The compiled walk, one for every tree walker (`_tree_walk_kernel.tree_walks`)."""
+        return tree_walks
+
     def step_probabilities(self, maze: Maze, vision: Vision, positions: np.ndarray
                            ) -> np.ndarray:
         raise AgentError(f"{self.name}: gives no step probabilities (it chooses children at "

@@ -13,11 +13,12 @@ from __future__ import annotations
 import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
 from mazesim.agents import KernelAgent, Vision
+from mazesim.agents.tree_walkers import TreeWalker
 from mazesim.analysis import parameters
 from mazesim.analysis.parameters import KERNEL as PARAMETERS_KERNEL
 from mazesim.experiment._kernels import resampled_ranks
@@ -75,8 +76,14 @@ def cold_kernels(config: Config) -> bool:
     """Whether a kernel of the config's agents, the parameters' kernel or (when the run has
     Spearman intervals) the bootstrap's has no cache index."""
     kernels = [PARAMETERS_KERNEL] + ([resampled_ranks] if _bootstraps(config) else []) + [
-        spec.agent.kernel() for spec in config.agents if isinstance(spec.agent, KernelAgent)]
+        _kernel(spec.agent) for spec in config.agents if _kernel(spec.agent) is not None]
     return any(not cached(kernel) for kernel in kernels)
+
+
+def _kernel(agent: Any) -> Any:
+    """The compiled walk of an agent (a compiled rule's loop, or the tree walkers' kernel);
+    None for an agent that walks in Python."""
+    return agent.kernel() if isinstance(agent, (KernelAgent, TreeWalker)) else None
 
 
 def _bootstraps(config: Config) -> bool:
@@ -97,7 +104,8 @@ def _tasks(config: Config) -> list[Task]:
     for spec in config.agents:
         for vision in config.vision:
             agent = spec.agent
-            key = agent.kernel() if isinstance(agent, KernelAgent) else type(agent)
+            kernel = _kernel(agent)
+            key = type(agent) if kernel is None else kernel
             if key not in seen:
                 seen.add(key)
                 walks.append(("walk", agent, vision))

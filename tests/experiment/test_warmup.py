@@ -69,3 +69,20 @@ def test_the_bootstrap_counts_as_cold_only_in_a_run_that_bootstraps(tmp_path, mo
         "methods: [pearson, spearman]", f"methods: {methods}"), encoding="utf-8")
     monkeypatch.setattr(warmup, "cached", lambda kernel: kernel is not warmup.resampled_ranks)
     assert warmup.cold_kernels(load_config(config)) is cold
+
+
+def test_the_tree_walkers_kernel_counts_as_cold_and_is_warmed_once(tmp_path, monkeypatch):
+    """A run of two tree walkers: their one compiled walk makes the run cold, one warm-up walk."""
+    from mazesim.agents._tree_walk_kernel import tree_walks
+
+    config = tmp_path / "run.yaml"
+    config.write_text(QUICKSTART.read_text(encoding="utf-8").replace(
+        "  - {type: bfs, trials: 20}\n  - {type: dfs, trials: 20}\n"
+        "  - {type: weighted-walker, trials: 20}\n  - {type: random-walk, trials: 20}\n"
+        "vision: [full, 2]",
+        "  - {type: du, trials: 2}\n  - {type: node-choice, trials: 2}\n"
+        "vision: [{window: 2, map: known}]"), encoding="utf-8")
+    loaded = load_config(config)
+    monkeypatch.setattr(warmup, "cached", lambda kernel: kernel is not tree_walks)
+    assert warmup.cold_kernels(loaded)
+    assert [task[1].name for task in warmup._tasks(loaded) if task[0] == "walk"] == ["du"]
