@@ -1,4 +1,7 @@
-"""`weighted-walker`: the study's direction-weighted walker (source 004, appendix A)."""
+"""`weighted-walker`: the study's direction-weighted walker (source 004, appendix A).
+
+The rule's compiled hooks follow the protocol of `mazesim.agents.rules`.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +9,7 @@ from dataclasses import dataclass
 
 from numba import njit
 
-from mazesim.agents._walk import Rule
+from mazesim.agents.rules import Rule
 from mazesim.agents.base import LOG, KernelAgent, Param
 
 __all__ = ["WeightedWalker", "BACKTRACKS"]
