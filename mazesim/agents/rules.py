@@ -5,26 +5,30 @@ ones) in the rule's module, gathered in a `Rule` and bound to the loop of
 `mazesim.agents._walk_loop` by `walk_kernel(rule, blind)`, so that each rule compiles only its
 own loop. This is the one description of the hooks; agent modules link here.
 
-The hook protocol (the loop calls each hook identically whether it walks or reads a recorded walk)
---------------------------------------------------------------------------------------------------
+Hook protocol
+-------------
+The loop calls each hook alike whether it walks or reads a recorded walk, in this order:
+
 ``reset(p, rs, marks)``
     Before each trial. Writes the rule's state: `rs` and `marks` live for a whole batch of
     trials (zero at its start), so whatever a rule keeps must be cleared here.
 ``target(p, ws, i) -> int``
     Planners only, at a step where no plan is being followed: the cell (flat) to walk to next,
     or -1 to let `probabilities` choose. The loop plans a shortest path over `ws.layout` to it
-    (`plan_to`) and follows it, one move a step, without asking the rule, until it is done.
+    (`plan_to`) and follows it, one move a step, without asking the rule, until it is done
+    (a recorded walk that leaves the plan drops it).
     May read all of `ws` and use its BFS scratch (`stamp`, `dist`, `queue`, `stop`, `gen`) and
     `ws.rs`; writes nothing else.
 ``observe(p, rs, ws, i, arrival, t, om)``
     Observers only, at each step not on a plan, just before `probabilities`: reads `ws` (the
     trail, the known map, the sight `ws.kind`, `ws.radius`, `ws.occlusion`) into `rs` (e.g.
-    features). Reading a walk returns `rs` after each such step (`LoopResult.rule_states`).
+    features). Reading a walk returns `rs` before each move (`LoopResult.rule_states`).
 ``probabilities(p, rs, marks, i, came, arrival, t, om, nv, nlast, out)``
     At each step not on a plan (a goal plan or a planner's): writes into `out` the probability
     of each direction from cell i, 0 for closed ones, summing to 1 (the lapse is mixed in
-    afterwards by the loop, `(1 - lapse) out + lapse om / degree`). Reads only; no random
-    number (the loop draws the move, and skips the draw when one direction has it all).
+    afterwards by the loop, `(1 - lapse) out + lapse om / degree`). Writes only `out` and
+    draws no random number: the loop draws the move (and skips the draw when one direction has
+    it all), so a rule walks and reads with the same function.
 ``update(p, rs, marks, i, j, d, arrival, om, new)``
     After every move is chosen (planned, drawn or read), before the move from i to j in
     direction d: updates `rs` and `marks` (e.g. counts, Tremaux's marks).
