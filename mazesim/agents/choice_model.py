@@ -16,8 +16,8 @@ from numba import njit
 
 from mazesim._grid import bfs
 from mazesim.agents._vision_kernels import unseen_in_isovist, unseen_in_view
-from mazesim.agents.rules import Rule
 from mazesim.agents.base import KernelAgent, Param
+from mazesim.agents.rules import Rule
 from mazesim.agents.vision import UNKNOWN
 from mazesim.maze import PASSAGE, WALL
 

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 from numba import njit
 
-from mazesim.agents.rules import Rule, spread, uniform
 from mazesim.agents.base import INTEGER, KernelAgent, Param
+from mazesim.agents.rules import Rule, spread, uniform
 from mazesim.records import BRANCH_DEGREE
 
 __all__ = ["StraightBiased", "TurnBias", "FiniteMemory"]

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 
 from numba import njit
 
-from mazesim.agents.rules import Rule, uniform
 from mazesim.agents.base import KernelAgent
+from mazesim.agents.rules import Rule, uniform
 
 __all__ = ["RandomWalk"]
 

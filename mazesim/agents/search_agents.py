@@ -11,9 +11,9 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from mazesim.agents.base import KernelAgent
 from mazesim.agents.rules import Rule, spread, uniform
 from mazesim.agents.vision import UNKNOWN
-from mazesim.agents.base import KernelAgent
 from mazesim.maze import DIRECTIONS, PASSAGE, WALL
 
 __all__ = ["BreadthFirst", "DepthFirst", "RANDOM"]

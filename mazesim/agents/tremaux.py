@@ -9,8 +9,8 @@ from dataclasses import dataclass
 
 from numba import njit
 
-from mazesim.agents.rules import Rule, spread
 from mazesim.agents.base import KernelAgent
+from mazesim.agents.rules import Rule, spread
 
 __all__ = ["Tremaux"]
 

@@ -10,8 +10,8 @@ from typing import ClassVar
 
 from numba import njit
 
-from mazesim.agents.rules import Rule
 from mazesim.agents.base import KernelAgent
+from mazesim.agents.rules import Rule
 
 __all__ = ["WallFollower", "RightHand", "LeftHand"]
 

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 
 from numba import njit
 
-from mazesim.agents.rules import Rule
 from mazesim.agents.base import LOG, KernelAgent, Param
+from mazesim.agents.rules import Rule
 
 __all__ = ["WeightedWalker", "BACKTRACKS"]
 
