@@ -48,7 +48,9 @@ WalkState = namedtuple("WalkState", [
 
 
 class LoopResult(NamedTuple):
-    """What the walking loop returns (`walk_loop`); the arrays a mode does not fill are empty."""
+    """What the walking loop returns: `LoopResult._make(kernel(...))` names the plain tuple of
+    `walk_loop` (numba's boxing of a NamedTuple costs about 1.7 us a call, `_make` 0.5 us); the
+    arrays a mode does not fill are empty."""
 
     moves: np.ndarray           # int64 (trials,): moves of each trial
     reached: np.ndarray         # bool (trials,): whether the trial ended at the goal
@@ -270,10 +272,10 @@ def walk_loop(p, cells, width, start, goal, view, goal_seeking, lapse, streams, 
 
     `view` is `Vision.kernel_args()` and the flat mask of the cells the maze shows at the start
     (empty: none); `record` (flat, padded; empty: none) marks the cells whose junction
-    departures are recorded. Returns a `LoopResult`: positions only when `keep`, probabilities
-    only when reading, rule states only when an observer reads. A walk that drew no random
-    number (a deterministic rule) is walked once: the trials after it would walk the same and
-    copy it.
+    departures are recorded. Returns the fields of a `LoopResult`, in order: positions only
+    when `keep`, probabilities only when reading, rule states only when an observer reads. A
+    walk that drew no random number (a deterministic rule) is walked once: the trials after it
+    would walk the same and copy it.
     """
     kind, radius, occlusion, memory, known_map = view[:5]
     seen = view[5]
@@ -444,7 +446,7 @@ def walk_loop(p, cells, width, start, goal, view, goal_seeking, lapse, streams, 
         moves[trial], reached[trial] = t, i == goal
         if keep:
             kept, k = _keep_cells(kept, k, pos, t, width)
-    return LoopResult(moves, reached, rows[:m], owner[:m], kept[:k], scores, traces)
+    return moves, reached, rows[:m], owner[:m], kept[:k], scores, traces     # a LoopResult
 
 
 @njit(cache=True)

@@ -19,7 +19,7 @@ import numpy as np
 
 from mazesim._grid import pad
 from mazesim.agents._streams import STATE_WORDS, seed_words, trial_states
-from mazesim.agents._walk_loop import record_choices
+from mazesim.agents._walk_loop import LoopResult, record_choices
 from mazesim.agents.rules import walk_kernel
 from mazesim.agents.vision import Vision, seen_at_start
 from mazesim.errors import AgentError
@@ -242,10 +242,10 @@ class KernelAgent(AgentBase):
         cells, width, start, goal = padded_maze(maze)
         flat_record = (pad(record.astype(np.uint8)).ravel() if record.any()
                        else np.zeros(0, np.uint8))
-        walked = self.kernel()(self.kernel_params(), cells, width, start, goal,
-                               self._view(vision, maze), self.goal_seeking, self.lapse,
-                               np.ascontiguousarray(streams, dtype=np.uint64), max_steps, keep,
-                               flat_record, np.zeros(0, np.int64), np.zeros(0, np.uint8))
+        walked = LoopResult._make(self.kernel()(
+            self.kernel_params(), cells, width, start, goal, self._view(vision, maze),
+            self.goal_seeking, self.lapse, np.ascontiguousarray(streams, dtype=np.uint64),
+            max_steps, keep, flat_record, np.zeros(0, np.int64), np.zeros(0, np.uint8)))
         return Walks(walked.moves, walked.reached, walked.rows, walked.row_trials,
                      walked.positions)
 
@@ -268,9 +268,10 @@ class KernelAgent(AgentBase):
         out = []
         for positions in walks:
             walk = flat_cells(np.asarray(positions, np.int64).reshape(-1, 2), width)
-            read = kernel(params, cells, width, start, goal, view, self.goal_seeking, self.lapse,
-                          no_streams, len(walk) - 1, False, no_record, walk,
-                          np.zeros(0, np.uint8))
+            read = LoopResult._make(kernel(params, cells, width, start, goal, view,
+                                           self.goal_seeking, self.lapse, no_streams,
+                                           len(walk) - 1, False, no_record, walk,
+                                           np.zeros(0, np.uint8)))
             out.append((read.probabilities, read.rule_states))
         return out
 
@@ -289,10 +290,11 @@ class KernelAgent(AgentBase):
         out = []
         for positions, stop, streams in histories:
             walk = flat_cells(np.asarray(positions, np.int64).reshape(-1, 2), width)
-            walked = kernel(params, cells, width, start, goal, view, self.goal_seeking,
-                            self.lapse, np.ascontiguousarray(streams, dtype=np.uint64),
-                            max_steps, True, no_record, walk,
-                            pad(np.asarray(stop).astype(np.uint8)).ravel())
+            walked = LoopResult._make(kernel(params, cells, width, start, goal, view,
+                                             self.goal_seeking, self.lapse,
+                                             np.ascontiguousarray(streams, dtype=np.uint64),
+                                             max_steps, True, no_record, walk,
+                                             pad(np.asarray(stop).astype(np.uint8)).ravel()))
             ends = np.cumsum(walked.moves + 1) - 1
             out.append((walked.positions[ends], walked.moves))
         return out

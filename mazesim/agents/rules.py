@@ -133,7 +133,7 @@ _KERNELS: dict = {}
 def walk_kernel(rule: Rule, blind: bool):
     """The compiled walking loop of `rule`, without the map's work when `blind` (an agent that
     keeps no map): `_walk_loop.walk_loop` with the rule's hooks and flags as compile-time
-    constants; it returns a `_walk_loop.LoopResult`.
+    constants; `_walk_loop.LoopResult._make` names what it returns.
 
     Each (rule, blind) pair is its own function (the loop's code with the rule's globals),
     named after the rule, so numba caches it like any kernel; a closure over the rule, or a rule

@@ -61,16 +61,17 @@ def _loop(maze, *, rule=FIRST_OPEN, p=np.zeros(0), vision="full", goal_seeking=F
     flags = (pad(np.ones(maze.shape, np.uint8)).ravel() if record else np.zeros(0, np.uint8))
     path = (np.zeros(0, np.int64) if walk is None
             else flat_cells(np.array(walk, np.int64), width))
-    return walk_kernel(rule, blind)(
+    return LoopResult._make(walk_kernel(rule, blind)(
         p, cells, width, start, goal, vision.kernel_args() + (np.zeros(0, np.uint8),),
         goal_seeking, lapse, trial_streams(np.random.SeedSequence(seed), trials), max_steps,
-        keep, flags, path, np.zeros(0, np.uint8))
+        keep, flags, path, np.zeros(0, np.uint8)))
 
 
 def test_a_corridor_is_walked_straight_and_records_nothing():
     corridor = parse_maze("#######\n#S...G#\n#######")
     out = _loop(corridor)
-    assert isinstance(out, LoopResult)
+    assert out._fields == ("moves", "reached", "rows", "row_trials", "positions",
+                           "probabilities", "rule_states")
     assert out.moves.tolist() == [4] and out.reached.tolist() == [True]
     assert out.positions.tolist() == [[1, c] for c in range(1, 6)]
     assert out.rows.shape == (0, N_COLUMNS) and out.row_trials.shape == (0,)
@@ -161,10 +162,11 @@ def test_an_observer_s_reading_returns_its_state_before_each_move():
     vision = parse_vision("2")
     cells, width, start, goal = padded_maze(T_RIGHT)
     walk = flat_cells(np.array(T_RIGHT_WALK, np.int64), width)
-    out = agent.kernel()(agent.kernel_params(), cells, width, start, goal,
-                         vision.kernel_args() + (np.zeros(0, np.uint8),), agent.goal_seeking,
-                         agent.lapse, np.zeros((1, 4), np.uint64), 4, False,
-                         np.zeros(0, np.uint8), walk, np.zeros(0, np.uint8))
+    out = LoopResult._make(agent.kernel()(
+        agent.kernel_params(), cells, width, start, goal,
+        vision.kernel_args() + (np.zeros(0, np.uint8),), agent.goal_seeking, agent.lapse,
+        np.zeros((1, 4), np.uint64), 4, False, np.zeros(0, np.uint8), walk,
+        np.zeros(0, np.uint8)))
     assert out.probabilities.shape == (4, 4) and out.rule_states.shape == (4, RULE_STATE)
     np.testing.assert_array_equal(out.rule_states,
                                   agent.rule_states(T_RIGHT, vision, np.array(T_RIGHT_WALK)))
