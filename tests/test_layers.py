@@ -25,7 +25,7 @@ LAYER = {name: level for level, names in enumerate(LAYERS) for name in names}
 
 
 def _top(module: str) -> str:
-    """The first component under mazesim (`mazesim.agents._walk` -> `agents`)."""
+    """The first component under mazesim (`mazesim.agents._walk_loop` -> `agents`)."""
     return module.split(".")[1] if module.count(".") else "__init__"
 
 
@@ -68,18 +68,18 @@ def test_every_top_level_module_has_a_layer():
 
 def test_the_check_finds_a_higher_layer_and_another_package_s_private_module():
     source = ("from mazesim.walks import simulate\nimport mazesim.analysis._kernels\n"
-              "from mazesim.maze import Maze\nfrom mazesim.agents._walk import drive\n"
+              "from mazesim.maze import Maze\nfrom mazesim.agents._walk_loop import drive\n"
               "from mazesim._grid import bfs\nfrom mazesim.generators._kernels import dig\n")
     assert violations("mazesim.generators.digging", source) == [
         "mazesim.generators.digging:1 imports mazesim.walks, a higher layer",
         "mazesim.generators.digging:2 imports mazesim.analysis._kernels, a private module of "
         "another package",
-        "mazesim.generators.digging:4 imports mazesim.agents._walk, a higher layer"]
+        "mazesim.generators.digging:4 imports mazesim.agents._walk_loop, a higher layer"]
     assert violations("mazesim.experiment.warmup", source) == [   # a lower layer's, too
         "mazesim.experiment.warmup:2 imports mazesim.analysis._kernels, a private module of "
         "another package",
-        "mazesim.experiment.warmup:4 imports mazesim.agents._walk, a private module of another "
-        "package",
+        "mazesim.experiment.warmup:4 imports mazesim.agents._walk_loop, a private module of "
+        "another package",
         "mazesim.experiment.warmup:6 imports mazesim.generators._kernels, a private module of "
         "another package"]
 

@@ -20,7 +20,7 @@ import numpy as np
 from numba import njit
 
 from mazesim.agents._streams import xoshiro_double
-from mazesim.agents._walk import record_choices
+from mazesim.agents._walk_loop import record_choices
 from mazesim.records import N_COLUMNS
 
 __all__ = ["tree_walks"]

@@ -4,9 +4,8 @@ An agent is a frozen dataclass whose fields are its config keys. The protocol (`
 methods: `run_trials` walks a batch of trials, one per random stream, and returns `Walks`;
 `step_probabilities` reads a recorded walk and returns the probability the agent gave each
 direction before each move. `KernelAgent` implements both with the agent's compiled rule (one
-module per rule: its parameter slots and its `Rule` of compiled functions, `reset`,
-`probabilities`, `update`, optional `target` or `observe`, bound to the walking loop of
-`mazesim.agents._walk` by `walk_kernel`).
+module per rule: its parameter slots and its `Rule` of compiled hooks, bound to the walking loop
+by `walk_kernel`; the hooks' protocol: `mazesim.agents.rules`).
 """
 
 from __future__ import annotations
@@ -20,7 +19,8 @@ import numpy as np
 
 from mazesim._grid import pad
 from mazesim.agents._streams import STATE_WORDS, seed_words, trial_states
-from mazesim.agents._walk import record_choices, walk_kernel
+from mazesim.agents._walk_loop import LoopResult, record_choices
+from mazesim.agents.rules import walk_kernel
 from mazesim.agents.vision import Vision, seen_at_start
 from mazesim.errors import AgentError
 from mazesim.maze import PASSAGE, Maze
@@ -198,9 +198,9 @@ class AgentBase:
 
 @dataclass(frozen=True, kw_only=True)
 class KernelAgent(AgentBase):
-    """An agent whose rule is compiled: `rule` is its `mazesim.agents._walk.Rule`, `slots` names
-    the attributes packed, in order, into the rule's parameter array, `fitted` the parameters
-    a fit to people estimates.
+    """An agent whose rule is compiled: `rule` is its `mazesim.agents.rules.Rule`, `slots` names
+    the attributes packed, in order, into the rule's parameter array `p`, `fitted` the
+    parameters a fit to people estimates.
 
     `lapse` mixes a uniform choice among the open directions into every step (0: none), so that
     a model fitted to people gives no observed step probability 0.
@@ -217,13 +217,8 @@ class KernelAgent(AgentBase):
         super().__post_init__()
 
     def kernel_params(self) -> np.ndarray:
-        """The rule's parameters in slot order."""
+        """The array `p` the rule reads: its parameters in slot order."""
         return np.array([float(getattr(self, name)) for name in self.slots], np.float64)
-
-    def rule_params(self, vision: Vision) -> np.ndarray:
-        """The array `p` the rule reads: `kernel_params()`, to which a rule that reads the vision
-        itself (the choice model's view gain) appends it."""
-        return self.kernel_params()
 
     def kernel(self) -> Callable[..., Any]:
         """The compiled walking loop of the rule (`walk_kernel`); an agent that keeps no map
@@ -247,11 +242,12 @@ class KernelAgent(AgentBase):
         cells, width, start, goal = padded_maze(maze)
         flat_record = (pad(record.astype(np.uint8)).ravel() if record.any()
                        else np.zeros(0, np.uint8))
-        return Walks(*self.kernel()(self.rule_params(vision), cells, width, start, goal,
-                                    self._view(vision, maze), self.goal_seeking, self.lapse,
-                                    np.ascontiguousarray(streams, dtype=np.uint64), max_steps,
-                                    keep, flat_record, np.zeros(0, np.int64),
-                                    np.zeros(0, np.uint8))[:5])
+        walked = LoopResult._make(self.kernel()(
+            self.kernel_params(), cells, width, start, goal, self._view(vision, maze),
+            self.goal_seeking, self.lapse, np.ascontiguousarray(streams, dtype=np.uint64),
+            max_steps, keep, flat_record, np.zeros(0, np.int64), np.zeros(0, np.uint8)))
+        return Walks(walked.moves, walked.reached, walked.rows, walked.row_trials,
+                     walked.positions)
 
     def step_probabilities(self, maze: Maze, vision: Vision, positions: np.ndarray
                            ) -> np.ndarray:
@@ -267,15 +263,16 @@ class KernelAgent(AgentBase):
         """(`step_probabilities`, `rule_states`) of each of several valid walks of one maze,
         one kernel call per walk, the maze and the parameters prepared once (for fitting)."""
         cells, width, start, goal = padded_maze(maze)
-        params, view, kernel = self.rule_params(vision), self._view(vision, maze), self.kernel()
+        params, view, kernel = self.kernel_params(), self._view(vision, maze), self.kernel()
         no_streams, no_record = np.zeros((1, STATE_WORDS), np.uint64), np.zeros(0, np.uint8)
         out = []
         for positions in walks:
             walk = flat_cells(np.asarray(positions, np.int64).reshape(-1, 2), width)
-            read = kernel(params, cells, width, start, goal, view, self.goal_seeking, self.lapse,
-                          no_streams, len(walk) - 1, False, no_record, walk,
-                          np.zeros(0, np.uint8))
-            out.append((read[5], read[6]))
+            read = LoopResult._make(kernel(params, cells, width, start, goal, view,
+                                           self.goal_seeking, self.lapse, no_streams,
+                                           len(walk) - 1, False, no_record, walk,
+                                           np.zeros(0, np.uint8)))
+            out.append((read.probabilities, read.rule_states))
         return out
 
     def walk_on(self, maze: Maze, vision: Vision,
@@ -288,15 +285,16 @@ class KernelAgent(AgentBase):
         trial ended (trials, 2) and its moves in all, the maze and the parameters prepared
         once."""
         cells, width, start, goal = padded_maze(maze)
-        params, view, kernel = self.rule_params(vision), self._view(vision, maze), self.kernel()
+        params, view, kernel = self.kernel_params(), self._view(vision, maze), self.kernel()
         no_record = np.zeros(0, np.uint8)
         out = []
         for positions, stop, streams in histories:
             walk = flat_cells(np.asarray(positions, np.int64).reshape(-1, 2), width)
-            moves, _, _, _, kept = kernel(params, cells, width, start, goal, view,
-                                          self.goal_seeking, self.lapse,
-                                          np.ascontiguousarray(streams, dtype=np.uint64),
-                                          max_steps, True, no_record, walk,
-                                          pad(np.asarray(stop).astype(np.uint8)).ravel())[:5]
-            out.append((kept[np.cumsum(moves + 1) - 1], moves))
+            walked = LoopResult._make(kernel(params, cells, width, start, goal, view,
+                                             self.goal_seeking, self.lapse,
+                                             np.ascontiguousarray(streams, dtype=np.uint64),
+                                             max_steps, True, no_record, walk,
+                                             pad(np.asarray(stop).astype(np.uint8)).ravel()))
+            ends = np.cumsum(walked.moves + 1) - 1
+            out.append((walked.positions[ends], walked.moves))
         return out

@@ -1,6 +1,6 @@
 """`choice-model`: a conditional logit over named features of each open direction.
 
-The rule is an observer (`mazesim.agents._walk`): before each move its `observe` computes the
+The rule is an observer (`mazesim.agents.rules`): before each move its `observe` computes the
 features of the four directions from what the agent knows (its trail and known map) into the rule
 state, and `probabilities` turns them into a softmax over the open directions. Reading a recorded
 walk returns those features before every move (`KernelAgent.rule_states`), so that fitting the
@@ -16,9 +16,8 @@ from numba import njit
 
 from mazesim._grid import bfs
 from mazesim.agents._vision_kernels import UNKNOWN, unseen_in_isovist, unseen_in_view
-from mazesim.agents._walk import Rule
 from mazesim.agents.base import KernelAgent, Param
-from mazesim.agents.vision import Vision
+from mazesim.agents.rules import Rule
 from mazesim.maze import PASSAGE, WALL
 
 __all__ = ["ChoiceModel", "FEATURES", "N_FEATURES", "CLOSED_DISTANCE", "MAX_WEIGHT",
@@ -85,7 +84,7 @@ def _goal_distances(ws, i):
 @njit(cache=True)
 def observe(p, rs, ws, i, arrival, t, om):
     """The features of the four directions at i into `rs` (0 for closed directions)."""
-    kind, radius, occlusion = int(p[N_FEATURES]), int(p[N_FEATURES + 1]), p[N_FEATURES + 2] != 0
+    kind, radius, occlusion = ws.kind, ws.radius, ws.occlusion
     gen, to_goal = _goal_distances(ws, i)
     closer = np.zeros(4, np.bool_)
     for d in range(4):
@@ -182,9 +181,3 @@ class ChoiceModel(KernelAgent):
     def _validate(self) -> None:
         for key in FEATURES:
             self._check_number(key, -MAX_WEIGHT, MAX_WEIGHT)
-
-    def rule_params(self, vision: Vision) -> np.ndarray:
-        """The weights, then the agent's sight (kind, radius, occlusion), which `view` reads."""
-        kind, radius, occlusion, _, _ = vision.kernel_args()
-        return np.concatenate([self.kernel_params(), np.array([kind, radius, occlusion],
-                                                              np.float64)])

@@ -1,7 +1,8 @@
 """Human-behaviour models from the navigation literature: straight bias, turn biases, short memory.
 
 All three walk corridors without reversing and turn back only at dead ends (except `turn-bias`,
-which may reverse at a branch point).
+which may reverse at a branch point). Their compiled hooks follow the protocol of
+`mazesim.agents.rules`.
 """
 
 from __future__ import annotations
@@ -10,8 +11,8 @@ from dataclasses import dataclass
 
 from numba import njit
 
-from mazesim.agents._walk import Rule, spread, uniform
 from mazesim.agents.base import INTEGER, KernelAgent, Param
+from mazesim.agents.rules import Rule, spread, uniform
 from mazesim.records import BRANCH_DEGREE
 
 __all__ = ["StraightBiased", "TurnBias", "FiniteMemory"]

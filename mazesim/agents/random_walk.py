@@ -1,4 +1,7 @@
-"""`random-walk`: uniform over the open neighbours at every move."""
+"""`random-walk`: uniform over the open neighbours at every move.
+
+The rule's compiled hooks follow the protocol of `mazesim.agents.rules`.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +9,8 @@ from dataclasses import dataclass
 
 from numba import njit
 
-from mazesim.agents._walk import Rule, uniform
 from mazesim.agents.base import KernelAgent
+from mazesim.agents.rules import Rule, uniform
 
 __all__ = ["RandomWalk"]
 

@@ -1,4 +1,7 @@
-"""`bfs` and `dfs`: the two search habits the study saw in its subjects (section 4.4)."""
+"""`bfs` and `dfs`: the two search habits the study saw in its subjects (section 4.4).
+
+The rule's compiled hooks follow the protocol of `mazesim.agents.rules`.
+"""
 
 from __future__ import annotations
 
@@ -9,8 +12,8 @@ import numpy as np
 from numba import njit
 
 from mazesim.agents._vision_kernels import UNKNOWN
-from mazesim.agents._walk import Rule, spread, uniform
 from mazesim.agents.base import KernelAgent
+from mazesim.agents.rules import Rule, spread, uniform
 from mazesim.maze import DIRECTIONS, PASSAGE, WALL
 
 __all__ = ["BreadthFirst", "DepthFirst", "RANDOM"]

@@ -69,7 +69,7 @@ def exit_path(dist: np.ndarray, cell: tuple[int, int]) -> list[tuple[int, int]]:
     """A shortest path from `cell` to the exit over the floor, the cells after `cell`, given
     every cell's distance to the exit (`_grid.distances` from it): each step to the first
     neighbour (up, right, down, left) one closer to the exit (the plans of the compiled agents,
-    `_walk.plan_to`)."""
+    `_walk_loop.plan_to`)."""
     out, (r, c) = [], cell
     while dist[r, c] > 0:
         for dr, dc in DELTAS:

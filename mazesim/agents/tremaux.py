@@ -1,4 +1,7 @@
-"""`tremaux`: Tremaux's algorithm, marking each passage end as it is walked."""
+"""`tremaux`: Tremaux's algorithm, marking each passage end as it is walked.
+
+The rule's compiled hooks follow the protocol of `mazesim.agents.rules`.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +9,8 @@ from dataclasses import dataclass
 
 from numba import njit
 
-from mazesim.agents._walk import Rule, spread
 from mazesim.agents.base import KernelAgent
+from mazesim.agents.rules import Rule, spread
 
 __all__ = ["Tremaux"]
 

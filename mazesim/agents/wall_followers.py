@@ -1,4 +1,7 @@
-"""`right-hand` and `left-hand`: wall followers, one rule with a `hand` parameter."""
+"""`right-hand` and `left-hand`: wall followers, one rule with a `hand` parameter.
+
+The rule's compiled hooks follow the protocol of `mazesim.agents.rules`.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +10,8 @@ from typing import ClassVar
 
 from numba import njit
 
-from mazesim.agents._walk import Rule
 from mazesim.agents.base import KernelAgent
+from mazesim.agents.rules import Rule
 
 __all__ = ["WallFollower", "RightHand", "LeftHand"]
 

@@ -1,4 +1,7 @@
-"""`weighted-walker`: the study's direction-weighted walker (source 004, appendix A)."""
+"""`weighted-walker`: the study's direction-weighted walker (source 004, appendix A).
+
+The rule's compiled hooks follow the protocol of `mazesim.agents.rules`.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +9,8 @@ from dataclasses import dataclass
 
 from numba import njit
 
-from mazesim.agents._walk import Rule
 from mazesim.agents.base import LOG, KernelAgent, Param
+from mazesim.agents.rules import Rule
 
 __all__ = ["WeightedWalker", "BACKTRACKS"]
 

@@ -84,7 +84,7 @@ def parse_model(text: str) -> ModelSpec:
 
 def with_lapse(chosen: np.ndarray, n_open: np.ndarray, lapse: float) -> np.ndarray:
     """p(chosen) with a lapse: (1 - lapse) p + lapse / (open directions), as the walking loop
-    mixes it (`mazesim.agents._walk`)."""
+    mixes it (`mazesim.agents._walk_loop`)."""
     return (1.0 - lapse) * chosen + lapse / n_open
 
 

@@ -1,37 +1,18 @@
-"""The walking loop every rule shares (compiled): perception, goal seeking, plans, drawing or
+"""The compiled walking loop every rule shares: perception, goal seeking, plans, drawing or
 reading a move, the trail and the junction-choice records.
 
-A rule is a few small compiled functions in the rule's module, gathered in a `Rule` and bound to
-this loop by `walk_kernel(rule, blind)` (so each rule compiles only its own loop; `no_reset`,
-`no_update`, `no_target`, `no_observe` stand in for what a rule does not need):
-
-    reset(p, rs, marks)                                before each trial
-    probabilities(p, rs, marks, i, came, arrival, t, om, nv, nlast, out)
-                                                       the probability of each direction at i
-    update(p, rs, marks, i, j, d, arrival, om, new)    after d (to j) is chosen, before the move
-    target(p, ws, i)                                   planners only: the next cell, or -1
-    observe(p, rs, ws, i, arrival, t, om)              observers only: before `probabilities`,
-                                                       read the maps into `rs` (e.g. features)
-
-`p` holds the rule's parameters in its named slots, `rs` its own float state, `marks` its int16
-marks per cell and direction (Tremaux). `came` is the direction in which cell i was first
-entered (-1 at the start), `om`, `nv`, `nlast` the open mask, visit counts and last visit times
-of the four neighbours, `new` whether the move enters a cell not yet visited. Only `target` (called
-when a plan is done) and `observe` see the whole `WalkState` (the trail, the known map, BFS
-scratch): passing that tuple in the hot loop would cost a reference count per array per step, so
-only the rules that need it pay for it. Reading a walk also returns the rule state `rs` before
-each move of an observer (its features, for fitting). Walking draws the move from
-the probabilities; scoring reads the move of a recorded walk and returns the probabilities: the
-same function serves both. Cells are flat indices into the padded grid (`mazesim._grid`); the
-hot loop keeps its arrays in local variables and calls compiled helpers only for what is rare
-(plans, perception, records), so that a blind random walk runs close to a bare loop.
+`walk_loop` is the loop's code; `mazesim.agents.rules.walk_kernel` binds a rule's hooks into it
+(the rule protocol is documented there). Walking draws the move from the rule's probabilities;
+reading takes the move of a recorded walk and returns the probabilities: the same code serves
+both. Cells are flat indices into the padded grid (`mazesim._grid`); the hot loop keeps its
+arrays in local variables and calls compiled helpers only for what is rare (plans, perception,
+records), so that a blind random walk runs close to a bare loop. Only the hooks that need the
+whole `WalkState` (`target`, `observe`) get it: passing that tuple in the hot loop would cost a
+reference count per array per step.
 """
 
-import hashlib
-import sys
 from collections import namedtuple
-from pathlib import Path
-from types import FunctionType
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -39,13 +20,12 @@ from numba import njit
 from mazesim._grid import bfs
 from mazesim.agents._streams import xoshiro_double
 from mazesim.agents._vision_kernels import ISOVIST_CACHE_ENTRIES, look, look_cached, perceive
-from mazesim.agents.vision import FULL_VIEW, ISOVIST_VIEW, SWEEP_VIEW, UNKNOWN, WINDOW_VIEW
+from mazesim.agents._vision_kernels import FULL_VIEW, ISOVIST_VIEW, SWEEP_VIEW, UNKNOWN, WINDOW_VIEW
 from mazesim.maze import PASSAGE
 from mazesim.records import (ARRIVAL, BRANCH_DEGREE, CHOSEN, COL, FIRST, N_COLUMNS, OPEN, ROW,
                              STEP, UNEXPLORED)
 
-__all__ = ["WalkState", "RULE_STATE", "Rule", "walk_kernel", "record_choices", "uniform", "spread",
-           "plan_to", "no_reset", "no_update", "no_target", "no_observe"]
+__all__ = ["WalkState", "LoopResult", "RULE_STATE", "walk_loop", "record_choices", "plan_to"]
 
 RULE_STATE = 32           # floats of a rule's own state (`rs`)
 _FIRST_ROWS = 256         # initial size of the growing choice and position buffers
@@ -61,13 +41,30 @@ WalkState = namedtuple("WalkState", [
     "row", "col",               # each cell's padded row and column (no division per step)
     "departed",                 # cells left before in this trial (first-departure flags)
     "rs", "om", "nv", "nlast", "probs",          # rule state; the four neighbours at a step
+    "kind", "radius", "occlusion",   # the agent's sight (`Vision.kernel_args()`)
     "sight",                    # half-width of the box one look can change (-1: unbounded)
     "iso_len", "iso",           # each cell's isovist, computed once (`look_cached`; empty:
 ])                              # not an isovist with memory over a known layout)
 
 
+class LoopResult(NamedTuple):
+    """What the walking loop returns: `LoopResult._make(kernel(...))` names the plain tuple of
+    `walk_loop` (numba's boxing of a NamedTuple costs about 1.7 us a call, `_make` 0.5 us); the
+    arrays a mode does not fill are empty."""
+
+    moves: np.ndarray           # int64 (trials,): moves of each trial
+    reached: np.ndarray         # bool (trials,): whether the trial ended at the goal
+    rows: np.ndarray            # int64 (m, N_COLUMNS): junction-choice rows (`records`)
+    row_trials: np.ndarray      # int64 (m,): the trial of each row
+    positions: np.ndarray       # int64 (sum of moves + 1, 2): every trial's cells stacked (keep)
+    probabilities: np.ndarray   # float (moves, 4): of each direction before each move (read)
+    rule_states: np.ndarray     # float (moves, RULE_STATE): an observer's `rs` before each
+                                # move (read)
+
+
 @njit(cache=True)
-def _workspace(cells, width, start, goal, full, known_map, seen, sight, cached, radius):
+def _workspace(cells, width, start, goal, full, known_map, seen, kind, radius, occlusion, sight,
+               cached):
     n = cells.shape[0]
     row_len = min((2 * radius + 1) ** 2, n) if cached else 0
     if n * row_len > ISOVIST_CACHE_ENTRIES:
@@ -81,6 +78,7 @@ def _workspace(cells, width, start, goal, full, known_map, seen, sight, cached, 
                 blank[j] = UNKNOWN          # the padding ring and what the maze shows at the
     known = blank.copy()                    # start (`seen`, flat; empty: nothing) are known
     layout = cells if known_map else known
+    iso_cells = n if row_len else 0
     return WalkState(                       # (no expression with a condition in this long call)
         cells, width, np.array([-width, 1, width, -1], np.int64), start, goal, layout, known,
         blank,
@@ -90,13 +88,14 @@ def _workspace(cells, width, start, goal, full, known_map, seen, sight, cached, 
         np.zeros(n, np.uint8), np.zeros(1, np.int64),
         np.arange(n, dtype=np.int64) // width, np.arange(n, dtype=np.int64) % width,
         np.zeros(n, np.uint8), np.zeros(RULE_STATE), np.zeros(4, np.int64),
-        np.zeros(4, np.int64), np.zeros(4, np.int64), np.zeros(4), sight,
-        np.full(n if row_len else 0, -1, np.int64), np.empty(n * row_len, np.int64))
+        np.zeros(4, np.int64), np.zeros(4, np.int64), np.zeros(4), kind, radius, occlusion,
+        sight,
+        np.full(iso_cells, -1, np.int64), np.empty(n * row_len, np.int64))
 
 
 @njit(cache=True)
 def _buffers(recording, keep, reading, n_max, trials):
-    """The growing outputs of `_walk`: choice rows and their trials, kept cells (row, col),
+    """The growing outputs of `walk_loop`: choice rows and their trials, kept cells (row, col),
     one trial's flat cells, and the step probabilities of a read walk; moves and reached."""
     rows = np.empty((_FIRST_ROWS if recording else 0, N_COLUMNS), np.int64)
     return (rows, np.empty(rows.shape[0], np.int64),
@@ -104,27 +103,6 @@ def _buffers(recording, keep, reading, n_max, trials):
             np.empty(_FIRST_ROWS if keep else 0, np.int64),
             np.zeros((n_max if reading else 0, 4)), np.empty(trials, np.int64),
             np.zeros(trials, np.bool_))
-
-
-_INVERSE = np.array([0.0, 1.0, 1.0 / 2, 1.0 / 3, 1.0 / 4])
-"""1 / n for n candidates: a table, because a division in the step's chain of dependent
-operations costs more than all the rest of a random walk's step."""
-
-
-@njit(cache=True, inline="always")
-def uniform(out, mask):
-    """Equal probabilities over the directions set in `mask` (0/1 integers)."""
-    inverse = _INVERSE[mask[0] + mask[1] + mask[2] + mask[3]]
-    for d in range(4):
-        out[d] = mask[d] * inverse
-
-
-@njit(cache=True, inline="always")
-def spread(out):
-    """Equal probabilities over the directions where `out` holds 1.0 (a mask of candidates)."""
-    inverse = _INVERSE[int(out[0] + out[1] + out[2] + out[3])]
-    for d in range(4):
-        out[d] *= inverse
 
 
 @njit(cache=True)
@@ -277,87 +255,27 @@ def _flat_to_cells(flat, count, width, out, at):
         out[at + s, 1] = flat[s] % width - 1
 
 
-class Rule:
-    """The compiled functions of a walking rule (see the module docstring), bound to the loop by
-    `walk_kernel`. A rule with a `target` is a planner (it walks to targets), one with `observe` an
-    observer; `reads_last`: it reads the neighbours' last visit times (kept only then: every
-    store in the step counts). Planners and observers always keep a known map."""
-
-    def __init__(self, name, probabilities, update=None, reset=None, target=None, observe=None,
-                 reads_last=False):
-        self.name = name
-        self.probabilities = probabilities
-        self.update = update if update is not None else no_update
-        self.reset = reset if reset is not None else no_reset
-        self.target = target if target is not None else no_target
-        self.observe = observe if observe is not None else no_observe
-        self.planner, self.observer = target is not None, observe is not None
-        self.reads_last = reads_last
-
-    @property
-    def mapped(self) -> bool:
-        """Whether the rule needs the known map whatever the agent's goal seeking."""
-        return self.planner or self.observer
-
-
-# What `walk_kernel` binds for each rule: `_walk` reads them as globals, so numba compiles them
-# as constants (the values here only name them).
+# What `rules.walk_kernel` binds for each rule: `walk_loop` reads them as globals, so numba
+# compiles them as constants (the values here only name them).
 rule_probabilities = rule_update = rule_reset = rule_target = rule_observe = None
 PLANNER = OBSERVER = READS_LAST = MAPPED = False
-_KERNELS: dict = {}
 
 
-def walk_kernel(rule: Rule, blind: bool):
-    """The compiled walking loop of `rule`, without the map's work when `blind` (an agent that
-    keeps no map): `_walk` with the rule's functions and flags as compile-time constants.
-
-    Each (rule, blind) pair is its own function (`_walk`'s code with the rule's globals),
-    named after the rule, so numba caches it like any kernel; a closure over the rule, or a rule
-    passed at run time, would be compiled again in every process. The name carries a digest of
-    the sources the loop compiles in (`_sources`): numba checks a cache against `_walk.py` only,
-    and an edited rule must not load its old loop.
-    """
-    key = (rule.name, blind)
-    if key not in _KERNELS:
-        name = (f"walk_{rule.name.replace('-', '_')}_{'blind' if blind else 'mapped'}_"
-                f"{_sources_digest(rule)}")
-        bound = {**globals(), "rule_probabilities": rule.probabilities,
-                 "rule_update": rule.update, "rule_reset": rule.reset, "rule_target": rule.target,
-                 "rule_observe": rule.observe, "PLANNER": rule.planner,
-                 "OBSERVER": rule.observer, "READS_LAST": rule.reads_last, "MAPPED": not blind}
-        function = FunctionType(_walk.__code__, bound, name)
-        function.__qualname__, function.__doc__ = name, _walk.__doc__
-        _KERNELS[key] = njit(cache=True)(function)
-    return _KERNELS[key]
-
-
-def _sources_digest(rule: Rule) -> str:
-    """A digest of the source files of the rule's functions and of the kernels the loop calls."""
-    hooks = (rule.probabilities, rule.update, rule.reset, rule.target, rule.observe)
-    names = {h.py_func.__module__ for h in hooks} | {look.py_func.__module__,
-                                                     xoshiro_double.py_func.__module__,
-                                                     bfs.py_func.__module__}
-    digest = hashlib.sha1()
-    for name in sorted(names):
-        digest.update(Path(sys.modules[name].__file__).read_bytes())
-    return digest.hexdigest()[:12]
-
-
-def _walk(p, cells, width, start, goal, view, goal_seeking, lapse, streams, max_steps, keep,
-          record, walk, stop):
+def walk_loop(p, cells, width, start, goal, view, goal_seeking, lapse, streams, max_steps, keep,
+              record, walk, stop):
     """Walk a trial per row of `streams` (xoshiro256** words, `_streams`), or, when `walk` (flat
     cells from the start) is not empty, read that walk instead (the code of every
-    `walk_kernel`); when `stop` (flat, padded) is not empty too, read `walk` as every trial's
-    prefix and walk on from its end, drawing, until a move beyond it enters a cell set in
-    `stop` (or the goal, or `max_steps` moves in all): rollouts from a recorded history.
+    `rules.walk_kernel`, never called itself); when `stop` (flat, padded) is not empty too,
+    read `walk` as every trial's prefix and walk on from its end, drawing, until a move beyond
+    it enters a cell set in `stop` (or the goal, or `max_steps` moves in all): rollouts from a
+    recorded history.
 
     `view` is `Vision.kernel_args()` and the flat mask of the cells the maze shows at the start
     (empty: none); `record` (flat, padded; empty: none) marks the cells whose junction
-    departures are recorded. Returns (moves, reached, choice rows (m, N_COLUMNS), the trial of
-    each row, the cells (row, col) of every trial stacked when `keep`, and when reading the
-    probability of each direction before each move (moves, 4) and, for an observer, its state
-    `rs` before each move (moves, RULE_STATE)). A walk that drew no random number (a
-    deterministic rule) is walked once: the trials after it would walk the same and copy it.
+    departures are recorded. Returns the fields of a `LoopResult`, in order: positions only
+    when `keep`, probabilities only when reading, rule states only when an observer reads. A
+    walk that drew no random number (a deterministic rule) is walked once: the trials after it
+    would walk the same and copy it.
     """
     kind, radius, occlusion, memory, known_map = view[:5]
     seen = view[5]
@@ -369,8 +287,9 @@ def _walk(p, cells, width, start, goal, view, goal_seeking, lapse, streams, max_
     n_max = max_steps if rolling or not reading else n_read
     recording = record.shape[0] > 0
     sight = np.int64(-1) if kind == SWEEP_VIEW else np.int64(max(radius, 1))
-    ws = _workspace(cells, width, start, goal, not limited, known_map and limited, seen, sight,
-                    limited and kind == ISOVIST_VIEW and memory and known_map, radius)
+    iso_cached = limited and kind == ISOVIST_VIEW and memory and known_map
+    ws = _workspace(cells, width, start, goal, not limited, known_map and limited, seen, kind,
+                    radius, occlusion, sight, iso_cached)
     cached = ws.iso.shape[0] > 0        # isovists computed once per cell, not at every step
     iso_len, iso = ws.iso_len, ws.iso
     step, visits, last, came, known = ws.step, ws.visits, ws.last, ws.came, ws.known
@@ -527,28 +446,7 @@ def _walk(p, cells, width, start, goal, view, goal_seeking, lapse, streams, max_
         moves[trial], reached[trial] = t, i == goal
         if keep:
             kept, k = _keep_cells(kept, k, pos, t, width)
-    return moves, reached, rows[:m], owner[:m], kept[:k], scores, traces
-
-
-@njit(cache=True, inline="always")
-def no_reset(p, rs, marks):
-    """`reset` of a rule without state of its own."""
-
-
-@njit(cache=True, inline="always")
-def no_update(p, rs, marks, i, j, d, arrival, om, new):
-    """`update` of a rule without state of its own."""
-
-
-@njit(cache=True)
-def no_target(p, ws, i):
-    """`target` of a rule that is not a planner."""
-    return -1
-
-
-@njit(cache=True)
-def no_observe(p, rs, ws, i, arrival, t, om):
-    """`observe` of a rule that is not an observer."""
+    return moves, reached, rows[:m], owner[:m], kept[:k], scores, traces     # a LoopResult
 
 
 @njit(cache=True)
