@@ -219,7 +219,7 @@ def fitted_row(row: Mapping[str, Any], where: str) -> tuple[str, dict[str, float
         raise DataError(f"{where} ({label}): params must map names to finite numbers")
     if not 0.0 <= lapse <= 1.0:
         raise DataError(f"{where} ({label}): lapse {lapse!r} (allowed: 0 to 1)")
-    return label, {str(k): float(v) for k, v in params.items()}, lapse
+    return label, {str(k): v for k, v in params.items()}, lapse     # ints stay ints (horizon)
 
 
 def _figure(report: FitReport, path: Path) -> None:

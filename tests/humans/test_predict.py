@@ -211,3 +211,12 @@ def test_node_level_fits_walk_as_their_tree_walkers(planners):
     assert a.heldout is not None and a.heldout.r > 0.8
     again = predict_run(run, root / "fit-steps", walks=20, seed=1, cv_mazes=2)
     assert again.to_json() == same.to_json()
+
+
+def test_an_integer_parameter_is_read_as_an_integer(tmp_path):
+    """finite-memory's horizon (an integer key) read back from fit.csv makes its agent."""
+    (tmp_path / "fit.csv").write_text(
+        'model,agent,lapse,params\nfinite-memory,finite-memory,0.4,"{""horizon"": 21}"\n')
+    (model,) = read_fit(tmp_path)
+    settings = model.settings("", True)
+    assert settings["horizon"] == 21 and isinstance(settings["horizon"], int)
