@@ -3,23 +3,11 @@
 import json
 
 import pytest
-from click.testing import CliRunner
 
 from mazesim.cli import main
 from mazesim.maze import format_maze, read_maze
 
-
-@pytest.fixture()
-def runner():
-    return CliRunner()
-
-
-def error_line(result):
-    """The one line a failing command prints."""
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1, result.stderr
-    assert "Traceback" not in result.output
-    return lines[0]
+from cli_errors import error_line
 
 
 def test_generate_to_stdout_is_the_library_maze(runner):

@@ -3,30 +3,17 @@
 import json
 
 import pytest
-from click.testing import CliRunner
 from PIL import Image
 
 from mazesim.analysis import PARAMETERS
 from mazesim.cli import main
 from mazesim.maze import read_maze
 
+from cli_errors import error_line
 from fixture_paths import DATA
 
 TUTORIAL = str(DATA / "tutorial_7x13.txt")
 SPLIT = "#######\n#S.#.G#\n#######\n"
-
-
-@pytest.fixture()
-def runner():
-    return CliRunner()
-
-
-def error_line(result):
-    """The one line a failing command prints."""
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1, result.stderr
-    assert "Traceback" not in result.output
-    return lines[0]
 
 
 def test_analyze_json_keys_are_the_parameters(runner):

@@ -3,7 +3,6 @@
 import json
 
 import pytest
-from click.testing import CliRunner
 from PIL import Image
 
 from mazesim.cli import main
@@ -13,11 +12,6 @@ from fixture_paths import DATA
 
 TERRAIN = str(DATA / "terrain_4x7.txt")
 TUTORIAL = str(DATA / "tutorial_7x13.txt")
-
-
-@pytest.fixture()
-def runner():
-    return CliRunner()
 
 
 def error_line(result):

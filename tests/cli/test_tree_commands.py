@@ -5,7 +5,6 @@ import json
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 from PIL import Image
 
 from mazesim.agents.trees import MAX_TREE_NODES
@@ -15,14 +14,11 @@ from mazesim.render import DECISION_COLOUR, TREE_SCALE
 
 from tests.humans.mst_data import mst_folder
 
+from cli_errors import error_line
+
 FORK = "#######\n###S###\n###.###\n#.....#\n#.###.#\n#G###.#\n#######\n"
 RING = "3\n3\n665\n636\n626\n"                     # a Maze Search Task map
 PILLARS = "9\n9\n" + "030303030\n000000000\n" * 4 + "000050002\n"
-
-
-@pytest.fixture()
-def runner():
-    return CliRunner()
 
 
 @pytest.fixture()
@@ -34,14 +30,6 @@ def files(tmp_path):
     (tmp_path / "fork.json").write_text(json.dumps(maze_to_json(parse_maze(FORK))))
     out["fork.json"] = str(tmp_path / "fork.json")
     return out
-
-
-def error_line(result):
-    """The one line a failing command prints."""
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1, result.stderr
-    assert "Traceback" not in result.output
-    return lines[0]
 
 
 def test_tree_json_of_a_mazesim_maze(runner, files):

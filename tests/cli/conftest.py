@@ -1,0 +1,9 @@
+"""Fixtures of the command tests."""
+
+import pytest
+from click.testing import CliRunner
+
+
+@pytest.fixture()
+def runner():
+    return CliRunner()
