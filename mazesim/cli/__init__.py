@@ -27,7 +27,7 @@ COMMANDS = {
     "sokoban": "sokoban_commands",
     "play": "play_commands",
     "import": "human_commands", "fit": "human_commands", "compare": "human_commands",
-    "predict": "human_commands",
+    "predict": "human_commands", "transfer": "human_commands",
     "tree": "tree_commands",
 }
 """Each command's module in this package, which registers it on `main` when imported (importing
@@ -70,6 +70,10 @@ SUMMARIES = {
             "Task map (width, height, rows of codes), told apart by its first line.",
     "validate": "Check CONFIG without running anything: an experiment (`mazesim run`) or a "
                 "session of human trials (`mazesim play`).",
+    "transfer": "How a fit made elsewhere carries over to RUN_DIR: each model with its "
+                "parameters held beside the same model refitted here (cross-validated), the "
+                "gap in bits per decision with a paired interval over people, and with --walks "
+                "the per-maze correlation of steps.",
 }
 """Each command's first sentence, which `mazesim --help` lists without importing the command's
 module (importing them all cost 1.2 s of CPU; a test checks these against the commands)."""

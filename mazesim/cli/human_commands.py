@@ -11,7 +11,7 @@ import click
 from mazesim.cli import main
 from mazesim.cli._options import SEED, LibraryDefault
 
-__all__ = ["import_group", "fit", "compare", "predict"]
+__all__ = ["import_group", "fit", "compare", "predict", "transfer"]
 
 _JSON = click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 _OUTPUT = click.option("-o", "--output", "output", required=True,
@@ -98,6 +98,11 @@ def _print(result, as_json: bool, text) -> None:
               default=LibraryDefault("mazesim.humans.fit", "DEFAULT_FOLDS"),
               help="Folds of cross-validation by participant (0: none); under the peer "
                    "protocol, folds of each person's decisions.")
+@click.option("--cv-mazes", "cv_mazes", type=click.IntRange(min=0), default=0,
+              show_default=True,
+              help="Folds of cross-validation over groups of mazes instead of participants (0: "
+                   "by participant): each maze scored by the fit without its group (a twin "
+                   "NAME_mirror with NAME, a family FAMILY_... together).")
 @click.option("--seed", type=SEED, default=0, show_default=True,
               help="Seed of the folds, the starts and the bootstrap.")
 @click.option("--starts", type=int, show_default=True,
@@ -108,8 +113,8 @@ def _print(result, as_json: bool, text) -> None:
                    "that stops at the limit is flagged (a warning, \"converged\": false).")
 @click.option("--params", "params", type=click.Path(exists=True), metavar="FIT_DIR|JSON",
               help="Do not fit: score the models of this fit (a folder of fit -o, its "
-                   "fit.csv, or fit --json's output) on RUN_DIR, parameters held (junction "
-                   "level).")
+                   "fit.csv, or fit --json's output; with --level node a node-level fit) on "
+                   "RUN_DIR, parameters held.")
 @click.option("--refit-lapse", is_flag=True,
               help="With --params: fit the lapse to RUN_DIR (default: held too).")
 @_EXCLUDE_PARTICIPANTS
@@ -119,7 +124,7 @@ def _print(result, as_json: bool, text) -> None:
               help="Folder for fit.csv, fit_participants.csv and fit.png (node level: and "
                    "ranking.csv).")
 def fit(run_dir: str, level: str, protocol: str, models: tuple[str, ...], by: str, folds: int,
-        seed: int, starts: int, max_iterations: int | None, params: str | None,
+        cv_mazes: int, seed: int, starts: int, max_iterations: int | None, params: str | None,
         refit_lapse: bool, exclude_participants: str | None, exclude_mazes: tuple[str, ...],
         as_json: bool, output: str | None) -> None:
     """Fit models to the people of RUN_DIR by maximum likelihood (bits per junction decision,
@@ -131,27 +136,29 @@ def fit(run_dir: str, level: str, protocol: str, models: tuple[str, ...], by: st
     from mazesim.humans.fit_output import format_fit, write_fit
     from mazesim.humans.node_fit_output import format_node_fit, write_node_fit
 
-    junction_only = [name for name, given in (("--params", params),
-                                              ("--max-iterations", max_iterations is not None))
-                     if given]
-    if level == "node" and junction_only:
-        raise DataError(f"{junction_only[0]}: junction level only (not with --level node)")
+    if level == "node" and max_iterations is not None:
+        raise DataError("--max-iterations: junction level only (not with --level node)")
     if refit_lapse and not params:
         raise DataError("--refit-lapse: only with --params")
+    if cv_mazes and (params or protocol == "peer"):
+        raise DataError(f"--cv-mazes: not with {'--params' if params else '--protocol peer'} "
+                        "(folds over mazes are for a maximum-likelihood fit)")
     excluded = dict(exclude_mazes=exclude_mazes,
                     exclude_participants=participant_list(exclude_participants)
                     if exclude_participants else ())
     text, write = format_fit, write_fit
-    if params:
-        report = score_models(run_dir, params, list(models) or None, refit_lapse=refit_lapse,
-                              **excluded)
-    elif level == "node":
+    if level == "node":
         text, write = format_node_fit, write_node_fit
+    if params:
+        report = score_models(run_dir, params, list(models) or None, level=level,
+                              refit_lapse=refit_lapse, **excluded)
+    elif level == "node":
         report = fit_node_models(run_dir, list(models) or None, protocol=protocol, by=by,
-                                 folds=folds, seed=seed, starts=starts, **excluded)
+                                 folds=folds, seed=seed, starts=starts, cv_mazes=cv_mazes,
+                                 **excluded)
     else:
         report = fit_models(run_dir, list(models) or None, protocol=protocol, by=by,
-                            folds=folds, seed=seed, starts=starts,
+                            folds=folds, seed=seed, starts=starts, cv_mazes=cv_mazes,
                             max_iterations=DEFAULT_ITERATIONS if max_iterations is None
                             else max_iterations, **excluded)
     if output:
@@ -236,3 +243,42 @@ def predict(run_dir: str, fit_dir: str, walks: int, seed: int, cv_mazes: int,
     if output:
         write_predict(report, output)
     _print(report, as_json, format_predict)
+
+
+@main.command()
+@click.argument("run_dir", type=click.Path(exists=True, file_okay=False))
+@click.option("--fit", "fit_dir", required=True, metavar="FIT_DIR",
+              help="A fit of other people or mazes (a folder of `mazesim fit -o`, its fit.csv, "
+                   "or fit --json's output); junction or node level.")
+@click.option("--cv", "folds", type=click.IntRange(min=2), default=5, show_default=True,
+              help="Folds of the refit's cross-validation by participant.")
+@click.option("--walks", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Also walk the held fit on every maze (walks per person and maze; 0: "
+                   "none) and correlate its mean steps with people's.")
+@click.option("--model", "models", multiple=True, metavar="LABEL",
+              help="A model of the fit (repeat for several; default: all).")
+@click.option("--seed", type=SEED, default=0, show_default=True,
+              help="Seed of the folds, the walks and the bootstrap.")
+@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Local processes that walk.")
+@_EXCLUDE_PARTICIPANTS
+@_EXCLUDE_MAZE
+@_JSON
+@click.option("-o", "--output", type=click.Path(file_okay=False),
+              help="Folder for transfer.csv.")
+def transfer(run_dir: str, fit_dir: str, folds: int, walks: int, models: tuple[str, ...],
+             seed: int, workers: int, exclude_participants: str | None,
+             exclude_mazes: tuple[str, ...], as_json: bool, output: str | None) -> None:
+    """How a fit made elsewhere carries over to RUN_DIR: each model with its parameters held
+    beside the same model refitted here (cross-validated), the gap in bits per decision with a
+    paired interval over people, and with --walks the per-maze correlation of steps."""
+    from mazesim.humans.data import participant_list
+    from mazesim.humans.transfer import format_transfer, load_and_transfer, write_transfer
+
+    report = load_and_transfer(run_dir, fit_dir, folds=folds, seed=seed, walks=walks,
+                               models=models, workers=workers,
+                               exclude_participants=participant_list(exclude_participants)
+                               if exclude_participants else (), exclude_mazes=exclude_mazes)
+    if output:
+        write_transfer(report, output)
+    _print(report, as_json, format_transfer)

@@ -49,16 +49,19 @@ def fit_models(run_dir: str | Path, models: Sequence[str] | None = None, *,
 
 
 def score_models(run_dir: str | Path, params: str | Path, models: Sequence[str] | None = None,
-                 *, refit_lapse: bool = False, exclude_participants: Sequence[str] = (),
-                 exclude_mazes: Sequence[str] = ()) -> FitReport:
+                 *, level: str = "junction", refit_lapse: bool = False,
+                 exclude_participants: Sequence[str] = (),
+                 exclude_mazes: Sequence[str] = ()) -> FitReport | NodeFitReport:
     """The models of the fit `params` (a folder `fit -o` wrote, its fit.csv, or `fit --json`'s
     output; `models`: only these of them) scored on the people of `run_dir` without the
-    excluded participants and mazes, parameters held, the lapse held or refitted
-    (`fit.score_run`)."""
+    excluded participants and mazes, parameters held, the lapse held or refitted: at the
+    junction level (`fit.score_run`) or at the node level (`node_fit.score_nodes`)."""
     from mazesim.humans.fit import score_run
     from mazesim.humans.fit_output import read_fitted
 
-    fitted = read_fitted(params)
+    if level not in ("junction", "node"):
+        raise DataError(f"level {level!r} (allowed: junction, node)")
+    fitted = read_fitted(params, level)
     if models:
         labels = [label for label, _ in fitted]
         missing = [m for m in models if m not in labels]
@@ -67,6 +70,12 @@ def score_models(run_dir: str | Path, params: str | Path, models: Sequence[str] 
                             f"{', '.join(labels)})")
         fitted = [f for f in fitted if f[0] in models]
     run = excluded(load_human_run(run_dir), exclude_participants, exclude_mazes)
+    if level == "node":
+        from mazesim.humans.node_choices import run_node_choices
+        from mazesim.humans.node_fit import score_nodes
+
+        return score_nodes(run_node_choices(run), fitted, refit_lapse=refit_lapse,
+                           params_from=str(params))
     return score_run(run, fitted, refit_lapse=refit_lapse, params_from=str(params))
 
 

@@ -30,17 +30,21 @@ import numpy as np
 from scipy import optimize, stats
 
 from mazesim.errors import DataError
-from mazesim.humans.data import HumanRun, bits
 from mazesim.agents.base import INTEGER, LINEAR, LOG
+from mazesim.agents.trees import maze_name
+from mazesim.humans.data import HumanRun, bits
+from mazesim.humans.folds import maze_folds
 from mazesim.humans.models import (LogitModel, ModelSpec, PlanSteps, build_model, parse_model,
                                    with_lapse)
 
 __all__ = ["BY", "Estimate", "ParticipantFit", "ModelFit", "FitReport", "fit_run",
            "DEFAULT_FOLDS", "DEFAULT_STARTS", "MAX_FOLDS", "MAX_STARTS", "MAX_MODELS",
            "BOOTSTRAP_SAMPLES", "CONFIDENCE", "DEFAULT_ITERATIONS", "MAX_ITERATIONS",
-           "cluster_covariance", "score_run"]
+           "cluster_covariance", "score_run", "decision_maze_folds", "PARTICIPANTS",
+           "MAZE_GROUPS"]
 
 BY = ("pooled", "participant")
+PARTICIPANTS, MAZE_GROUPS = "participants", "maze groups"   # what cross-validation folds
 DEFAULT_FOLDS = 5
 DEFAULT_STARTS = 3
 MAX_FOLDS = 100
@@ -189,6 +193,9 @@ class FitReport:
     models: tuple[ModelFit, ...]
     params_from: str | None = None
     refit_lapse: bool = False
+    folds_over: str = "participants"
+    """What the cross-validation's folds deal: `participants` (new people) or `maze groups`
+    (new mazes, `mazesim.humans.folds`)."""
 
     @property
     def warnings(self) -> list[str]:
@@ -199,7 +206,7 @@ class FitReport:
 
     def to_json(self) -> dict:
         out = {"decisions": self.decisions, "participants": self.participants,
-               "baseline_bits": self.baseline_bits,
+               "baseline_bits": self.baseline_bits, "folds_over": self.folds_over,
                "params_ci_method": ("95 % Wald, the larger of the cluster-robust (by participant) "
                                     "and observed-information errors"),
                "converged": not self.warnings, "warnings": self.warnings,
@@ -214,21 +221,26 @@ class FitReport:
 
 def fit_run(run: HumanRun, models: Sequence[str | ModelSpec], *, by: str = "pooled",
             folds: int = DEFAULT_FOLDS, seed: int = 0, starts: int = DEFAULT_STARTS,
-            max_iterations: int = DEFAULT_ITERATIONS) -> FitReport:
+            max_iterations: int = DEFAULT_ITERATIONS, cv_mazes: int = 0) -> FitReport:
     """Fit each model of `models` (names, `mazesim.humans.models.parse_model`, or specs) to
     `run`.
 
     `folds` 0 skips cross-validation; otherwise 2 <= folds <= the participants who made a
     junction decision (the folds are dealt among them, so that no fold trains or tests on
-    nothing). `max_iterations` caps each optimiser run; a fit that reaches it is flagged
+    nothing). `cv_mazes` K > 0 cross-validates over K folds of groups of mazes instead
+    (`mazesim.humans.folds`: each decision scored by the fit without its maze's group).
+    `max_iterations` caps each optimiser run; a fit that reaches it is flagged
     (`ModelFit.not_converged`), not dropped.
     """
     d = run.decisions
     people = len(run.participants)
-    specs = _check(models, by, folds, seed, starts, max_iterations, run)
-    root = np.random.SeedSequence(seed)
-    fold_of = _folds(people, folds, np.random.default_rng(root.spawn(1)[0]),
-                     np.bincount(d.participant, minlength=people) > 0)
+    specs = _check(models, by, 0 if cv_mazes else folds, seed, starts, max_iterations, run)
+    if cv_mazes:
+        fold_of, folds = decision_maze_folds(run, cv_mazes, seed), cv_mazes
+    else:
+        root = np.random.SeedSequence(seed)
+        fold_of = _folds(people, folds, np.random.default_rng(root.spawn(1)[0]),
+                         np.bincount(d.participant, minlength=people) > 0)[d.participant]
     samples = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(1,))).integers(
         0, people, size=(BOOTSTRAP_SAMPLES, people))
     plans = PlanSteps(run) if any(s.make().goal_seeking for s in specs) else None
@@ -249,7 +261,19 @@ def fit_run(run: HumanRun, models: Sequence[str | ModelSpec], *, by: str = "pool
                               tuple(fit.failed)))
     key = (lambda m: m.cv_bits) if folds else (lambda m: m.bits)
     return FitReport(str(run.path), len(d), people, d.baseline_bits(), folds, seed, by,
-                     tuple(sorted(out, key=key)))
+                     tuple(sorted(out, key=key)),
+                     folds_over=MAZE_GROUPS if cv_mazes else PARTICIPANTS)
+
+
+def decision_maze_folds(run: HumanRun, folds: int, seed: int) -> np.ndarray:
+    """The fold of each junction decision of `run`: its maze's, folds dealt over the groups of
+    the mazes with a decision (`folds.maze_folds`)."""
+    maze = np.array([run.trials[t].maze_id for t in run.decisions.trial], np.int64)
+    ids = np.unique(maze)
+    names = [maze_name(run.mazes[int(m)]) for m in ids]
+    fold = np.zeros(int(ids.max()) + 1 if len(ids) else 1, np.int64)
+    fold[ids] = maze_folds(names, folds, seed)
+    return fold[maze]
 
 
 def score_run(run: HumanRun, fitted: Sequence[tuple[str, Estimate]], *,
@@ -530,11 +554,12 @@ def _fit_continuous(spec: ModelSpec, model, rows: np.ndarray, n_open: np.ndarray
 
 
 def _cross_validate(fit: _Fitter, fold_of: np.ndarray) -> np.ndarray:
-    """The log-probability of each decision under the model fitted without its fold."""
+    """The log-probability of each decision under the model fitted without its fold
+    (`fold_of`: one per decision)."""
     d = fit.run.decisions
     out = np.empty(len(d))
     for fold in range(int(fold_of.max()) + 1):
-        test = fold_of[d.participant] == fold
+        test = fold_of == fold
         estimate = fit(np.flatnonzero(~test), f"fold {fold}")
         out[test] = _score(fit.spec, fit.model, fit.run, estimate, np.flatnonzero(test))
     return out

@@ -32,6 +32,7 @@ MAX_FIT_ROWS = 1_000_000
 """Most rows of a fit's table that are read (one per model, or per model and person)."""
 _DPI = 90
 _ROW_INCHES = 0.35
+_FOLDS_OVER = {"participants": "participant", "maze groups": "group of mazes"}
 
 
 def format_fit(report: FitReport) -> str:
@@ -39,8 +40,8 @@ def format_fit(report: FitReport) -> str:
     cluster-robust intervals; with `--by participant` each person's own fit."""
     if report.params_from is not None:
         return _format_scored(report)
-    cv = f"{report.folds}-fold cross-validation by participant" if report.folds else \
-        "no cross-validation"
+    cv = f"{report.folds}-fold cross-validation by {_FOLDS_OVER[report.folds_over]}" \
+        if report.folds else "no cross-validation"
     lines = [f"# Models fitted to {report.run}", "",
              f"{report.decisions:,} junction decisions of {report.participants} participants; "
              f"{cv} (seed {report.seed}); uniform choice: {report.baseline_bits:.3f} bits per "
@@ -150,10 +151,10 @@ def _values(params: dict[str, float], names: list[str]) -> list:
     return [params.get(k, "") for k in names]
 
 
-def read_fitted(path: str | Path) -> list[tuple[str, Estimate]]:
-    """(model label, its pooled estimate) of each model of a junction fit: from a folder
-    `mazesim fit -o` wrote (its `fit.csv`), that `fit.csv`, or the JSON `fit --json`
-    printed. DataError naming the file and what is wrong."""
+def read_fitted(path: str | Path, level: str = "junction") -> list[tuple[str, Estimate]]:
+    """(model label, its pooled estimate) of each model of a fit at `level` (junction or
+    node): from a folder `mazesim fit -o` wrote (its `fit.csv`), that `fit.csv`, or the JSON
+    `fit --json` printed. DataError naming the file and what is wrong."""
     path = Path(path)
     if path.is_dir():
         path = path / FIT_CSV
@@ -168,9 +169,9 @@ def read_fitted(path: str | Path) -> list[tuple[str, Estimate]]:
                 from None
         if not isinstance(data, dict) or not isinstance(data.get("models"), list):
             raise DataError(f"--params {path}: not the JSON of mazesim fit (no models list)")
-        if data.get("level", "junction") != "junction":
-            raise DataError(f"--params {path}: a {data['level']}-level fit (only junction "
-                            "fits can be scored)")
+        if data.get("level", "junction") != level:
+            raise DataError(f"--params {path}: a {data['level']}-level fit (scoring at the "
+                            f"{level} level)")
         rows = data["models"]
     out = []
     for i, row in enumerate(rows, 1):

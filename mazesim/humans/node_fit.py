@@ -38,8 +38,9 @@ from mazesim.agents.node_models import NODE_MODELS, NodeLogit, NodeModel, node_m
 from mazesim.errors import DataError
 from mazesim.humans.data import bits
 from mazesim.humans.fit import (BOOTSTRAP_SAMPLES, CONFIDENCE, DEFAULT_FOLDS, DEFAULT_STARTS,
-                                MAX_FOLDS, MAX_STARTS, Estimate, FitReport, ModelFit,
-                                ParticipantFit, _best_lapse, _folds)
+                                MAX_FOLDS, MAX_STARTS, MAZE_GROUPS, PARTICIPANTS, Estimate,
+                                FitReport, ModelFit, ParticipantFit, _best_lapse, _folds)
+from mazesim.humans.folds import maze_folds
 from mazesim.humans.grid_fit import FLOOR, FOLDS, deal_folds, fit_node_model
 from mazesim.humans.models import with_lapse
 from mazesim.humans.mixed_logit import (chosen_log_probabilities, grouped, map_weights,
@@ -48,7 +49,7 @@ from mazesim.humans.node_choices import NodeChoices
 from mazesim.humans.ranking import Ranking, rank_models
 
 __all__ = ["PROTOCOLS", "POPULATION_FOLDS", "NodeFitReport", "fit_nodes", "logit_peer_fit",
-           "LogitPeerFit"]
+           "LogitPeerFit", "node_maze_folds", "score_nodes", "held_probabilities"]
 
 PROTOCOLS = ("ml", "peer")
 BY = ("pooled", "participant")
@@ -103,15 +104,27 @@ class LogitPeerFit:
 
 def fit_nodes(choices: NodeChoices, models: Sequence[str] | None = None, *,
               protocol: str = PROTOCOLS[0], by: str = BY[0], folds: int = DEFAULT_FOLDS,
-              seed: int = 0, starts: int = DEFAULT_STARTS) -> NodeFitReport:
+              seed: int = 0, starts: int = DEFAULT_STARTS, cv_mazes: int = 0) -> NodeFitReport:
     """Fit `models` (names of the node-model registry; default every one) to `choices` under
     `protocol` (module docstring). `folds`: participants' folds under `ml` (0: none), each
-    person's folds under `peer` (at least 2)."""
-    names = _check(choices, models, protocol, by, folds, seed, starts)
+    person's folds under `peer` (at least 2); `cv_mazes` K > 0 (`ml` only): K folds over groups
+    of mazes instead of participants (`mazesim.humans.folds`)."""
+    names = _check(choices, models, protocol, by, 0 if cv_mazes else folds, seed, starts)
+    if cv_mazes and protocol == "peer":
+        raise DataError("cv_mazes: folds over mazes are the ml protocol's (the peer protocol "
+                        "folds each person's decisions)")
     people, n = len(choices.participants), len(choices)
     counts = np.bincount(choices.participant, minlength=people)
+    if cv_mazes:
+        fold_of, folds = node_maze_folds(choices, cv_mazes, seed), cv_mazes
+    elif protocol == "ml" and folds:
+        fold_of = _folds(people, folds, np.random.default_rng(
+            np.random.SeedSequence(seed).spawn(1)[0]))[choices.participant]
+    else:
+        fold_of = None
     fits = [(_peer_model if protocol == "peer" else _ml_model)(
-        name, choices, folds=folds, seed=seed, starts=starts, by=by) for name in names]
+        name, choices, folds=folds, seed=seed, starts=starts, by=by, fold_of=fold_of)
+        for name in names]
     key = (lambda m: m.cv_bits) if (folds or protocol == "peer") else (lambda m: m.bits)
     fits.sort(key=key)
     ranking = None
@@ -120,8 +133,17 @@ def fit_nodes(choices: NodeChoices, models: Sequence[str] | None = None, *,
                        for m in fits]).T
         ranking = rank_models([m.model for m in fits], np.minimum(ll, 0.0), counts, seed=seed)
     report = FitReport(choices.source, n, people, choices.baseline_bits(), folds, seed, by,
-                       tuple(fits))
+                       tuple(fits), folds_over=MAZE_GROUPS if cv_mazes else PARTICIPANTS)
     return NodeFitReport(protocol, report, ranking)
+
+
+def node_maze_folds(choices: NodeChoices, folds: int, seed: int) -> np.ndarray:
+    """The fold of each node decision: its maze's, dealt over the groups of the mazes
+    (`folds.maze_folds`; a maze's name is its tree's)."""
+    tree = choices.decisions.decision_tree[choices.decision]
+    used, at = np.unique(tree, return_inverse=True)
+    names = [choices.decisions.names[t].split(":", 1)[-1] for t in used]
+    return maze_folds(names, folds, seed)[at.ravel()]
 
 
 def _check(choices: NodeChoices, models: Sequence[str] | None, protocol: str, by: str,
@@ -224,10 +246,8 @@ def _logit_inputs(model: NodeLogit, choices: NodeChoices
     """The features of every child row of every decision, each decision's first row and the
     chosen row."""
     x = model.feature_rows(choices.decisions, choices.decision, choices.walks)
-    counts = choices.children
-    start = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-    chosen = start[:-1] + choices.rows - choices.decisions.start[choices.decision]
-    return x, start, chosen.astype(np.int64)
+    start, _, chosen = _logit_inputs_rows(choices)
+    return x, start, chosen
 
 
 def _scale(x: np.ndarray, start: np.ndarray, keep: np.ndarray) -> np.ndarray:
@@ -267,7 +287,7 @@ class _Fit:
 
 
 def _ml_model(name: str, choices: NodeChoices, *, folds: int, seed: int, starts: int,
-              by: str) -> ModelFit:
+              by: str, fold_of: np.ndarray | None) -> ModelFit:
     model = NODE_MODELS[name]
     fitter = _LogitFitter(model, choices) if isinstance(model, NodeLogit) else \
         _PlannerFitter(model, choices)
@@ -277,9 +297,7 @@ def _ml_model(name: str, choices: NodeChoices, *, folds: int, seed: int, starts:
     every = np.arange(len(choices))
     pooled = fitter.fit(every, rng, starts)
     cv_log = None
-    if folds:
-        fold_of = _folds(people, folds, np.random.default_rng(
-            np.random.SeedSequence(seed).spawn(1)[0]))[choices.participant]
+    if fold_of is not None:
         cv_log = np.empty(len(choices))
         for f in range(folds):
             test = np.flatnonzero(fold_of == f)
@@ -393,3 +411,56 @@ class _LogitFitter:
 
 def _search(param, value: float) -> float:
     return math.log10(value) if param.scale == LOG else float(value)
+
+
+# --- scoring another fit's parameters -----------------------------------------------------
+
+def score_nodes(choices: NodeChoices, fitted: Sequence[tuple[str, Estimate]], *,
+                refit_lapse: bool = False, params_from: str = "") -> NodeFitReport:
+    """Each node model of `fitted` (label, estimate: `fit_output.read_fitted`) scored on
+    `choices` with its parameters held (the node level's `fit.score_run`): the lapse held, or
+    fitted here with `refit_lapse` (then k = 1, else 0). Best first by bits."""
+    people = len(choices.participants)
+    counts = np.bincount(choices.participant, minlength=people)
+    out = []
+    for label, held in fitted:
+        model = node_model(label)
+        expected = set(model.features) if isinstance(model, NodeLogit) else {
+            p.name for p in model.params}
+        if set(held.params) != expected:
+            raise DataError(f"params: {label} has parameters {sorted(held.params)} (the node "
+                            f"model fits {sorted(expected)})")
+        chosen = held_probabilities(model, choices, held.params)
+        lapse = _best_lapse(chosen, choices.children)[0] if refit_lapse else held.lapse
+        log_probs = np.log(np.maximum(with_lapse(chosen, choices.children, lapse), _TINY))
+        sums = np.bincount(choices.participant, weights=log_probs, minlength=people)
+        parts = tuple(ParticipantFit(p, int(c), None, None, bits(float(s), int(c)))
+                      for p, c, s in zip(choices.participants, counts, sums))
+        estimate = Estimate(dict(held.params), float(lapse), float(log_probs.sum()),
+                            len(choices))
+        out.append(ModelFit(label, label, estimate, int(refit_lapse), None, None, parts,
+                            log_probs))
+    report = FitReport(choices.source, len(choices), people, choices.baseline_bits(), 0, 0,
+                       BY[0], tuple(sorted(out, key=lambda m: m.bits)), params_from,
+                       refit_lapse)
+    return NodeFitReport(PROTOCOLS[0], report, None)
+
+
+def held_probabilities(model: NodeModel | NodeLogit, choices: NodeChoices,
+                       params: dict[str, float]) -> np.ndarray:
+    """p(chosen child) at every decision of `choices` under `params` (natural scale: a
+    planner's parameters, node-choice's weights), before the lapse."""
+    if isinstance(model, NodeLogit):
+        w = np.array([params[f] for f in model.features], dtype=float)
+        p = model.probabilities(choices.decisions, choices.decision, choices.walks, w)
+        _, _, chosen = _logit_inputs_rows(choices)
+        return p[chosen]
+    return model.probabilities(choices.decisions, **params)[choices.rows]
+
+
+def _logit_inputs_rows(choices: NodeChoices) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each decision's first row among the observed rows, their count, and the chosen row."""
+    counts = choices.children
+    start = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    chosen = start[:-1] + choices.rows - choices.decisions.start[choices.decision]
+    return start, counts, chosen.astype(np.int64)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from mazesim import csvfile
 from mazesim.errors import DataError
+from mazesim.humans.fit import MAZE_GROUPS
 from mazesim.humans.fit_output import write_fit
 from mazesim.humans.node_fit import NodeFitReport
 from mazesim.markup import markdown_text
@@ -25,6 +26,11 @@ def format_node_fit(result: NodeFitReport) -> str:
     r = result.report
     cv = _PROTOCOL_TEXT[result.protocol].format(folds=r.folds) if (
         r.folds or result.protocol == "peer") else "maximum likelihood, no cross-validation"
+    if r.folds_over == MAZE_GROUPS:
+        cv = cv.replace("by participant", "by group of mazes")
+    if r.params_from is not None:
+        cv = (f"parameters of {r.params_from} held, the lapse "
+              f"{'fitted here' if r.refit_lapse else 'held'}")
     lines = [f"# Node models fitted to {markdown_text(r.run)}", "",
              f"{r.decisions:,} node decisions of {r.participants} participants; {cv} (seed "
              f"{r.seed}); uniform choice: {r.baseline_bits:.3f} bits per decision. Bits = "
