@@ -37,6 +37,7 @@ from mazesim.agents.tree_walkers import walker_keys
 from mazesim.agents.trees import maze_name
 from mazesim.errors import DataError, MazesimError
 from mazesim.humans.data import HumanRun
+from mazesim.humans.folds import maze_folds, maze_group
 from mazesim.humans.fit_output import FIT_CSV, PARTICIPANTS_CSV, fit_rows, fitted_row
 from mazesim.humans.models import ModelSpec, parse_model
 from mazesim.humans.predict_stats import (HeldOut, MazeCheck, ModelCheck, compare_walks,
@@ -53,7 +54,6 @@ MAX_WALKS = 10_000
 MAX_TOTAL_WALKS = 10**8
 """Most walks of a whole check (models x mazes x people x walks, folds included)."""
 MAX_CV_FOLDS = 100
-_FOLD_STREAM = 1                # the folds of mazes' stream (bootstrap: predict_stats)
 JUNCTION, NODE = "junction", "node"
 
 
@@ -251,9 +251,11 @@ def _check(walks: int, seed: int, cv_mazes: int, models: int, units: Sequence[Un
         raise DataError(f"--seed {seed!r} (allowed: an integer >= 0)")
     if not units:
         raise DataError("the run has no trial to predict")
-    if cv_mazes and not 2 <= cv_mazes <= min(len(units), MAX_CV_FOLDS):
+    groups = len({maze_group(maze_name(u.maze)) for u in units})
+    if cv_mazes and not 2 <= cv_mazes <= min(groups, MAX_CV_FOLDS):
         raise DataError(f"--cv-mazes {cv_mazes} (allowed: 0 for none, or 2 to "
-                        f"{min(len(units), MAX_CV_FOLDS)}: the mazes, at most {MAX_CV_FOLDS})")
+                        f"{min(groups, MAX_CV_FOLDS)}: the groups of mazes (twins and families "
+                        f"together), at most {MAX_CV_FOLDS})")
     total = models * walks * sum(len(u.people) for u in units) * (2 if cv_mazes else 1)
     if total > MAX_TOTAL_WALKS:
         raise DataError(f"--walks {walks}: {total:,} walks in all (allowed: at most "
@@ -300,9 +302,7 @@ def _cross_validate(run: HumanRun, fitted: Sequence[FittedModel], units: Sequenc
                     ) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """Each model's mean steps and unfinished share on each maze, walked with the fit without
     that maze's fold."""
-    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(_FOLD_STREAM,)))
-    fold_of = np.zeros(len(units), np.int64)
-    fold_of[rng.permutation(len(units))] = np.arange(len(units)) % folds
+    fold_of = maze_folds([maze_name(u.maze) for u in units], folds, seed)
     unit_of = {(u.maze_id, str(u.vision)): i for i, u in enumerate(units)}
     trial_unit = np.array([unit_of[(t.maze_id, str(t.vision))] for t in run.trials])
     by = "pooled" if pooled or not any(f.own for f in fitted) else "participant"

@@ -45,7 +45,8 @@ def test_documented_fit_commands_run(line, tmp_path, monkeypatch):
         simulate_population(mazes, make_agent("steps"), {"sweep": True, "map": "known"},
                             PEOPLE, 0, Path("results/mst-1"))
     else:
-        mazes = {f"digging-{i}": generate("digging", (7, 9), seed=i) for i in range(3)}
+        mazes = {f"digging-{i}": generate("digging", (7, 9), seed=i)   # a group of mazes each
+                 for i in range(7 if "--cv-mazes" in line else 3)}
         simulate_population(mazes, make_agent("choice-model", lapse=0.05), {"window": 2},
                             PEOPLE, 0, Path("results/mst-1"))
     ids = [f"sim{i:02d}" for i in range(PEOPLE)]
