@@ -50,14 +50,15 @@ _TREES: OrderedDict = OrderedDict()
 
 
 def tree_of(maze: Maze, vision: Vision) -> tuple[DecisionTree, DecisionNodes]:
-    """The decision tree of `maze` under `vision` and its decisions laid out flat, the last
-    few kept (keyed by the maze's content and the vision)."""
+    """The decision tree of `maze` under `vision`, merged (equal states one node: the same
+    walks as the tree's, on maps of any size), and its decisions laid out flat, the last few
+    kept (keyed by the maze's content and the vision)."""
     key = (maze.grid.tobytes(), maze.shape, maze.start, maze.goal,
            repr(maze.meta.get("seen_at_start")), str(vision))
     if key in _TREES:
         _TREES.move_to_end(key)
         return _TREES[key]
-    tree = decision_tree(maze, vision)
+    tree = decision_tree(maze, vision, merged=True)
     built = (tree, decision_nodes({"tree": tree}))
     _TREES[key] = built
     if len(_TREES) > _CACHED_TREES:
@@ -122,9 +123,10 @@ class TreeWalker(AgentBase):
         out = [np.ones(len(node.children)) for node in tree.nodes]
         if decisions.size:
             probs = node_model(self.name).probabilities(decisions, **self.values())
-            for d, k in enumerate(decisions.decision_node.tolist()):
-                p = probs[decisions.start[d]:decisions.start[d + 1]]
-                out[k] = (1.0 - self.lapse) * p + self.lapse / len(p)
+            for k, d in enumerate(decisions.node_decision.tolist()):
+                if d >= 0:
+                    p = probs[decisions.start[d]:decisions.start[d + 1]]
+                    out[k] = (1.0 - self.lapse) * p + self.lapse / len(p)
         return out
 
     def slots(self, tree: DecisionTree, decisions: DecisionNodes
@@ -320,9 +322,10 @@ class NodeChoiceWalker(TreeWalker):
                                                       decisions.decision_node.tolist()])[:, :-2]
             fixed = fixed @ weights[:-2]
             first = np.cumsum([0] + [len(node.children) for node in tree.nodes])
-            for d, k in enumerate(decisions.decision_node.tolist()):
-                utilities[first[k]:first[k + 1]] = fixed[decisions.start[d]:
-                                                         decisions.start[d + 1]]
+            for k, d in enumerate(decisions.node_decision.tolist()):
+                if d >= 0:
+                    utilities[first[k]:first[k + 1]] = fixed[decisions.start[d]:
+                                                             decisions.start[d + 1]]
         return np.zeros(0), utilities
 
     def values_of_walk(self) -> tuple[float, float]:

@@ -102,6 +102,7 @@ class DecisionTree:
     maze: Maze
     nodes: tuple[Node, ...]
     vision: str = str(SWEEP_VISION)
+    merged: bool = False
 
     def __post_init__(self) -> None:
         index = {node.name: k for k, node in enumerate(self.nodes)}
@@ -153,8 +154,9 @@ def maze_name(maze: Maze) -> str:
 
 
 def decision_tree(maze: Maze, vision: Vision | str | int | Mapping = SWEEP_VISION, *,
-                  max_nodes: int = MAX_TREE_NODES) -> DecisionTree:
-    """The tree of observation nodes of `maze` (the module docstring), breadth-first.
+                  max_nodes: int = MAX_TREE_NODES, merged: bool = False) -> DecisionTree:
+    """The tree of observation nodes of `maze` (the module docstring), breadth-first; with
+    `merged`, its graph: nodes in equal states merged (the module docstring).
 
     Parameters
     ----------
@@ -164,6 +166,9 @@ def decision_tree(maze: Maze, vision: Vision | str | int | Mapping = SWEEP_VISIO
         known floor plan) have no tree: AgentError.
     max_nodes : int
         Ceiling on the number of nodes, at most `MAX_TREE_NODES`.
+    merged : bool
+        The graph (a node per edge between states) instead of the tree: the same values for
+        the planners, the same cuts of walks, on maps where the tree passes every ceiling.
 
     Examples
     --------
@@ -200,21 +205,28 @@ def decision_tree(maze: Maze, vision: Vision | str | int | Mapping = SWEEP_VISIO
         first, seen, status = _tree_kernels.view_table(maze.grid, floor, dark_id, kind, radius,
                                                        occlusion, MAX_TREE_WORK)
     if status != _tree_kernels.OK:
-        _too_big(maze, "the views from its floor cells pass", MAX_TREE_WORK, "cells of work")
-    (cell, parent, depth, walked, path_first, path, revealed_first, revealed,
+        _too_big(maze, "graph" if merged else "tree", "the views from its floor cells pass",
+                 MAX_TREE_WORK, "cells of work")
+    if not isinstance(merged, (bool, np.bool_)):
+        raise AgentError(f"merged: {merged!r} (allowed: true or false)")
+    (cell, parent, depth, walked, path_first, path, revealed_first, revealed, state,
      status) = _tree_kernels.grow(_neighbours(maze, floor, floor_id), first, seen,
                                   int(floor_id[maze.start]), len(dark_cells), int(max_nodes),
-                                  MAX_TREE_CELLS, MAX_TREE_WORK)
+                                  MAX_TREE_CELLS, MAX_TREE_WORK, bool(merged))
+    kind = "graph" if merged else "tree"
     if status == _tree_kernels.TOO_MANY_NODES:
-        _too_big(maze, "the tree passes", int(max_nodes), "nodes", "max_nodes up to "
-                 f"{MAX_TREE_NODES:,}; trees grow combinatorially on open maps")
+        _too_big(maze, kind, f"the {kind} passes", int(max_nodes), "nodes",
+                 f"max_nodes up to {MAX_TREE_NODES:,}; "
+                 + ("merged graphs grow with the sets of cells left dark" if merged else
+                    "trees grow combinatorially on open maps, merged graphs do not"))
     if status == _tree_kernels.TOO_MANY_CELLS:
-        _too_big(maze, "the tree's paths and revealed cells pass", MAX_TREE_CELLS, "cells")
+        _too_big(maze, kind, f"the {kind}'s paths, revealed cells and dark sets pass",
+                 MAX_TREE_CELLS, "cells")
     if status == _tree_kernels.TOO_MUCH_WORK:
-        _too_big(maze, "building the tree passes", MAX_TREE_WORK, "cells searched")
+        _too_big(maze, kind, f"building the {kind} passes", MAX_TREE_WORK, "cells searched")
     return DecisionTree(maze, _nodes(floor, dark_cells, cell, parent, depth, walked,
-                                     path_first, path, revealed_first, revealed),
-                        str(vision))
+                                     path_first, path, revealed_first, revealed, state),
+                        str(vision), bool(merged))
 
 
 def _tree_vision(value: Any) -> Vision:
@@ -231,9 +243,10 @@ def _tree_vision(value: Any) -> Vision:
                      "known and memory, such as {sweep: true, map: known})")
 
 
-def _too_big(maze: Maze, what: str, ceiling: int, unit: str, allowed: str = "") -> None:
+def _too_big(maze: Maze, kind: str, what: str, ceiling: int, unit: str, allowed: str = ""
+             ) -> None:
     extra = f"; allowed: {allowed}" if allowed else ""
-    raise AgentError(f"decision tree of maze {maze_name(maze)!r}: {what} {ceiling:,} {unit} "
+    raise AgentError(f"decision {kind} of maze {maze_name(maze)!r}: {what} {ceiling:,} {unit} "
                      f"(the ceiling{extra})")
 
 
@@ -249,13 +262,19 @@ def _neighbours(maze: Maze, floor: np.ndarray, floor_id: np.ndarray) -> np.ndarr
 
 
 def _nodes(floor, dark_cells, cell, parent, depth, walked, path_first, path, revealed_first,
-           revealed) -> tuple[Node, ...]:
-    """Nodes from the kernel's arrays; every cell is one shared tuple."""
+           revealed, state) -> tuple[Node, ...]:
+    """Nodes from the kernel's arrays; every cell is one shared tuple, and the nodes of one
+    state share one tuple of children (their state's first node's)."""
     floor_cells = [(int(r), int(c)) for r, c in floor.tolist()]
     dark_tuples = [(int(r), int(c)) for r, c in dark_cells.tolist()]
-    children: list[list[int]] = [[] for _ in range(len(cell))]
+    found: list[list[int]] = [[] for _ in range(len(cell))]
     for k, p in enumerate(parent.tolist()[1:], start=1):
-        children[p].append(k)
+        found[p].append(k)
+    owner: dict[int, int] = {}
+    for k, s in enumerate(state.tolist()):
+        owner.setdefault(s, k)
+    shared = {k: tuple(found[k]) for k in owner.values()}
+    children = [shared[owner[s]] for s in state.tolist()]
     path, revealed = path.tolist(), revealed.tolist()
     path_first, revealed_first = path_first.tolist(), revealed_first.tolist()
     nodes, remaining = [], []
@@ -271,5 +290,5 @@ def _nodes(floor, dark_cells, cell, parent, depth, walked, path_first, path, rev
             revealed=shown,
             distances=tuple(sorted(abs(r - here[0]) + abs(c - here[1]) for r, c in shown)),
             remaining=left, depth=int(depth[k]), steps_from_root=int(walked[k]),
-            children=tuple(children[k]), name=str(k)))
+            children=children[k], name=str(k)))
     return tuple(nodes)
