@@ -124,7 +124,7 @@ def decision_nodes(trees: Mapping[str, DecisionTree]) -> DecisionNodes:
             parent[g] = b + node.parent if node.parent >= 0 else -1
             if node.children:
                 state[g] = b + first_with.setdefault(node.children, k)
-        level[b:b + len(nodes)] = _levels(trees[name])
+        level[b:b + len(nodes)] = trees[name].levels()
         for k in trees[name].decisions():
             if state[b + k] == b + k:
                 decision_tree.append(t)
@@ -146,23 +146,3 @@ def decision_nodes(trees: Mapping[str, DecisionTree]) -> DecisionNodes:
                          _readonly(distance), _readonly(share), _readonly(parent),
                          _readonly(state), levels, _readonly(node_decision))
 
-
-def _levels(tree: DecisionTree) -> list[int]:
-    """The level of each node of `tree`: 0 at the root, one more than its deepest parent's
-    elsewhere (its depth in a tree; every parent of a node lies on an earlier level).
-    ValueError for a node not below the root."""
-    waiting = [0] * len(tree)
-    for node in tree.nodes:
-        for c in node.children:
-            waiting[c] += 1
-    level, order = [0] * len(tree), [0] if not waiting[0] else []
-    for k in order:
-        for c in tree.nodes[k].children:
-            level[c] = max(level[c], level[k] + 1)
-            waiting[c] -= 1
-            if not waiting[c]:
-                order.append(c)
-    if len(order) != len(tree):
-        raise ValueError(f"tree of {len(tree)} nodes: {len(tree) - len(order)} not below the "
-                         "root")
-    return level
