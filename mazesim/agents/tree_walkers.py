@@ -3,7 +3,7 @@ and 11): `eu`, `du`, `pw`, `pw-du`, `steps`, `cells`, `steps-cells`, named and p
 their node models (`mazesim.agents.node_models`), and ours, `node-choice` (its weights a key).
 
 The rule (Kryven et al. 2024): at each observation node of the decision tree of its maze under
-its vision (`mazesim.agents.trees`), draw a child with the model's softmax probabilities (mixed
+its vision (`mazesim.agents.trees`, merged: the tree's walks on maps of any size), draw a child with the model's softmax probabilities (mixed
 with a uniform choice among the children by `lapse`), walk the tree's path to it (a shortest
 path over the known floor plan on which nothing new is seen before the child), and repeat; once
 the exit has been observed, walk a shortest path to it (ties as the other agents' plans break
