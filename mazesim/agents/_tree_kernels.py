@@ -1,5 +1,5 @@
 """numba kernels of decision trees (`mazesim.agents.trees`): what each floor cell sees, and the
-tree grown breadth-first from the start.
+tree (or its graph of states, merged) grown breadth-first from the start.
 
 Floor cells are numbered 0..F-1 (row-major) and dark cells 0..D-1 (row-major). `neighbours`
 (F, 4) lists each floor cell's floor neighbours in the authors' order right, left, down, up (-1:

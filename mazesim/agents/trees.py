@@ -237,6 +237,8 @@ def decision_tree(maze: Maze, vision: Vision | str | int | Mapping = SWEEP_VISIO
             1 <= max_nodes <= MAX_TREE_NODES):
         raise AgentError(f"max_nodes: {max_nodes!r} (allowed: an integer from 1 to "
                          f"{MAX_TREE_NODES:,})")
+    if not isinstance(merged, (bool, np.bool_)):
+        raise AgentError(f"merged: {merged!r} (allowed: true or false)")
     floor = np.argwhere(maze.grid == PASSAGE)
     floor_id = np.full(maze.shape, -1, np.int64)
     floor_id[tuple(floor.T)] = np.arange(len(floor))
@@ -253,8 +255,6 @@ def decision_tree(maze: Maze, vision: Vision | str | int | Mapping = SWEEP_VISIO
     if status != _tree_kernels.OK:
         _too_big(maze, "graph" if merged else "tree", "the views from its floor cells pass",
                  MAX_TREE_WORK, "cells of work")
-    if not isinstance(merged, (bool, np.bool_)):
-        raise AgentError(f"merged: {merged!r} (allowed: true or false)")
     (cell, parent, depth, walked, path_first, path, revealed_first, revealed, state,
      status) = _tree_kernels.grow(_neighbours(maze, floor, floor_id), first, seen,
                                   int(floor_id[maze.start]), len(dark_cells), int(max_nodes),

@@ -104,6 +104,8 @@ def test_states_share_their_children_and_merged_nodes_keep_the_first_way_found()
     data = graph.to_json()
     assert (data["merged"], data["states"]) == (True, 53)
     assert [n["state"] for n in data["nodes"]] == list(graph.state)
+    with pytest.raises(AgentError, match="merged: 'yes' \\(allowed: true or false\\)"):
+        decision_tree(maze, merged="yes")
 
 
 def test_every_map_of_the_replication_builds_merged_within_its_ceilings():
