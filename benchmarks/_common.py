@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 EXPERIMENT_1 = Path("shared") / "data" / "maze-search-task" / "experiment-1"
+REPLICATION = Path("shared") / "data" / "maze-search-task-replication"
 
 
 def medians(func: Callable[[], Any], repeats: int, *, warm_up: bool = False
@@ -32,4 +33,15 @@ def experiment_1() -> Path:
                    if (p / EXPERIMENT_1 / "plandata.csv").is_file()), None)
     if folder is None:
         raise SystemExit(f"no {EXPERIMENT_1} above {here.parent}")
+    return folder
+
+
+def replication() -> Path:
+    """The independent replication's folder (30 maps of 15x15, `walks.csv`) above this script;
+    exits when there is none."""
+    here = Path(__file__).resolve()
+    folder = next((p / REPLICATION for p in here.parents
+                   if (p / REPLICATION / "walks.csv").is_file()), None)
+    if folder is None:
+        raise SystemExit(f"no {REPLICATION} above {here.parent}")
     return folder

@@ -1,5 +1,5 @@
 """numba kernels of decision trees (`mazesim.agents.trees`): what each floor cell sees, and the
-tree grown breadth-first from the start.
+tree (or its graph of states, merged) grown breadth-first from the start.
 
 Floor cells are numbered 0..F-1 (row-major) and dark cells 0..D-1 (row-major). `neighbours`
 (F, 4) lists each floor cell's floor neighbours in the authors' order right, left, down, up (-1:
@@ -99,52 +99,66 @@ def _add_dark(seen, m, met, n_met, dark_id, width):
 
 
 @njit(cache=True)
-def grow(neighbours, first, seen, root, n_dark, max_nodes, max_cells, max_work):
-    """The tree from floor cell `root`, breadth-first: (cell, parent, depth, steps from the
-    root, path_first, path, revealed_first, revealed, status), one item per node (paths: floor
-    cells from the parent's cell to the node's, both included; revealed: dark cells).
+def grow(neighbours, first, seen, root, n_dark, max_nodes, max_cells, max_work, merge):
+    """The tree from floor cell `root`, breadth-first, or with `merge` the graph of its states:
+    (cell, parent, depth, steps from the root, path_first, path, revealed_first, revealed,
+    state, status), one item per node (paths: floor cells from the parent's cell to the
+    node's, both included; revealed: dark cells; state: the number of the node's state, in the
+    order first met).
 
-    A node's children are found by a breadth-first search from its cell over floor, neighbours
-    in the order right, left, down, up: a cell first reached from which something still dark
-    (on the node's map: every dark cell not revealed on the way from the root) would be seen is
-    a child, reached by the search's path, and the search does not go on through it; cells
-    that would see nothing new are searched on. This is the authors' search over simple paths
-    (`tree_builder.next_path`) with its rule that a cell seen again with the same new cells is
-    dropped: the first path to reach a cell is a shortest one, found in the same order. (Not
-    `_grid.bfs`: the authors' neighbour order, not the canonical one, decides which shortest
-    path and which child come first, and where the search stops changes from node to node.)
-    Stops at `max_nodes` nodes, `max_cells` path and revealed cells in all, or `max_work` cells
-    searched (status).
+    A node's **state** is its cell and the dark cells still dark there (every dark cell not
+    revealed on the way from the root). Its children are found by a breadth-first search from
+    its cell over floor, neighbours in the order right, left, down, up: a cell first reached
+    from which something still dark would be seen is a child, reached by the search's path,
+    and the search does not go on through it; cells that would see nothing new are searched
+    on. This is the authors' search over simple paths (`tree_builder.next_path`) with its rule
+    that a cell seen again with the same new cells is dropped: the first path to reach a cell
+    is a shortest one, found in the same order. (Not `_grid.bfs`: the authors' neighbour order,
+    not the canonical one, decides which shortest path and which child come first, and where
+    the search stops changes from node to node.)
+
+    Without `merge` every node is a state of its own: the tree. With `merge`, a node whose
+    state an earlier node has is not searched again: its children are that node's (the
+    caller shares them), so the nodes are the edges between states (and the root). Stops at
+    `max_nodes` nodes, `max_cells` path and revealed cells and dark-set words in all, or
+    `max_work` cells searched (status).
     """
     n_floor = neighbours.shape[0]
-    cap = _START_NODES
+    words = n_dark // 64 + 1
+    cap, state_cap = _START_NODES, _START_NODES
     cell = np.empty(cap, np.int64)
     parent = np.empty(cap, np.int64)
     depth = np.empty(cap, np.int64)
     walked = np.empty(cap, np.int64)
+    state = np.empty(cap, np.int64)
     path_first = np.zeros(cap + 1, np.int64)
     path = np.empty(cap, np.int64)
     revealed_first = np.zeros(cap + 1, np.int64)
     revealed = np.empty(max(cap, first[root + 1] - first[root]), np.int64)
-    cell[0], parent[0], depth[0], walked[0] = root, -1, 0, 0
+    dark = np.zeros((state_cap, words), np.uint64)     # each state's dark cells, as bits
+    owner = np.empty(state_cap, np.int64)              # the first node of each state
+    table = np.full(2 * state_cap, -1, np.int64)       # open addressing: state numbers
+    for d in range(n_dark):
+        dark[0, d >> 6] |= np.uint64(1) << np.uint64(d & 63)
     n_seen = first[root + 1] - first[root]
     for q in range(n_seen):
         revealed[q] = seen[first[root] + q]
+        _clear(dark[0], seen[first[root] + q])
     revealed_first[1] = n_seen
-    dark = np.ones(n_dark, np.bool_)
+    cell[0], parent[0], depth[0], walked[0], state[0], owner[0] = root, -1, 0, 0, 0, 0
+    if merge:
+        _insert(table, dark, cell, owner, 0)
     stamp = np.zeros(n_floor, np.int64)
     came = np.empty(n_floor, np.int64)
     queue = np.empty(n_floor, np.int64)
-    n, k, work, status = 1, 0, 0, OK
-    held = n_seen
+    here = np.empty(words, np.uint64)
+    n, n_states, k, work, status = 1, 1, 0, 0, OK
+    held = n_seen + words
     while k < n and status == OK:
-        for d in range(n_dark):
-            dark[d] = True
-        a = k
-        while a >= 0:
-            for q in range(revealed_first[a], revealed_first[a + 1]):
-                dark[revealed[q]] = False
-            a = parent[a]
+        s = state[k]
+        if owner[s] != k:               # merged: the state's first node holds the children
+            k += 1
+            continue
         head, tail = 0, 1
         queue[0] = cell[k]
         stamp[cell[k]] = k + 1
@@ -160,7 +174,7 @@ def grow(neighbours, first, seen, root, n_dark, max_nodes, max_cells, max_work):
                 work += 1
                 new = 0
                 for q in range(first[y], first[y + 1]):
-                    new += dark[seen[q]]
+                    new += _is_dark(dark[s], seen[q])
                 if new == 0:
                     queue[tail] = y
                     tail += 1
@@ -180,33 +194,114 @@ def grow(neighbours, first, seen, root, n_dark, max_nodes, max_cells, max_work):
                     cap *= 2
                     cell, parent = _grown(cell, cap), _grown(parent, cap)
                     depth, walked = _grown(depth, cap), _grown(walked, cap)
+                    state = _grown(state, cap)
                     path_first = _grown(path_first, cap + 1)
                     revealed_first = _grown(revealed_first, cap + 1)
                 p0 = path_first[n]
                 if p0 + length > path.shape[0]:
                     path = _grown(path, p0 + length)
                 z = y
-                for s in range(length - 1, -1, -1):
-                    path[p0 + s] = z
-                    if s > 0:
+                for t in range(length - 1, -1, -1):
+                    path[p0 + t] = z
+                    if t > 0:
                         z = came[z]
                 path_first[n + 1] = p0 + length
                 r0 = revealed_first[n]
                 if r0 + new > revealed.shape[0]:
                     revealed = _grown(revealed, r0 + new)
+                for w in range(words):
+                    here[w] = dark[s, w]
                 for q in range(first[y], first[y + 1]):
-                    if dark[seen[q]]:
+                    if _is_dark(dark[s], seen[q]):
                         revealed[r0] = seen[q]
                         r0 += 1
+                        _clear(here, seen[q])
                 revealed_first[n + 1] = r0
                 cell[n], parent[n], depth[n] = y, k, depth[k] + 1
                 walked[n] = walked[k] + length - 1
+                found = _find(table, dark, cell, owner, y, here) if merge else -1
+                if found < 0:
+                    if n_states == state_cap:
+                        state_cap *= 2
+                        dark, owner = _grown_rows(dark, state_cap), _grown(owner, state_cap)
+                        if merge:
+                            table = _rehashed(table, dark, cell, owner, n_states,
+                                              2 * state_cap)
+                    for w in range(words):
+                        dark[n_states, w] = here[w]
+                    owner[n_states] = n
+                    if merge:
+                        _insert(table, dark, cell, owner, n_states)
+                    found = n_states
+                    n_states += 1
+                    held += words
+                state[n] = found
                 n += 1
         if work > max_work and status == OK:
             status = TOO_MUCH_WORK
         k += 1
     return (cell[:n], parent[:n], depth[:n], walked[:n], path_first[:n + 1],
-            path[:path_first[n]], revealed_first[:n + 1], revealed[:revealed_first[n]], status)
+            path[:path_first[n]], revealed_first[:n + 1], revealed[:revealed_first[n]],
+            state[:n], status)
+
+
+@njit(cache=True)
+def _is_dark(bits, d):
+    return (bits[d >> 6] >> np.uint64(d & 63)) & np.uint64(1) != 0
+
+
+@njit(cache=True)
+def _clear(bits, d):
+    bits[d >> 6] &= ~(np.uint64(1) << np.uint64(d & 63))
+
+
+@njit(cache=True)
+def _hash(at, bits):
+    """FNV-1a over a state's cell and dark-set words."""
+    h = np.uint64(14695981039346656037) ^ np.uint64(at)
+    for w in range(bits.shape[0]):
+        h = (h ^ bits[w]) * np.uint64(1099511628211)
+    return h
+
+
+@njit(cache=True)
+def _find(table, dark, cell, owner, at, bits):
+    """The number of the state (cell `at`, dark cells `bits`) in `table`, -1 if none."""
+    mask = np.uint64(table.shape[0] - 1)
+    i = _hash(at, bits) & mask
+    while table[i] >= 0:
+        s = table[i]
+        if cell[owner[s]] == at and np.array_equal(dark[s], bits):
+            return s
+        i = (i + np.uint64(1)) & mask
+    return -1
+
+
+@njit(cache=True)
+def _insert(table, dark, cell, owner, s):
+    mask = np.uint64(table.shape[0] - 1)
+    i = _hash(cell[owner[s]], dark[s]) & mask
+    while table[i] >= 0:
+        i = (i + np.uint64(1)) & mask
+    table[i] = s
+
+
+@njit(cache=True)
+def _rehashed(table, dark, cell, owner, n_states, size):
+    out = np.full(size, -1, np.int64)
+    for s in range(n_states):
+        _insert(out, dark, cell, owner, s)
+    return out
+
+
+@njit(cache=True)
+def _grown_rows(values, needed):
+    """`_grown` for a 2-D array (rows)."""
+    out = np.empty((max(needed, 2 * values.shape[0]), values.shape[1]), values.dtype)
+    for i in range(values.shape[0]):
+        for j in range(values.shape[1]):
+            out[i, j] = values[i, j]
+    return out
 
 
 @njit(cache=True)

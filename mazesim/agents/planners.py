@@ -16,7 +16,12 @@ P(c) proportional to exp(-V(c) / tau); equal values get equal shares.
 
 Every function takes parameter arrays of one length G (numbers broadcast) and returns an array
 (rows, G): column g holds the probabilities at the g-th setting. The planners' values depend on
-(gamma, beta) only, so each distinct pair is valued once, by depth from the leaves up.
+(gamma, beta) only, so each distinct pair is valued once, by level from the leaves up.
+
+A child's value depends only on its parent's state and its own (its cell and the cells still
+dark: they fix S, N, d, p and everything below), so on a merged graph
+(`decision_tree(..., merged=True)`), where nodes in one state share their children, the
+best child is found once per state and every value is the tree's.
 """
 
 from __future__ import annotations
@@ -47,14 +52,15 @@ def planner_values(decisions: DecisionNodes, gamma: np.ndarray, beta: np.ndarray
     p = decisions.share[:, None]
     now = decisions.steps[:, None] + prelec(p, beta) * decisions.mean_distance[:, None]
     later = gamma * prelec(1.0 - p, beta)
+    state, parent = decisions.state, decisions.parent
     has_children = np.zeros(len(decisions.share), dtype=bool)
-    has_children[decisions.parent[decisions.parent >= 0]] = True
+    has_children[state[parent[parent >= 0]]] = True
     best_child = np.where(has_children[:, None], np.inf, 0.0) * np.ones_like(gamma)
     values = np.empty((len(decisions.share), len(gamma)))
     for level in reversed(decisions.levels):
-        values[level] = now[level] + later[level] * best_child[level]
-        below = level[decisions.parent[level] >= 0]
-        np.minimum.at(best_child, decisions.parent[below], values[below])
+        values[level] = now[level] + later[level] * best_child[state[level]]
+        below = level[parent[level] >= 0]
+        np.minimum.at(best_child, state[parent[below]], values[below])
     return values
 
 

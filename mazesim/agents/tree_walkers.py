@@ -3,7 +3,7 @@ and 11): `eu`, `du`, `pw`, `pw-du`, `steps`, `cells`, `steps-cells`, named and p
 their node models (`mazesim.agents.node_models`), and ours, `node-choice` (its weights a key).
 
 The rule (Kryven et al. 2024): at each observation node of the decision tree of its maze under
-its vision (`mazesim.agents.trees`), draw a child with the model's softmax probabilities (mixed
+its vision (`mazesim.agents.trees`, merged: the tree's walks on maps of any size), draw a child with the model's softmax probabilities (mixed
 with a uniform choice among the children by `lapse`), walk the tree's path to it (a shortest
 path over the known floor plan on which nothing new is seen before the child), and repeat; once
 the exit has been observed, walk a shortest path to it (ties as the other agents' plans break
@@ -50,14 +50,15 @@ _TREES: OrderedDict = OrderedDict()
 
 
 def tree_of(maze: Maze, vision: Vision) -> tuple[DecisionTree, DecisionNodes]:
-    """The decision tree of `maze` under `vision` and its decisions laid out flat, the last
-    few kept (keyed by the maze's content and the vision)."""
+    """The decision tree of `maze` under `vision`, merged (equal states one node: the same
+    walks as the tree's, on maps of any size), and its decisions laid out flat, the last few
+    kept (keyed by the maze's content and the vision)."""
     key = (maze.grid.tobytes(), maze.shape, maze.start, maze.goal,
            repr(maze.meta.get("seen_at_start")), str(vision))
     if key in _TREES:
         _TREES.move_to_end(key)
         return _TREES[key]
-    tree = decision_tree(maze, vision)
+    tree = decision_tree(maze, vision, merged=True)
     built = (tree, decision_nodes({"tree": tree}))
     _TREES[key] = built
     if len(_TREES) > _CACHED_TREES:
@@ -122,9 +123,10 @@ class TreeWalker(AgentBase):
         out = [np.ones(len(node.children)) for node in tree.nodes]
         if decisions.size:
             probs = node_model(self.name).probabilities(decisions, **self.values())
-            for d, k in enumerate(decisions.decision_node.tolist()):
-                p = probs[decisions.start[d]:decisions.start[d + 1]]
-                out[k] = (1.0 - self.lapse) * p + self.lapse / len(p)
+            for k, d in enumerate(decisions.node_decision.tolist()):
+                if d >= 0:
+                    p = probs[decisions.start[d]:decisions.start[d + 1]]
+                    out[k] = (1.0 - self.lapse) * p + self.lapse / len(p)
         return out
 
     def slots(self, tree: DecisionTree, decisions: DecisionNodes
@@ -320,9 +322,10 @@ class NodeChoiceWalker(TreeWalker):
                                                       decisions.decision_node.tolist()])[:, :-2]
             fixed = fixed @ weights[:-2]
             first = np.cumsum([0] + [len(node.children) for node in tree.nodes])
-            for d, k in enumerate(decisions.decision_node.tolist()):
-                utilities[first[k]:first[k + 1]] = fixed[decisions.start[d]:
-                                                         decisions.start[d + 1]]
+            for k, d in enumerate(decisions.node_decision.tolist()):
+                if d >= 0:
+                    utilities[first[k]:first[k + 1]] = fixed[decisions.start[d]:
+                                                             decisions.start[d + 1]]
         return np.zeros(0), utilities
 
     def values_of_walk(self) -> tuple[float, float]:

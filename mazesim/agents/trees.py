@@ -11,7 +11,7 @@ anything. A **decision** is a node with two or more children. The planners of Kr
 
 This module holds the tree as data (`Node`, `DecisionTree`); `decision_tree(maze, vision)`
 builds one, exactly as the authors' `tree_builder.py` does (their `tree_builder.csv` of
-experiment 1, every node of the 40 maps, is a test):
+experiment 1, every node of the 40 maps, is a test), or its merged graph (below):
 
 - **Dark** floor: the passages neither shown at the start (`Maze.meta["seen_at_start"]`, the
   task's code-6 cells) nor the start itself; the exit is dark. What a position *observes* is
@@ -25,9 +25,21 @@ experiment 1, every node of the 40 maps, is a test):
   cells; other cells that see the same new cells are children of their own). Moving to a child
   reveals what it observes; the tree goes on breadth-first from each child on its own map,
   until no move reveals anything. The root is the start, with what it sees revealed.
-- Trees grow combinatorially on open maps: `max_nodes` (at most `MAX_TREE_NODES`), the cells
-  the tree holds (`MAX_TREE_CELLS`) and the work (`MAX_TREE_WORK`) are checked as it grows, and
-  passing one is one AgentError naming the maze and the ceiling.
+- Trees grow combinatorially on open maps (a 15x15 map of the replication passes 50,000
+  nodes). **Merged** (`merged=True`), the tree becomes a graph that does not: a node's
+  subtree depends only on its **state**, its cell and the dark cells still dark there, and a
+  child's path, revealed cells, S, N, d and p only on its parent's state and its own cell. So
+  each state is searched once: a node reached in a state met before shares that state's
+  children (one tuple), and the nodes are the edges between states (a child reached from a
+  state) and the root. Unfolded from the root the graph is the tree, node for node; the
+  planners' values and the cuts of walks are the tree's, while the states grow with the sets
+  of cells left dark, not the orders in which they are revealed (the replication's largest
+  map: 7,552 nodes, 1,610 states). A merged node's `parent`, `depth` and `steps_from_root`
+  are those of the first way to it found (breadth-first); history belongs to the walk
+  (`mazesim.walks.nodes`), not to the node.
+- `max_nodes` (at most `MAX_TREE_NODES`), the cells the tree holds (`MAX_TREE_CELLS`: paths,
+  revealed cells and each state's dark set) and the work (`MAX_TREE_WORK`) are checked as it
+  grows, and passing one is one AgentError naming the maze and the ceiling.
 """
 
 from __future__ import annotations
@@ -97,15 +109,21 @@ class Node:
 
 @dataclass(frozen=True, eq=False)
 class DecisionTree:
-    """The observation nodes of one map, breadth-first (`nodes[0]` is the root)."""
+    """The observation nodes of one map, breadth-first (`nodes[0]` is the root). `merged`: a
+    graph, the nodes in equal states merged (the module docstring), where `state[k]` is the
+    first node in node k's state (k itself in a tree; given or filled in)."""
 
     maze: Maze
     nodes: tuple[Node, ...]
     vision: str = str(SWEEP_VISION)
+    merged: bool = False
+    state: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
         index = {node.name: k for k, node in enumerate(self.nodes)}
         object.__setattr__(self, "_index", MappingProxyType(index))
+        if not self.state:
+            object.__setattr__(self, "state", tuple(range(len(self.nodes))))
 
     def __len__(self) -> int:
         return len(self.nodes)
@@ -122,20 +140,49 @@ class DecisionTree:
         """The nodes with two or more children."""
         return [k for k, node in enumerate(self.nodes) if len(node.children) >= 2]
 
+    def states(self) -> list[int]:
+        """The first node of each state (every node in a tree)."""
+        return [k for k, s in enumerate(self.state) if s == k]
+
+    def levels(self) -> list[int]:
+        """The level of each node: 0 at the root, one more than its deepest parent's elsewhere
+        (its depth in a tree; every parent of a node lies on an earlier level). ValueError for
+        a node not below the root."""
+        waiting = [0] * len(self.nodes)
+        for node in self.nodes:
+            for c in node.children:
+                waiting[c] += 1
+        level, order = [0] * len(self.nodes), [] if waiting[0] else [0]
+        for k in order:
+            for c in self.nodes[k].children:
+                level[c] = max(level[c], level[k] + 1)
+                waiting[c] -= 1
+                if not waiting[c]:
+                    order.append(c)
+        if len(order) != len(self.nodes):
+            raise ValueError(f"tree of {len(self.nodes)} nodes: {len(self.nodes) - len(order)} "
+                             "not below the root")
+        return level
+
     def to_json(self) -> dict[str, Any]:
-        """A JSON-ready dict: the maze's label, the vision, the number of decisions and every
-        node (index, name, cell, parent (null at the root), depth, steps, steps from the root,
-        path, cells revealed (count and cells), remaining dark cells, children)."""
-        return {
-            "maze": maze_name(self.maze), "vision": self.vision,
-            "decisions": len(self.decisions()),
-            "nodes": [{"index": k, "name": node.name, "cell": list(node.cell),
-                       "parent": None if node.parent < 0 else node.parent, "depth": node.depth,
-                       "steps": node.steps, "steps_from_root": node.steps_from_root,
-                       "path": [list(c) for c in node.path], "cells": node.cells,
-                       "revealed": [list(c) for c in node.revealed],
-                       "remaining": node.remaining, "children": list(node.children)}
-                      for k, node in enumerate(self.nodes)]}
+        """A JSON-ready dict: the maze's label, the vision, whether merged, the number of
+        states and of decisions (nodes with two or more children) and every node (index,
+        name, cell, parent (null at the root), depth, steps, steps from the root, path, cells
+        revealed (count and cells), remaining dark cells, children; in a merged graph its
+        state too)."""
+        nodes = [{"index": k, "name": node.name, "cell": list(node.cell),
+                  "parent": None if node.parent < 0 else node.parent, "depth": node.depth,
+                  "steps": node.steps, "steps_from_root": node.steps_from_root,
+                  "path": [list(c) for c in node.path], "cells": node.cells,
+                  "revealed": [list(c) for c in node.revealed],
+                  "remaining": node.remaining, "children": list(node.children)}
+                 for k, node in enumerate(self.nodes)]
+        if self.merged:
+            for node, state in zip(nodes, self.state):
+                node["state"] = state
+        return {"maze": maze_name(self.maze), "vision": self.vision, "merged": self.merged,
+                "states": len(self.states()), "decisions": len(self.decisions()),
+                "nodes": nodes}
 
 
 def dark_floor(maze: Maze) -> np.ndarray:
@@ -153,8 +200,9 @@ def maze_name(maze: Maze) -> str:
 
 
 def decision_tree(maze: Maze, vision: Vision | str | int | Mapping = SWEEP_VISION, *,
-                  max_nodes: int = MAX_TREE_NODES) -> DecisionTree:
-    """The tree of observation nodes of `maze` (the module docstring), breadth-first.
+                  max_nodes: int = MAX_TREE_NODES, merged: bool = False) -> DecisionTree:
+    """The tree of observation nodes of `maze` (the module docstring), breadth-first; with
+    `merged`, its graph: nodes in equal states merged (the module docstring).
 
     Parameters
     ----------
@@ -164,6 +212,9 @@ def decision_tree(maze: Maze, vision: Vision | str | int | Mapping = SWEEP_VISIO
         known floor plan) have no tree: AgentError.
     max_nodes : int
         Ceiling on the number of nodes, at most `MAX_TREE_NODES`.
+    merged : bool
+        The graph (a node per edge between states) instead of the tree: the same values for
+        the planners, the same cuts of walks, on maps where the tree passes every ceiling.
 
     Examples
     --------
@@ -186,6 +237,8 @@ def decision_tree(maze: Maze, vision: Vision | str | int | Mapping = SWEEP_VISIO
             1 <= max_nodes <= MAX_TREE_NODES):
         raise AgentError(f"max_nodes: {max_nodes!r} (allowed: an integer from 1 to "
                          f"{MAX_TREE_NODES:,})")
+    if not isinstance(merged, (bool, np.bool_)):
+        raise AgentError(f"merged: {merged!r} (allowed: true or false)")
     floor = np.argwhere(maze.grid == PASSAGE)
     floor_id = np.full(maze.shape, -1, np.int64)
     floor_id[tuple(floor.T)] = np.arange(len(floor))
@@ -200,21 +253,26 @@ def decision_tree(maze: Maze, vision: Vision | str | int | Mapping = SWEEP_VISIO
         first, seen, status = _tree_kernels.view_table(maze.grid, floor, dark_id, kind, radius,
                                                        occlusion, MAX_TREE_WORK)
     if status != _tree_kernels.OK:
-        _too_big(maze, "the views from its floor cells pass", MAX_TREE_WORK, "cells of work")
-    (cell, parent, depth, walked, path_first, path, revealed_first, revealed,
+        _too_big(maze, "graph" if merged else "tree", "the views from its floor cells pass",
+                 MAX_TREE_WORK, "cells of work")
+    (cell, parent, depth, walked, path_first, path, revealed_first, revealed, state,
      status) = _tree_kernels.grow(_neighbours(maze, floor, floor_id), first, seen,
                                   int(floor_id[maze.start]), len(dark_cells), int(max_nodes),
-                                  MAX_TREE_CELLS, MAX_TREE_WORK)
+                                  MAX_TREE_CELLS, MAX_TREE_WORK, bool(merged))
+    kind = "graph" if merged else "tree"
     if status == _tree_kernels.TOO_MANY_NODES:
-        _too_big(maze, "the tree passes", int(max_nodes), "nodes", "max_nodes up to "
-                 f"{MAX_TREE_NODES:,}; trees grow combinatorially on open maps")
+        _too_big(maze, kind, f"the {kind} passes", int(max_nodes), "nodes",
+                 f"max_nodes up to {MAX_TREE_NODES:,}; "
+                 + ("merged graphs grow with the sets of cells left dark" if merged else
+                    "trees grow combinatorially on open maps, merged graphs do not"))
     if status == _tree_kernels.TOO_MANY_CELLS:
-        _too_big(maze, "the tree's paths and revealed cells pass", MAX_TREE_CELLS, "cells")
+        _too_big(maze, kind, f"the {kind}'s paths, revealed cells and dark sets pass",
+                 MAX_TREE_CELLS, "cells")
     if status == _tree_kernels.TOO_MUCH_WORK:
-        _too_big(maze, "building the tree passes", MAX_TREE_WORK, "cells searched")
-    return DecisionTree(maze, _nodes(floor, dark_cells, cell, parent, depth, walked,
-                                     path_first, path, revealed_first, revealed),
-                        str(vision))
+        _too_big(maze, kind, f"building the {kind} passes", MAX_TREE_WORK, "cells searched")
+    nodes, first_in_state = _nodes(floor, dark_cells, cell, parent, depth, walked, path_first,
+                                   path, revealed_first, revealed, state)
+    return DecisionTree(maze, nodes, str(vision), bool(merged), first_in_state)
 
 
 def _tree_vision(value: Any) -> Vision:
@@ -231,9 +289,10 @@ def _tree_vision(value: Any) -> Vision:
                      "known and memory, such as {sweep: true, map: known})")
 
 
-def _too_big(maze: Maze, what: str, ceiling: int, unit: str, allowed: str = "") -> None:
+def _too_big(maze: Maze, kind: str, what: str, ceiling: int, unit: str, allowed: str = ""
+             ) -> None:
     extra = f"; allowed: {allowed}" if allowed else ""
-    raise AgentError(f"decision tree of maze {maze_name(maze)!r}: {what} {ceiling:,} {unit} "
+    raise AgentError(f"decision {kind} of maze {maze_name(maze)!r}: {what} {ceiling:,} {unit} "
                      f"(the ceiling{extra})")
 
 
@@ -249,13 +308,20 @@ def _neighbours(maze: Maze, floor: np.ndarray, floor_id: np.ndarray) -> np.ndarr
 
 
 def _nodes(floor, dark_cells, cell, parent, depth, walked, path_first, path, revealed_first,
-           revealed) -> tuple[Node, ...]:
-    """Nodes from the kernel's arrays; every cell is one shared tuple."""
+           revealed, state) -> tuple[tuple[Node, ...], tuple[int, ...]]:
+    """Nodes from the kernel's arrays (every cell one shared tuple, the nodes of one state one
+    tuple of children: their state's first node's), and the first node of each node's
+    state."""
     floor_cells = [(int(r), int(c)) for r, c in floor.tolist()]
     dark_tuples = [(int(r), int(c)) for r, c in dark_cells.tolist()]
-    children: list[list[int]] = [[] for _ in range(len(cell))]
+    found: list[list[int]] = [[] for _ in range(len(cell))]
     for k, p in enumerate(parent.tolist()[1:], start=1):
-        children[p].append(k)
+        found[p].append(k)
+    owner: dict[int, int] = {}
+    for k, s in enumerate(state.tolist()):
+        owner.setdefault(s, k)
+    shared = {k: tuple(found[k]) for k in owner.values()}
+    children = [shared[owner[s]] for s in state.tolist()]
     path, revealed = path.tolist(), revealed.tolist()
     path_first, revealed_first = path_first.tolist(), revealed_first.tolist()
     nodes, remaining = [], []
@@ -271,5 +337,5 @@ def _nodes(floor, dark_cells, cell, parent, depth, walked, path_first, path, rev
             revealed=shown,
             distances=tuple(sorted(abs(r - here[0]) + abs(c - here[1]) for r, c in shown)),
             remaining=left, depth=int(depth[k]), steps_from_root=int(walked[k]),
-            children=tuple(children[k]), name=str(k)))
-    return tuple(nodes)
+            children=children[k], name=str(k)))
+    return tuple(nodes), tuple(owner[s] for s in state.tolist())

@@ -119,8 +119,8 @@ class NodeDecisions:
     """Every node the trials of a run passed with a child taken, as parallel arrays (one item
     per node passed, in trial order, then walk order).
 
-    `trees` holds the tree of each maze by maze id (a node and its children are indices into
-    `trees[maze].nodes`). `trial` indexes `HumanRun.trials`, `participant`
+    `trees` holds the merged tree of each maze by maze id (a node and its children are
+    indices into `trees[maze].nodes`). `trial` indexes `HumanRun.trials`, `participant`
     `HumanRun.participants`; `node` and `chosen` (the child taken) are node indices, `choice`
     the place of the chosen child among the node's children, `children` their number;
     `arrived` and `reached` the steps at which the walk reached the node and the child;
@@ -164,11 +164,13 @@ _NODE_COLUMNS = ("trial", "participant", "maze", "node", "chosen", "choice", "ch
 def node_decisions(run: HumanRun, vision: Vision | str | int | dict = SWEEP_VISION, *,
                    max_nodes: int = MAX_TREE_NODES) -> NodeDecisions:
     """The nodes every trial of `run` passed on its maze's decision tree (built once per maze
-    with `vision`, by default the authors' sweep; `max_nodes` its ceiling), with the child
-    taken at each; AgentError naming the maze whose tree passes the ceiling."""
+    with `vision`, by default the authors' sweep, equal states merged: the same cuts as the
+    tree's, on maps of any size; `max_nodes` its ceiling), with the child taken at each;
+    AgentError naming the maze whose graph passes the ceiling."""
     from mazesim.walks.nodes import NodeCutter
 
-    cutters = {m: NodeCutter(decision_tree(run.mazes[m], vision, max_nodes=max_nodes))
+    cutters = {m: NodeCutter(decision_tree(run.mazes[m], vision, max_nodes=max_nodes,
+                                           merged=True))
                for m in sorted({t.maze_id for t in run.trials})}
     index = {p: i for i, p in enumerate(run.participants)}
     done: set[tuple[str, int]] = set()

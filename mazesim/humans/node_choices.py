@@ -2,8 +2,9 @@
 the children of decision nodes, on the flat decisions of the trees (`DecisionNodes`), with the
 cells each person had walked up to each node (what `node-choice`'s walk features read).
 
-Two sources: a run of people (`run_node_choices`: our trees, one per maze, and our cut of every
-walk, `mazesim.humans.data.node_decisions`; a person's first walk of each maze only, as the
+Two sources: a run of people (`run_node_choices`: our trees, one per maze, merged (equal
+states one node: the same decisions on maps of any size), and our cut of every walk,
+`mazesim.humans.data.node_decisions`; a person's first walk of each maze only, as the
 authors kept: a second walk of a map is no longer a search), and the Maze Search Task
 authors' own tables (`peer_node_choices`). On experiment 1 both give the same 5,971 decisions
 of 116 people.

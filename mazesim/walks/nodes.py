@@ -20,7 +20,9 @@ same child, more steps than its S); a child c whose new cells another child c' a
 once c is reached, a child of c only if it still reveals something (what was seen at c is no
 longer new), else the walk passes it without a node; walking back over seen floor is never a
 node. A walk observed under another vision (the task's people saw by line of sight) is cut by
-the tree's vision: its nodes are where that vision would observe something.
+the tree's vision: its nodes are where that vision would observe something. A merged tree
+(`decision_tree(..., merged=True)`) cuts a walk into the same children: unfolded from the root
+it is the tree.
 """
 
 from __future__ import annotations

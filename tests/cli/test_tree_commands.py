@@ -12,7 +12,7 @@ from mazesim.cli import main
 from mazesim.maze import maze_to_json, parse_maze
 from mazesim.render import DECISION_COLOUR, TREE_SCALE
 
-from tests.humans.mst_data import mst_folder
+from tests.humans.mst_data import mst_folder, replication_mazes
 
 from cli_errors import error_line
 
@@ -60,6 +60,21 @@ def test_tree_of_an_experiment_1_map(runner):
     result = runner.invoke(main, ["tree", str(mst_folder() / "mazes" / "4ways.txt")])
     assert result.stdout == ("4ways (sweep, map known): 171 nodes, 45 decisions, 60 leaves, "
                              "depth 5\n")
+
+
+def test_merged_tree_of_an_experiment_1_map_and_of_a_replication_map(runner):
+    result = runner.invoke(main, ["tree", str(mst_folder() / "mazes" / "4ways.txt"),
+                                  "--merged"])
+    assert result.stdout == ("4ways (sweep, map known, merged): 97 nodes, 53 states, 33 "
+                             "decisions, 4 leaves, depth 5\n")
+    big = str(replication_mazes()[1])
+    assert "map02': the tree passes 50,000 nodes" in error_line(runner.invoke(main, ["tree",
+                                                                                    big]))
+    data = json.loads(runner.invoke(main, ["tree", big, "--merged", "--json"]).stdout)
+    assert (data["maze"], data["merged"], data["states"], len(data["nodes"])) == (
+        "map02", True, 331, 1_196)
+    states = {n["state"] for n in data["nodes"]}
+    assert len(states) == 331 and all(data["nodes"][k]["state"] == k for k in states)
 
 
 def test_tree_under_another_vision(runner, files):

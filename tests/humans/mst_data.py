@@ -20,3 +20,16 @@ def mst_folder(experiment: str = EXPERIMENT_1) -> Path:
     pytest.fail(f"Maze Search Task data not found: no {SHARED_MST / experiment} with "
                 f"plandata.csv in any folder above {Path(__file__).parent} (the tests need "
                 "../shared beside the clone)")
+
+
+REPLICATION = Path("shared") / "data" / "maze-search-task-replication"
+
+
+def replication_mazes() -> list[Path]:
+    """The 30 map files (`mapNN.json`) of the independent replication; fails the test if there
+    are none."""
+    for folder in Path(__file__).resolve().parents:
+        files = sorted((folder / REPLICATION / "mazes").glob("map*.json"))
+        if files:
+            return files
+    pytest.fail(f"no {REPLICATION / 'mazes'} in any folder above {Path(__file__).parent}")

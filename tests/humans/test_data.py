@@ -49,7 +49,8 @@ def test_node_decisions_of_a_small_run(small_run):
 def test_node_decisions_under_another_vision_and_ceiling(small_run):
     window = node_decisions(small_run, {"window": 1, "map": "known"})
     assert window.trees[0].vision == "1, map known"
-    with pytest.raises(AgentError, match="decision tree of maze 'fork': the tree passes 2 nodes"):
+    with pytest.raises(AgentError, match="decision graph of maze 'fork': the graph passes 2 "
+                                         "nodes"):
         node_decisions(small_run, max_nodes=2)
 
 
@@ -59,7 +60,9 @@ def test_node_decisions_of_experiment_1(experiment_1_run):
     uniform choice among the children costs 1.223 bits (their Random model)."""
     run = load_human_run(experiment_1_run)
     nodes = node_decisions(run)
-    assert len(nodes.trees) == 40 and sum(len(t) for t in nodes.trees.values()) == 690
+    # the trees with equal states merged: the authors' 690 nodes are 532 (4ways, 3ways_3 and
+    # their mirrors merge); the cuts below are the authors' all the same
+    assert len(nodes.trees) == 40 and sum(len(t) for t in nodes.trees.values()) == 532
     first = nodes.select(nodes.first)
     assert (len(nodes), len(first), len(first.decisions())) == (8_354, 8_309, 6_126)
     assert len(set(nodes.trial[~nodes.first].tolist())) == 22
