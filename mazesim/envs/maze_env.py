@@ -83,6 +83,8 @@ class MazeEnv(gym.Env):
         return self._obs(), {"maze": self._core.maze[0].item()}
 
     def step(self, action):
+        if not self.action_space.contains(action):
+            raise ConfigError(f"action: {action!r} (allowed: 0 up, 1 right, 2 down, 3 left)")
         core = self._core
         core.step(np.array([action], np.int64), autoreset=False)
         return (self._obs(), float(core.reward[0]), bool(core.terminated[0]),

@@ -25,6 +25,7 @@ from mazesim.agents.vision import Vision
 from mazesim.envs.maze_env import MazeEnv
 from mazesim.errors import AgentError
 from mazesim.maze import Maze
+from mazesim.records import N_COLUMNS
 
 __all__ = ["PolicyAgent", "score_policy"]
 
@@ -59,15 +60,14 @@ class PolicyAgent(AgentBase):
             positions = self._walk(env, maze, rng, max_steps)
             moves.append(len(positions) - 1)
             reached.append(tuple(positions[-1]) == maze.goal)
-            found = choice_rows(maze, positions, record if record.any() else None)
-            if record.any() or len(found):
+            if record.any():                      # none set: nothing recorded
+                found = choice_rows(maze, positions, record)
                 rows.append(found)
                 row_trials.append(np.full(len(found), k, np.int64))
             if keep:
                 kept.append(positions)
-        empty = np.zeros((0, choice_rows(maze, [maze.start]).shape[1]), np.int64)
         return Walks(np.array(moves, np.int64), np.array(reached, np.bool_),
-                     np.concatenate(rows) if rows else empty,
+                     np.concatenate(rows) if rows else np.zeros((0, N_COLUMNS), np.int64),
                      np.concatenate(row_trials) if rows else np.zeros(0, np.int64),
                      np.concatenate(kept) if keep else np.zeros((0, 2), np.int64))
 

@@ -61,6 +61,8 @@ def export_run(run_dir: str | Path, output: str | Path, format: str) -> ExportSu
         raise DataError(f"output {output}: exists and is not an empty folder")
     version = metadata.version("mazesim")
     run = load_human_run(run_dir)
+    if not run.trials:
+        raise DataError(f"{run_dir}: no trials of people to export")
     table = read_table(run)
     mazes = {table.mazes[m]: json.dumps(maze_to_json(maze), indent=1) + "\n"
              for m, maze in run.mazes.items()}

@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Sequence
 
+import numpy as np
+
 from mazesim.humans.data import HumanRun
 
 __all__ = ["COLUMNS", "Trial", "Table", "read_table", "labels"]
@@ -33,11 +35,14 @@ _NOT_STEM = re.compile(r"[^A-Za-z0-9_-]")
 
 @dataclass(frozen=True)
 class Trial:
+    """One exported trial: who, the maze's stem, the participant's trial number, the vision's
+    label and the cells walked."""
+
     participant: str
     maze: str
     number: int
     vision: str
-    positions: object       # int (T + 1, 2)
+    positions: np.ndarray       # int (T + 1, 2)
 
 
 @dataclass(frozen=True)

@@ -145,6 +145,14 @@ def test_settings_are_checked():
         MazeVectorEnv(0, [CORRIDOR])
     with pytest.raises(ConfigError, match="mazes\\[0\\]: int"):
         MazeEnv([3])
+    env = MazeEnv([CORRIDOR])
+    env.reset()
+    with pytest.raises(ConfigError, match="action: 7"):
+        env.step(7)
+    vec = MazeVectorEnv(2, [CORRIDOR])
+    vec.reset()
+    with pytest.raises(ConfigError, match="actions: shape"):
+        vec.step(np.array([0, 4]))
 
 
 def test_a_run_of_people_as_a_minari_dataset(play_run, tmp_path, monkeypatch):

@@ -167,6 +167,25 @@ def test_the_command_writes_and_refuses_a_used_folder(play_run, tmp_path):
     assert wrong.exit_code == 2 and "'csv' is not one of" in error_line(wrong)
 
 
+def test_a_run_without_trials_is_refused_before_anything_is_written(tmp_path):
+    from mazesim.errors import DataError
+
+    from tests.export.conftest import play_demo_run
+
+    run = play_demo_run(tmp_path / "nobody", people=())
+    with pytest.raises(DataError, match="no trials of people to export"):
+        export_run(run, tmp_path / "ds", "psych-ds")
+    assert not (tmp_path / "ds").exists()
+
+
+def test_the_command_offers_the_library_s_formats():
+    from mazesim.cli.export_commands import export
+    from mazesim.export import FORMATS
+
+    option = next(p for p in export.params if p.name == "fmt")
+    assert tuple(option.type.choices) == FORMATS
+
+
 def test_a_folder_without_a_run_is_refused_before_anything_is_written(tmp_path):
     from mazesim.errors import RunError
 
