@@ -33,7 +33,7 @@ def workspace(tmp_path, play_run, monkeypatch):
 
 
 def test_the_page_has_its_examples():
-    assert len(PYTHON) == 4 and len(COMMANDS) == 2
+    assert len(PYTHON) == 4 and len(COMMANDS) == 3
 
 
 @pytest.mark.parametrize("code", PYTHON, ids=[f"example-{k}" for k in range(len(PYTHON))])

@@ -14,6 +14,7 @@ from click.testing import CliRunner
 from mazesim.cli import main
 from mazesim.export import check_psychds, export_run
 from mazesim.export._moves import COLUMNS, labels
+from mazesim.export.reader import import_dataset
 from mazesim.humans import import_csv, load_human_run
 
 from cli_errors import error_line
@@ -91,8 +92,27 @@ def test_the_psych_ds_check_finds_a_damaged_export(play_run, tmp_path, damage, e
     assert any(expected in p for p in problems), problems
 
 
-def test_a_psych_ds_export_reads_back_as_the_same_run(play_run, tmp_path):
-    """The data files concatenated and the maze folder give `import csv` the same walks."""
+def walks(run_dir):
+    """The trials of a run as a sorted list of (participant, maze name, vision, cells)."""
+    run = load_human_run(run_dir)
+    return sorted((t.participant, run.mazes[t.maze_id].meta["name"], str(t.vision),
+                   t.positions.tolist()) for t in run.trials)
+
+
+@pytest.mark.parametrize("fmt", ["psych-ds", "bids"])
+def test_an_export_reads_back_as_the_same_run(play_run, tmp_path, fmt):
+    export_run(play_run, tmp_path / "ds", fmt)
+    summary = import_dataset(tmp_path / "ds", tmp_path / "back")
+    assert (summary.trials, summary.participants, summary.mazes) == (6, 2, 3)
+    assert walks(tmp_path / "back") == walks(play_run)
+    seen = {m.meta["name"]: m.meta.get("seen_at_start")
+            for m in load_human_run(tmp_path / "back").mazes.values()}
+    assert seen == {m.meta["name"]: m.meta.get("seen_at_start")
+                    for m in load_human_run(play_run).mazes.values()}
+
+
+def test_a_data_file_concatenated_reads_back_through_import_csv(play_run, tmp_path):
+    """The rows are `import csv`'s: the Psych-DS files concatenated give the same walks."""
     ds = tmp_path / "ds"
     export_run(play_run, ds, "psych-ds")
     lines = []
@@ -101,12 +121,17 @@ def test_a_psych_ds_export_reads_back_as_the_same_run(play_run, tmp_path):
         lines += rows if not lines else rows[1:]
     (tmp_path / "all.csv").write_text("\n".join(lines) + "\n")
     import_csv(tmp_path / "all.csv", ds / "materials" / "mazes", tmp_path / "back")
-    before, after = load_human_run(play_run), load_human_run(tmp_path / "back")
-    walks = [{(t.participant, str(t.vision), t.positions.tobytes()) for t in run.trials}
-             for run in (before, after)]
-    assert walks[0] == walks[1] and len(walks[0]) == 6
-    assert {m.meta["name"]: m.meta.get("seen_at_start") for m in before.mazes.values()} == {
-        m.meta["name"]: m.meta.get("seen_at_start") for m in after.mazes.values()}
+    assert walks(tmp_path / "back") == walks(play_run)
+
+
+def test_a_folder_that_is_no_dataset_is_refused(play_run, tmp_path):
+    from mazesim.errors import DataError
+
+    export_run(play_run, tmp_path / "ds", "bids")
+    (tmp_path / "ds" / "dataset_description.json").write_text('{"Name": "x"}')
+    with pytest.raises(DataError, match="neither BIDS"):
+        import_dataset(tmp_path / "ds", tmp_path / "back")
+    assert not (tmp_path / "back").exists()
 
 
 @needs_validator
@@ -138,6 +163,8 @@ def test_the_maze_search_task_exports_in_both_formats(experiment_1_run, tmp_path
     rows = sum(len(p.read_text().splitlines()) - 1 for p in bids.files)
     run = load_human_run(experiment_1_run)
     assert rows == sum(len(t.positions) for t in run.trials)
+    import_dataset(tmp_path / "bids", tmp_path / "back")
+    assert walks(tmp_path / "back") == walks(experiment_1_run)
     if VALIDATOR is None:
         pytest.skip("bids-validator-deno is not installed")
     result = validate_bids(tmp_path / "bids")
@@ -165,6 +192,10 @@ def test_the_command_writes_and_refuses_a_used_folder(play_run, tmp_path):
     assert error_line(again) == f"Error: output {out}: exists and is not an empty folder"
     wrong = runner.invoke(main, ["export", str(play_run), "--format", "csv", "-o", str(out)])
     assert wrong.exit_code == 2 and "'csv' is not one of" in error_line(wrong)
+    back = runner.invoke(main, ["import", "dataset", str(out), "-o", str(tmp_path / "back"),
+                                "--json"])
+    assert back.exit_code == 0, back.output
+    assert json.loads(back.stdout)["trials"] == 6
 
 
 def test_a_run_without_trials_is_refused_before_anything_is_written(tmp_path):
