@@ -23,6 +23,7 @@ import numpy as np
 from mazesim.agents.base import AgentBase, Walks, choice_rows
 from mazesim.agents.vision import Vision
 from mazesim.envs.maze_env import MazeEnv
+from mazesim.envs.people import directions
 from mazesim.errors import AgentError
 from mazesim.maze import Maze
 from mazesim.records import N_COLUMNS
@@ -99,8 +100,6 @@ class PolicyAgent(AgentBase):
 
     def step_probabilities(self, maze: Maze, vision: Vision, positions: np.ndarray
                            ) -> np.ndarray:
-        from mazesim.envs.people import directions
-
         env = MazeEnv([maze], vision=vision, max_steps=max(len(positions), 2))
         obs, _ = env.reset(options={"maze": 0})
         out = []
