@@ -201,7 +201,7 @@ def test_the_command_writes_and_refuses_a_used_folder(play_run, tmp_path):
 def test_a_run_without_trials_is_refused_before_anything_is_written(tmp_path):
     from mazesim.errors import DataError
 
-    from tests.export.conftest import play_demo_run
+    from tests.formats.conftest import play_demo_run
 
     run = play_demo_run(tmp_path / "nobody", people=())
     with pytest.raises(DataError, match="no trials of people to export"):

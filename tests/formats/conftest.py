@@ -1,6 +1,6 @@
-"""Runs of people for the export and environment tests: the play demo's session walked by two
-scripted participants (its three mazes along their shortest routes, one with a bump), and the
-Maze Search Task's experiment 1 imported once."""
+"""Runs of people for the tests of the export formats and the environments: the play demo's
+session walked by two scripted participants (its three mazes along their shortest routes, one
+with a bump), and the Maze Search Task's experiment 1 imported once."""
 
 from __future__ import annotations
 
