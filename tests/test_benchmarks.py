@@ -13,6 +13,8 @@ SECTIONS = {
     "bench_agents.py": ["1. the walking loop", "2. moves per second", "3. 100 trials",
                         "4. against mazelib", "5. bfs, vision 1, no memory"],
     "bench_analysis.py": ["distance_map", "parameters (31x31)"],
+    "bench_envs.py": ["1. the vector environment", "vector, vision full", "vector, vision 2:",
+                      "isovist 10, map known", "single, gymnasium.make"],
     "bench_experiment.py": ["end to end", "agent kernels by condition", "random-walk",
                             "first run of"],
     "bench_fit.py": ["import of", "fit of"],

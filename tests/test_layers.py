@@ -18,7 +18,7 @@ LAYERS = [
     {"generators", "analysis", "render"},
     {"agents"},
     {"walks"},
-    {"experiment", "humans", "play", "search"},
+    {"experiment", "humans", "play", "search", "export", "envs"},
     {"cli", "__main__", "__init__"},
 ]
 LAYER = {name: level for level, names in enumerate(LAYERS) for name in names}

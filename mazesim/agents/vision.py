@@ -24,6 +24,9 @@ map's values and the kinds of sight it takes):
 
 The goal is known once it has been seen. Agents whose rule reads only the neighbours and their
 trail are unaffected by vision except through goal seeking.
+
+`perceive` is the perception kernel itself (`_vision_kernels.perceive`), for compiled code
+outside the agents that must see exactly as they do (the Gymnasium environment, `mazesim.envs`).
 """
 
 from __future__ import annotations
@@ -35,14 +38,14 @@ from typing import Any, Mapping
 import numpy as np
 
 from mazesim.agents._vision_kernels import (FULL_VIEW, ISOVIST_VIEW, SWEEP_VIEW, UNKNOWN,
-                                            WINDOW_VIEW, seen_along)
+                                            WINDOW_VIEW, perceive, seen_along)
 from mazesim.errors import AgentError, MazesimError, short
 from mazesim.limits import MAX_VISION_RADIUS
 from mazesim.maze import Cell, Maze
 
 __all__ = ["Vision", "FULL", "STUDY_VISION", "ISOVIST_RADIUS", "MST_VISION", "SWEEP_VISION",
            "UNKNOWN", "SEEN_AT_START", "parse_vision", "seen_at_start", "seen_cells", "isovist",
-           "sweep"]
+           "sweep", "perceive"]
 
 FULL = "full"
 STUDY_VISION = 2          # the study's +-2 window (section 3.1)

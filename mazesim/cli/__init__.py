@@ -29,6 +29,7 @@ COMMANDS = {
     "import": "human_commands", "fit": "human_commands", "compare": "human_commands",
     "predict": "human_commands", "transfer": "human_commands",
     "tree": "tree_commands",
+    "export": "export_commands",
 }
 """Each command's module in this package, which registers it on `main` when imported (importing
 every module took 0.9 s of scipy and more before any command ran)."""
@@ -41,6 +42,7 @@ SUMMARIES = {
              "they catch the player or STEPS run out.",
     "compare": "People of HUMAN_RUN beside the agents of SIM_RUN on their shared mazes "
                "(Markdown).",
+    "export": "Write the people of RUN_DIR (played or imported) as a Psych-DS or BIDS dataset.",
     "fit": "Fit models to the people of RUN_DIR by maximum likelihood (bits per junction "
            "decision, or per node decision with --level node); with --params, score another "
            "fit's models.",

@@ -66,6 +66,18 @@ def import_csv(trajectories: str, mazes: str, vision: str, output: str, skip_inv
             as_json)
 
 
+@import_group.command("dataset")
+@click.argument("folder", type=click.Path(exists=True, file_okay=False))
+@_OUTPUT
+@_SKIP
+@_JSON
+def import_dataset(folder: str, output: str, skip_invalid: bool, as_json: bool) -> None:
+    """A Psych-DS or BIDS dataset that `mazesim export` wrote (its rows and maze folder)."""
+    from mazesim.export.reader import import_dataset as run_import
+
+    _report(run_import(folder, output, skip_invalid=skip_invalid), as_json)
+
+
 def _report(summary, as_json: bool) -> None:
     from mazesim.humans.importer import format_summary
 

@@ -162,16 +162,16 @@ def read_mst(folder: str | Path) -> Source:
                   MST_VISION)
 
 
-def read_csv(path: str | Path, mazes: str | Path, vision: Vision | str | int = "full"
-             ) -> Source:
+def read_csv(path: str | Path, mazes: str | Path, vision: Vision | str | int = "full",
+             delimiter: str = ",") -> Source:
     """Read a long CSV of visited cells and the mazes it names from the folder `mazes`; trials
     without a `vision` value get `vision`. Rows are kept as numbers as they are read (about 50
-    bytes a row), never as text."""
+    bytes a row), never as text. `delimiter`: "\\t" for a TSV file (a dataset's)."""
     path, folder = Path(path), Path(mazes)
     if not folder.is_dir():
         raise DataError(f"mazes: {folder}: not a folder")
     default = parse_vision(vision, "vision")
-    table = read_table(path, ",", MAX_CSV_ROWS)
+    table = read_table(path, delimiter, MAX_CSV_ROWS)
     index = table.columns(CSV_COLUMNS, optional=CSV_OPTIONAL)
     cells = _CsvCells(index, len(table.header))
     for line, row in table.rows():
