@@ -45,6 +45,19 @@ def import_mst(folder: str, output: str, skip_invalid: bool, as_json: bool) -> N
     _report(run_import(folder, output, skip_invalid=skip_invalid), as_json)
 
 
+@import_group.command("vgc")
+@click.argument("folder", type=click.Path(exists=True, file_okay=False))
+@_OUTPUT
+@_SKIP
+@_JSON
+def import_vgc(folder: str, output: str, skip_invalid: bool, as_json: bool) -> None:
+    """A value-guided construal FOLDER (navtrials.json and *config.json, either zipped; Ho et
+    al. 2022): full view, decisions at every step, bumps kept apart."""
+    from mazesim.humans.importer import import_vgc as run_import
+
+    _report(run_import(folder, output, skip_invalid=skip_invalid), as_json)
+
+
 @import_group.command("csv")
 @click.argument("trajectories", type=click.Path(exists=True, dir_okay=False))
 @click.option("--mazes", required=True, type=click.Path(exists=True, file_okay=False),
