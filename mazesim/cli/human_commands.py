@@ -95,9 +95,10 @@ def _print(result, as_json: bool, text) -> None:
 
 @main.command()
 @click.argument("run_dir", type=click.Path(exists=True, file_okay=False))
-@click.option("--level", type=click.Choice(["junction", "node"]), default="junction",
-              show_default=True, help="Decisions at junction cells, or at the decision nodes "
-                                      "of each maze's tree (the Maze Search Task's yardstick).")
+@click.option("--level", type=click.Choice(["junction", "step", "node"]), default=None,
+              help="Decisions at junction cells, at every step (full view), or at the "
+                   "decision nodes of each maze's tree (the Maze Search Task's yardstick); "
+                   "default: the run's (step for an import in full view, else junction).")
 @click.option("--protocol", type=click.Choice(["ml", "peer"]), default="ml", show_default=True,
               help="ml: maximum likelihood, pooled and cross-validated by participant; peer "
                    "(node level): the Maze Search Task authors' per-person grid protocol.")
@@ -164,7 +165,7 @@ def fit(run_dir: str, level: str, protocol: str, models: tuple[str, ...], by: st
                                  folds=folds, seed=seed, starts=starts, **excluded)
     else:
         report = fit_models(run_dir, list(models) or None, protocol=protocol, by=by,
-                            folds=folds, seed=seed, starts=starts,
+                            level=level, folds=folds, seed=seed, starts=starts,
                             max_iterations=DEFAULT_ITERATIONS if max_iterations is None
                             else max_iterations, **excluded)
     if output:

@@ -35,16 +35,18 @@ __all__ = ["FitReport", "HumanRun", "ImportSummary", "NodeDecisions", "NodeFitRe
 
 
 def fit_models(run_dir: str | Path, models: Sequence[str] | None = None, *,
-               protocol: str = "ml", exclude_participants: Sequence[str] = (),
-               exclude_mazes: Sequence[str] = (), **options) -> FitReport:
+               protocol: str = "ml", level: str | None = None,
+               exclude_participants: Sequence[str] = (), exclude_mazes: Sequence[str] = (),
+               **options) -> FitReport:
     """Fit `models` (default: every agent with step probabilities) to the people of `run_dir`
-    without the excluded participants (ids) and mazes (names); options as `fit_run` (by,
-    folds, seed, starts). The junction level has one protocol, `ml`."""
+    at their decisions of `level` (junction or step; None: the run's) without the excluded
+    participants (ids) and mazes (names); options as `fit_run` (by, folds, seed, starts).
+    These levels have one protocol, `ml`."""
     if protocol != "ml":
         raise DataError(f"protocol {protocol!r} at the junction level (allowed: ml; the peer "
                         "protocol is the node level's)")
     specs = [parse_model(m) for m in models or default_models()]    # before reading the run
-    run = excluded(load_human_run(run_dir), exclude_participants, exclude_mazes)
+    run = excluded(load_human_run(run_dir, level), exclude_participants, exclude_mazes)
     return fit_run(run, specs, **options)
 
 

@@ -189,6 +189,8 @@ class FitReport:
     models: tuple[ModelFit, ...]
     params_from: str | None = None
     refit_lapse: bool = False
+    level: str = "junction"
+    """The decisions fitted (`humans.data.LEVELS`)."""
 
     @property
     def warnings(self) -> list[str]:
@@ -198,7 +200,8 @@ class FitReport:
                 for m in self.models if m.not_converged]
 
     def to_json(self) -> dict:
-        out = {"decisions": self.decisions, "participants": self.participants,
+        out = {"level": self.level, "decisions": self.decisions,
+               "participants": self.participants,
                "baseline_bits": self.baseline_bits,
                "params_ci_method": ("95 % Wald, the larger of the cluster-robust (by participant) "
                                     "and observed-information errors"),
@@ -249,7 +252,7 @@ def fit_run(run: HumanRun, models: Sequence[str | ModelSpec], *, by: str = "pool
                               tuple(fit.failed)))
     key = (lambda m: m.cv_bits) if folds else (lambda m: m.bits)
     return FitReport(str(run.path), len(d), people, d.baseline_bits(), folds, seed, by,
-                     tuple(sorted(out, key=key)))
+                     tuple(sorted(out, key=key)), level=run.level)
 
 
 def score_run(run: HumanRun, fitted: Sequence[tuple[str, Estimate]], *,
@@ -295,7 +298,8 @@ def score_run(run: HumanRun, fitted: Sequence[tuple[str, Estimate]], *,
         out.append(ModelFit(spec.label, spec.agent, estimate, int(refit_lapse), None, None,
                             parts, log_probs, None, {}, {p.name: p.scale for p in spec.free}))
     return FitReport(str(run.path), len(d), people, d.baseline_bits(), 0, 0, "pooled",
-                     tuple(sorted(out, key=lambda m: m.bits)), params_from, refit_lapse)
+                     tuple(sorted(out, key=lambda m: m.bits)), params_from, refit_lapse,
+                     run.level)
 
 
 def _finite(interval: tuple[float, float]) -> list[float] | None:

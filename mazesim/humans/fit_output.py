@@ -42,7 +42,7 @@ def format_fit(report: FitReport) -> str:
     cv = f"{report.folds}-fold cross-validation by participant" if report.folds else \
         "no cross-validation"
     lines = [f"# Models fitted to {report.run}", "",
-             f"{report.decisions:,} junction decisions of {report.participants} participants; "
+             f"{report.decisions:,} {report.level} decisions of {report.participants} participants; "
              f"{cv} (seed {report.seed}); uniform choice: {report.baseline_bits:.3f} bits per "
              "decision. Bits = -mean log2 p(chosen); interval: 95 % bootstrap over "
              "participants; k = fitted parameters, lapse included; BIC with n = "
@@ -82,7 +82,7 @@ def format_fit(report: FitReport) -> str:
 def _format_scored(report: FitReport) -> str:
     lapse = "refitted" if report.refit_lapse else "held"
     lines = [f"# Models of {report.params_from} scored on {report.run}", "",
-             f"{report.decisions:,} junction decisions of {report.participants} participants; "
+             f"{report.decisions:,} {report.level} decisions of {report.participants} participants; "
              f"parameters held, the lapse {lapse}; uniform choice: {report.baseline_bits:.3f} "
              "bits per decision. Bits = -mean log2 p(chosen).", *_warnings(report), "",
              "| model | lapse | bits |", "|---|---:|---:|"]
@@ -168,9 +168,9 @@ def read_fitted(path: str | Path) -> list[tuple[str, Estimate]]:
                 from None
         if not isinstance(data, dict) or not isinstance(data.get("models"), list):
             raise DataError(f"--params {path}: not the JSON of mazesim fit (no models list)")
-        if data.get("level", "junction") != "junction":
+        if data.get("level", "junction") not in ("junction", "step"):
             raise DataError(f"--params {path}: a {data['level']}-level fit (only junction "
-                            "fits can be scored)")
+                            "and step fits can be scored)")
         rows = data["models"]
     out = []
     for i, row in enumerate(rows, 1):
