@@ -45,9 +45,10 @@ def fit_models(run_dir: str | Path, models: Sequence[str] | None = None, *,
     if protocol != "ml":
         raise DataError(f"protocol {protocol!r} at the junction level (allowed: ml; the peer "
                         "protocol is the node level's)")
-    specs = [parse_model(m) for m in models or default_models()]    # before reading the run
+    specs = [parse_model(m) for m in models or ()]                  # before reading the run
     run = excluded(load_human_run(run_dir, level), exclude_participants, exclude_mazes)
-    return fit_run(run, specs, **options)
+    return fit_run(run, specs or [parse_model(m) for m in default_models(run.level)],
+                   **options)
 
 
 def score_models(run_dir: str | Path, params: str | Path, models: Sequence[str] | None = None,
