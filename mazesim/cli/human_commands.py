@@ -227,13 +227,17 @@ def compare(human_run: str, sim_run: str, fit_params: bool, seed: int,
                    "where the fit was per person).")
 @click.option("--workers", type=int, default=1, show_default=True,
               help="Local processes that walk.")
+@click.option("--routes", is_flag=True,
+              help="Full view: which way round each obstacle, cells visited, moves and turns "
+                   "per maze instead (a run imported by `mazesim import vgc`; --walks per "
+                   "person's trial; -o writes routes.json).")
 @_EXCLUDE_PARTICIPANTS
 @_EXCLUDE_MAZE
 @_JSON
 @click.option("-o", "--output", type=click.Path(file_okay=False),
               help="Folder for predict.csv, predict_models.csv, predict.png and heatmaps.png.")
 def predict(run_dir: str, fit_dir: str, walks: int, seed: int, cv_mazes: int,
-            models: tuple[str, ...], pooled: bool, workers: int,
+            models: tuple[str, ...], pooled: bool, workers: int, routes: bool,
             exclude_participants: str | None, exclude_mazes: tuple[str, ...], as_json: bool,
             output: str | None) -> None:
     """Posterior predictive check: the fitted models walk every maze of RUN_DIR under its
@@ -245,6 +249,18 @@ def predict(run_dir: str, fit_dir: str, walks: int, seed: int, cv_mazes: int,
 
     run = excluded(load_human_run(run_dir), participant_list(exclude_participants)
                    if exclude_participants else (), exclude_mazes)
+    if routes:
+        from pathlib import Path
+
+        from mazesim.humans.route_checks import check_routes, format_routes
+
+        checked = check_routes(run, fit_dir, walks=walks, seed=seed, cv_mazes=cv_mazes,
+                               models=models)
+        if output:
+            Path(output).mkdir(parents=True, exist_ok=True)
+            (Path(output) / "routes.json").write_text(json.dumps(checked.to_json()) + "\n")
+        _print(checked, as_json, format_routes)
+        return
     report = predict_run(run, fit_dir, walks=walks, seed=seed, cv_mazes=cv_mazes,
                          models=models, pooled=pooled, workers=workers)
     if output:

@@ -5,12 +5,15 @@ A walk passes an obstacle (`maze.meta["obstacles"]`, the cells of each labelled 
 obstacle's centre: the obstacle lies between the route and the straight line from S to G. Per
 maze, the **route share** of an obstacle is the share of walks that pass it on its far side;
 with the mean path length (moves) and turns (moves whose direction differs from the one before)
-these are what `check_routes` sets beside people's for each model of a fit: every model walks
+the **cell shares** (per floor cell, the share of walks that visit it: which of several
+equal-length routes, which the obstacles alone rarely tell apart), these are what
+`check_routes` sets beside people's for each model of a fit: every model walks
 each maze `walks` times per person who walked it, with the fitted parameters (a fit's pooled
 ones), and, with `cv_mazes` = K, the base grids (`meta["base_grid"]`: a grid and its
 transformations stay together) are dealt into K seeded folds, every model is fitted again
 without each fold and walks its mazes. Summaries: Pearson r over (maze, obstacle) of the route
-shares, and over mazes of the mean length and turns.
+shares, over (maze, floor cell) of the cell shares (and its median over mazes), and over mazes
+of the mean length and turns.
 """
 
 from __future__ import annotations
@@ -38,13 +41,14 @@ _OFFSET = np.array([0.0137, 0.0093])    # keeps a centre off the lines between c
 
 @dataclass(frozen=True)
 class RouteMeasures:
-    """Per maze (in the run's order): walks, mean moves, mean turns, and the route share of
-    each obstacle (label -> share)."""
+    """Per maze (in the run's order): walks, mean moves, mean turns, the route share of each
+    obstacle (label -> share) and the cell shares (a float grid)."""
 
     walks: np.ndarray
     moves: np.ndarray
     turns: np.ndarray
     shares: tuple[dict[str, float], ...]
+    cells: tuple[np.ndarray, ...]
 
 
 @dataclass(frozen=True)
@@ -104,15 +108,22 @@ def walk_measures(maze: Maze, walks: Sequence[np.ndarray]) -> tuple[np.ndarray, 
 
 
 def _summary(mazes: Sequence[Maze], walks: Sequence[list[np.ndarray]]) -> RouteMeasures:
-    counts, moves, turns, shares = [], [], [], []
+    counts, moves, turns, shares, cells = [], [], [], [], []
     for maze, group in zip(mazes, walks):
         m, t, far = walk_measures(maze, group)
+        visits = np.zeros(maze.shape)
+        for walk in group:
+            seen = np.zeros(maze.shape, bool)
+            seen[walk[:, 0], walk[:, 1]] = True
+            visits += seen
+        cells.append(visits / max(len(group), 1))
         counts.append(len(group))
         moves.append(m.mean() if len(m) else np.nan)
         turns.append(t.mean() if len(t) else np.nan)
         shares.append({label: float(f.mean()) if len(f) else float("nan")
                        for label, f in far.items()})
-    return RouteMeasures(np.array(counts), np.array(moves), np.array(turns), tuple(shares))
+    return RouteMeasures(np.array(counts), np.array(moves), np.array(turns), tuple(shares),
+                         tuple(cells))
 
 
 def _model_walks(run: HumanRun, maze_ids: Sequence[int], agent: str, settings: dict,
@@ -133,12 +144,18 @@ def _model_walks(run: HumanRun, maze_ids: Sequence[int], agent: str, settings: d
     return out
 
 
-def _correlations(people: RouteMeasures, model: RouteMeasures) -> dict[str, float]:
+def _correlations(people: RouteMeasures, model: RouteMeasures,
+                  mazes: Sequence[Maze]) -> dict[str, float]:
     pairs = [(people.shares[k][o], model.shares[k][o]) for k in range(len(people.shares))
              for o in people.shares[k]]
     x, y = np.array(pairs).reshape(-1, 2).T
     contested = (x > 0.05) & (x < 0.95)
+    floor = [maze.grid == 0 for maze in mazes]
+    per_maze = [_r(a[f], b[f]) for a, b, f in zip(people.cells, model.cells, floor)]
     return {"route_shares": _r(x, y), "contested_shares": _r(x[contested], y[contested]),
+            "cell_shares": _r(np.concatenate([a[f] for a, f in zip(people.cells, floor)]),
+                              np.concatenate([b[f] for b, f in zip(model.cells, floor)])),
+            "cell_shares_median": float(np.nanmedian(per_maze)),
             "contested": int(contested.sum()), "moves": _r(people.moves, model.moves),
             "turns": _r(people.turns, model.turns)}
 
@@ -186,9 +203,10 @@ def check_routes(run: HumanRun, fit_dir: str | Path, *, walks: int = 10, seed: i
                                                    seed, model.label)):
                     groups[m] = w
             held = _summary(mazes, [groups[m] for m in ids])
-        r = {f"fitted_{k}": v for k, v in _correlations(people, mine).items()}
+        r = {f"fitted_{k}": v for k, v in _correlations(people, mine, mazes).items()}
         if held is not None:
-            r.update({f"held_out_{k}": v for k, v in _correlations(people, held).items()})
+            r.update({f"held_out_{k}": v for k, v in _correlations(people, held,
+                                                                    mazes).items()})
         out.append(ModelRoutes(model.label, mine, held, r))
     return RouteReport(str(run.path), str(fit_dir), walks, seed, cv_mazes,
                        tuple(maze_name(m) for m in mazes), people, tuple(out))
@@ -213,16 +231,20 @@ def format_routes(report: RouteReport) -> str:
              f"{len(report.mazes)} mazes; {report.walks} walks per person's trial (seed "
              f"{report.seed}); held out: {report.cv_mazes or 'none'} folds of base grids. "
              "r: Pearson over (maze, obstacle) of the share passing each obstacle on its far "
-             "side (contested: people's share within 0.05-0.95), and over mazes of mean moves "
-             "and turns.", "",
-             "| model | shares r | contested r | moves r | turns r | held-out shares r | "
-             "held-out contested r | held-out moves r | held-out turns r |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
-    for m in report.models:
-        cells = [m.r.get(f"{w}_{k}", float("nan")) for w in ("fitted", "held_out")
-                 for k in ("route_shares", "contested_shares", "moves", "turns")]
-        lines.append(f"| {m.model} | " + " | ".join(f"{v:.3f}" for v in cells) + " |")
+             "side (contested: people's share within 0.05-0.95), over (maze, floor cell) of the "
+             "share of walks visiting each cell (median: of the per-maze r), and over mazes of "
+             "mean moves and turns.", ""]
+    for what in ("fitted", "held_out") if report.cv_mazes else ("fitted",):
+        lines += [f"{'Fitted to all mazes' if what == 'fitted' else 'Held-out mazes'}:", "",
+                  "| model | shares r | contested r | cells r | cells median r | moves r | "
+                  "turns r |", "|---|---:|---:|---:|---:|---:|---:|"]
+        for m in report.models:
+            cells = [m.r.get(f"{what}_{k}", float("nan")) for k in (
+                "route_shares", "contested_shares", "cell_shares", "cell_shares_median",
+                "moves", "turns")]
+            lines.append(f"| {m.model} | " + " | ".join(f"{v:.3f}" for v in cells) + " |")
+        lines.append("")
     p = report.people
-    lines += ["", f"People: {int(p.walks.sum()):,} walks, mean moves {np.mean(p.moves):.2f}, "
+    lines += [f"People: {int(p.walks.sum()):,} walks, mean moves {np.mean(p.moves):.2f}, "
               f"mean turns {np.mean(p.turns):.2f}."]
     return "\n".join(lines) + "\n"
