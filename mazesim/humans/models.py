@@ -233,7 +233,7 @@ class _LogitRows:
 
 def build_model(spec: ModelSpec, run: HumanRun, plans: PlanSteps | None):
     """The reader of `spec` on `run` (`plans`: the run's plan steps, shared by the models)."""
-    if getattr(AGENTS[spec.agent], "logit", False):
+    if getattr(AGENTS[spec.agent], "logit", False) and spec.free:
         return LogitModel(spec, run, plans)
     if spec.free:
         return ReadModel(spec, run, plans)

@@ -43,7 +43,7 @@ from mazesim.limits import MAX_FILE_BYTES
 from mazesim.maze import DOWN, LEFT, RIGHT, UP, Maze
 
 __all__ = ["NAVTRIALS", "CONFIG_SUFFIX", "COLUMNS", "ACTIONS", "STEP_LEVEL", "read_vgc",
-           "parse_grid"]
+           "load_json", "located", "parse_grid"]
 
 NAVTRIALS = "navtrials.json"
 CONFIG_SUFFIX = "config.json"
@@ -65,9 +65,9 @@ def read_vgc(folder: str | Path) -> Source:
     if not folder.is_dir():
         raise DataError(f"{folder}: not a folder (expected {NAVTRIALS} and *{CONFIG_SUFFIX})")
     config_path = _one_config(folder)
-    grids = _grids(_load_json(config_path), config_path)
-    path = _located(folder, NAVTRIALS)
-    table = _columns(_load_json(path), path)
+    grids = _grids(load_json(config_path), config_path)
+    path = located(folder, NAVTRIALS)
+    table = _columns(load_json(path), path)
     recordings, unreadable = [], []
     for keys in _trials(table):
         get = _row_getter(table)
@@ -118,10 +118,10 @@ def _one_config(folder: Path) -> Path:
     if len(names) != 1:
         raise DataError(f"{folder}: {len(names)} files *{CONFIG_SUFFIX}[.zip] (exactly one: "
                         f"the experiment's timelines){': ' + ', '.join(names) if names else ''}")
-    return _located(folder, names[0])
+    return located(folder, names[0])
 
 
-def _located(folder: Path, name: str) -> Path:
+def located(folder: Path, name: str) -> Path:
     """`folder/name`, or its zip `folder/name.zip`."""
     for path in (folder / name, folder / (name + ".zip")):
         if path.exists():
@@ -129,7 +129,7 @@ def _located(folder: Path, name: str) -> Path:
     raise DataError(f"{folder}: no {name} (or {name}.zip)")
 
 
-def _load_json(path: Path) -> Any:
+def load_json(path: Path) -> Any:
     """The JSON of `path` (a zip: of its one member), at most `MAX_JSON_BYTES`."""
     problem = file_problem(path, MAX_JSON_BYTES)
     if problem is not None:
