@@ -169,7 +169,8 @@ def test_the_route_features_and_the_baseline(tmp_path):
     assert at_start[UP].tolist() == [0] * 5         # closed
     base = make_agent("shortest-moves").step_probabilities(maze, full, walk)
     assert base[0].tolist() == [0, 0.5, 0.5, 0] and base[2].tolist() == [0, 0, 1, 0]
-    turns = make_agent("route-choice", shorter=0, turns=1).step_probabilities(maze, full, walk)
+    turns = make_agent("route-choice", shorter=0, turns=1, straight=0, reverse=0,
+                       towards=0).step_probabilities(maze, full, walk)
     assert turns[0, DOWN] / turns[0, RIGHT] == pytest.approx(math.e)
     with pytest.raises(AgentError, match="full view only"):
         make_agent("shortest-moves").step_probabilities(maze, parse_vision(2), walk)
