@@ -221,3 +221,34 @@ def test_the_shared_experiment_imports_with_the_reference_figures(tmp_path):
     assert round(run.decisions.baseline_bits(), 4) == 1.5405
     (model,) = fit_models(tmp_path / "run", ["shortest-moves"], folds=0).models
     assert (round(model.bits, 4), round(model.estimate.lapse, 3)) == (0.6110, 0.063)
+
+
+@pytest.mark.parametrize("name", ["shortest-moves", "route-choice",
+                                  "route-choice:reverse=0,towards=0"])
+def test_one_probability_source_in_full_view(tmp_path, name):
+    """The fit reads the agent's own step probabilities, and the agent walks with them."""
+    from collections import Counter
+
+    from mazesim.humans.models import build_model, parse_model
+    from mazesim.walks import simulate_many
+
+    import_vgc(write_folder(tmp_path / "exp"), tmp_path / "run")
+    run = load_human_run(tmp_path / "run")
+    spec = parse_model(name)
+    theta = np.array([0.7, -1.3, 2.1, -0.4, 1.6][:len(spec.free)])
+    agent = spec.make({p.name: float(x) for p, x in zip(spec.free, theta)})
+    d = run.decisions
+    expected = [agent.step_probabilities(run.mazes[run.trials[t].maze_id], run.trials[t].vision,
+                                         run.trials[t].positions)[s, c]
+                for t, s, c in zip(d.trial, d.step, d.chosen)]
+    read = build_model(spec, run, None).chosen(theta, np.arange(len(d)))
+    assert np.allclose(read, expected, rtol=1e-9, atol=1e-12)
+    walker = make_agent(spec.agent, **{**agent.params(), "lapse": 0.2, "max_steps": 8})
+    maze, n = run.mazes[0], 20_000
+    batch = simulate_many(maze, walker, "full", n, seed=5, keep_positions=True)
+    counts = Counter(tuple(map(tuple, walk.tolist())) for walk in batch.positions)
+    for walk, seen in counts.most_common(5):
+        probs = walker.step_probabilities(maze, parse_vision("full"), np.array(walk))
+        _, chosen, _ = step_decisions(maze, np.array(walk))
+        p = float(np.prod(probs[np.arange(len(chosen)), chosen]))
+        assert abs(seen / n - p) <= 5 * np.sqrt(p * (1 - p) / n) + 1e-9, (walk, seen / n, p)
