@@ -42,8 +42,8 @@ SUMMARIES = {
     "compare": "People of HUMAN_RUN beside the agents of SIM_RUN on their shared mazes "
                "(Markdown).",
     "fit": "Fit models to the people of RUN_DIR by maximum likelihood (bits per junction "
-           "decision, or per node decision with --level node); with --params, score another "
-           "fit's models.",
+           "or step decision, or per node decision with --level node); with --params, score "
+           "another fit's models.",
     "generate": "Generate a maze with ALGORITHM (see `mazesim generators`).",
     "generators": "List the maze generators with one-line descriptions.",
     "import": "Import recorded human trajectories into a run directory of people.",

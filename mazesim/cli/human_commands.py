@@ -136,8 +136,9 @@ def fit(run_dir: str, level: str, protocol: str, models: tuple[str, ...], by: st
         seed: int, starts: int, max_iterations: int | None, params: str | None,
         refit_lapse: bool, exclude_participants: str | None, exclude_mazes: tuple[str, ...],
         as_json: bool, output: str | None) -> None:
-    """Fit models to the people of RUN_DIR by maximum likelihood (bits per junction decision,
-    or per node decision with --level node); with --params, score another fit's models."""
+    """Fit models to the people of RUN_DIR by maximum likelihood (bits per junction or step
+    decision, or per node decision with --level node); with --params, score another fit's
+    models."""
     from mazesim.errors import DataError
     from mazesim.humans import fit_models, fit_node_models, score_models
     from mazesim.humans.data import participant_list
