@@ -19,7 +19,7 @@ from mazesim.humans.construal import (construal_values, obstacle_probabilities, 
                                       route_distances)
 from mazesim.humans.data import load_human_run
 
-BETAS = (0.03, 0.1, 0.3, 1.0, 3.0)
+BETAS = (0.1, 0.3, 1.0, 3.0, 10.0)
 
 
 def main(run_dir: str, folder: str, as_json: bool) -> None:

@@ -106,7 +106,9 @@ def _plan_value(maze: Maze, construed: np.ndarray) -> float:
                 transition[i, j] += 1.0 / len(moves)
             if not moves:
                 transition[i, i] = 1.0                              # no plan from here
-    value = np.linalg.solve(np.eye(n) - DISCOUNT * transition, -np.ones(n))
+    cost = np.ones(n)
+    cost[maze.goal[0] * w + maze.goal[1]] = 0.0                     # absorbing, free
+    value = np.linalg.solve(np.eye(n) - DISCOUNT * transition, -cost)
     return float(value[maze.start[0] * w + maze.start[1]])
 
 

@@ -252,3 +252,63 @@ def test_one_probability_source_in_full_view(tmp_path, name):
         _, chosen, _ = step_decisions(maze, np.array(walk))
         p = float(np.prod(probs[np.arange(len(chosen)), chosen]))
         assert abs(seen / n - p) <= 5 * np.sqrt(p * (1 - p) / n) + 1e-9, (walk, seen / n, p)
+
+
+def test_the_side_of_an_obstacle_is_the_winding_of_the_closed_route():
+    from mazesim.humans.route_checks import walk_measures
+    from mazesim.maze import Maze
+
+    grid = np.zeros((5, 5), np.uint8)
+    grid[2, 2] = 1
+    maze = Maze(grid, (0, 0), (4, 4), {}, {"obstacles": {"0": [[2, 2]]}})
+    over = np.array([[0, 0], [0, 1], [0, 2], [0, 3], [0, 4], [1, 4], [2, 4], [3, 4], [4, 4]])
+    under = over[:, ::-1]                           # the mirror route, round the other side
+    stairs = np.array([[0, 0], [0, 1], [1, 1], [1, 2], [1, 3], [2, 3], [3, 3], [3, 4], [4, 4]])
+    moves, turns, far = walk_measures(maze, [over, under, stairs])
+    assert moves.tolist() == [8, 8, 8] and turns.tolist() == [1, 1, 5]
+    assert far["0"].tolist() == [False, True, False]  # the centre lies just below the diagonal
+
+
+def test_predict_routes_sets_models_beside_people(tmp_path):
+    from click.testing import CliRunner
+
+    from mazesim.cli import main
+
+    import_vgc(write_folder(tmp_path / "exp"), tmp_path / "run")
+    runner = CliRunner()
+    fit = runner.invoke(main, ["fit", str(tmp_path / "run"), "--model", "shortest-moves",
+                               "--cv", "0", "-o", str(tmp_path / "fit")])
+    assert fit.exit_code == 0, fit.output
+    result = runner.invoke(main, ["predict", str(tmp_path / "run"), "--fit",
+                                  str(tmp_path / "fit"), "--routes", "--walks", "50", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    (people,) = data["people"]
+    assert (people["walks"], people["moves"], people["turns"]) == (2, 6.0, 1.5)
+    assert people["shares"] == {"0": 0.0}
+    (model,) = data["models"]
+    (walked,) = model["fitted"]
+    assert walked["walks"] == 100 and walked["moves"] == 6.0 and model["held_out"] is None
+    refused = runner.invoke(main, ["predict", str(tmp_path / "run"), "--fit",
+                                   str(tmp_path / "fit"), "--routes", "--cv-mazes", "2"])
+    assert refused.exit_code == 2 and "between 2 and the 1 base grids" in refused.output
+
+
+def test_construals_keep_the_obstacles_a_plan_would_run_into(tmp_path):
+    from mazesim.humans.construal import (construal_values, obstacle_probabilities,
+                                          read_probes)
+    from mazesim.humans.vgc import parse_grid
+
+    maze = parse_grid("g-base", ["S0G",
+                                 "...",
+                                 "1.."])
+    labels, construals, values = construal_values(maze)
+    assert labels == ("0", "1") and construals == [(), ("0",), ("1",), ("0", "1")]
+    assert values[1] == pytest.approx(-4.0, abs=1e-3)        # 4 moves round obstacle 0
+    assert values[0] < -1e4 and values[2] < -1e4             # planned through 0: stuck
+    kept = obstacle_probabilities(labels, construals, values, beta=1.0)
+    assert kept["0"] > 0.99 and kept["1"] == pytest.approx(1 / (1 + math.e))
+    table = {"navgridname": {"1": "g-base", "2": "g-base", "3": "g-base"},
+             "probeobs": {"1": 0, "2": 0, "3": 1}, "response": {"1": 8, "2": 6, "3": None}}
+    (tmp_path / "attentiontrials.json").write_text(json.dumps(table))
+    assert read_probes(tmp_path) == {("g-base", "0"): [8.0, 6.0]}
