@@ -62,10 +62,10 @@ class ModelSpec:
 
 
 def default_models(level: str = "junction") -> list[str]:
-    """Every registered agent that gives step probabilities; at the junction level (people
-    who do not see the whole maze) not those that walk in full view only."""
+    """Every registered agent that gives step probabilities: at the step level (people who see
+    the whole maze) the planners in full view, at the junction level the others."""
     return [name for name, cls in AGENTS.items() if issubclass(cls, KernelAgent) and (
-        level == "step" or not getattr(cls, "full_view_only", False))]
+        getattr(cls, "full_view_only", False) == (level == "step"))]
 
 
 def parse_model(text: str) -> ModelSpec:
