@@ -16,6 +16,7 @@ from mazesim.agents.base import (MAX_STEPS_PER_PASSAGE, Agent, AgentBase, Kernel
 from mazesim.agents.choice_model import ChoiceModel
 from mazesim.agents.human_models import FiniteMemory, StraightBiased, TurnBias
 from mazesim.agents.random_walk import RandomWalk
+from mazesim.agents.route_choice import RouteChoice, ShortestMoves
 from mazesim.agents.search_agents import BreadthFirst, DepthFirst
 from mazesim.agents.shortest import Shortest
 from mazesim.agents.tremaux import Tremaux
@@ -61,6 +62,8 @@ __all__ = [
     "TurnBias",
     "FiniteMemory",
     "ChoiceModel",
+    "RouteChoice",
+    "ShortestMoves",
     "TreeWalker",
     "TREE_WALKERS",
 ]
@@ -78,7 +81,8 @@ def _registered(*classes: type) -> Mapping[str, type]:
 
 AGENTS: Mapping[str, type] = _registered(Shortest, BreadthFirst, DepthFirst, RightHand, LeftHand,
                                          Tremaux, RandomWalk, WeightedWalker, StraightBiased,
-                                         TurnBias, FiniteMemory, ChoiceModel, *TREE_WALKERS)
+                                         TurnBias, FiniteMemory, ChoiceModel, ShortestMoves,
+                                         RouteChoice, *TREE_WALKERS)
 """Every agent; the tree walkers (`TREE_WALKERS`: the Maze Search Task paper's planners and
 heuristics, `mazesim.agents.tree_walkers`) walk only under full vision or a vision with the map
 known and memory."""

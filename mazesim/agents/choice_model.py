@@ -10,6 +10,7 @@ weights (`mazesim.humans`) is a vectorised likelihood over features computed onc
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 from numba import njit
@@ -167,6 +168,7 @@ class ChoiceModel(KernelAgent):
     name = "choice-model"
     rule = RULE
     slots = FEATURES
+    logit: ClassVar[bool] = True
     fitted = tuple(Param(f, -MAX_FIT_WEIGHT, MAX_FIT_WEIGHT) for f in FEATURES)
     goal_seeking: bool = False
     reverse: float = 0.11          # the defaults: fitted to experiment 1 of the Maze Search

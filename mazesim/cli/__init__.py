@@ -44,8 +44,8 @@ SUMMARIES = {
                "(Markdown).",
     "export": "Write the people of RUN_DIR (played or imported) as a Psych-DS or BIDS dataset.",
     "fit": "Fit models to the people of RUN_DIR by maximum likelihood (bits per junction "
-           "decision, or per node decision with --level node); with --params, score another "
-           "fit's models.",
+           "or step decision, or per node decision with --level node); with --params, score "
+           "another fit's models.",
     "generate": "Generate a maze with ALGORITHM (see `mazesim generators`).",
     "generators": "List the maze generators with one-line descriptions.",
     "import": "Import recorded human trajectories into a run directory of people.",

@@ -45,6 +45,19 @@ def import_mst(folder: str, output: str, skip_invalid: bool, as_json: bool) -> N
     _report(run_import(folder, output, skip_invalid=skip_invalid), as_json)
 
 
+@import_group.command("vgc")
+@click.argument("folder", type=click.Path(exists=True, file_okay=False))
+@_OUTPUT
+@_SKIP
+@_JSON
+def import_vgc(folder: str, output: str, skip_invalid: bool, as_json: bool) -> None:
+    """A value-guided construal FOLDER (navtrials.json and *config.json, either zipped; Ho et
+    al. 2022): full view, decisions at every step, bumps kept apart."""
+    from mazesim.humans.importer import import_vgc as run_import
+
+    _report(run_import(folder, output, skip_invalid=skip_invalid), as_json)
+
+
 @import_group.command("csv")
 @click.argument("trajectories", type=click.Path(exists=True, dir_okay=False))
 @click.option("--mazes", required=True, type=click.Path(exists=True, file_okay=False),
@@ -94,9 +107,10 @@ def _print(result, as_json: bool, text) -> None:
 
 @main.command()
 @click.argument("run_dir", type=click.Path(exists=True, file_okay=False))
-@click.option("--level", type=click.Choice(["junction", "node"]), default="junction",
-              show_default=True, help="Decisions at junction cells, or at the decision nodes "
-                                      "of each maze's tree (the Maze Search Task's yardstick).")
+@click.option("--level", type=click.Choice(["junction", "step", "node"]), default=None,
+              help="Decisions at junction cells, at every step (full view), or at the "
+                   "decision nodes of each maze's tree (the Maze Search Task's yardstick); "
+                   "default: the run's (step for an import in full view, else junction).")
 @click.option("--protocol", type=click.Choice(["ml", "peer"]), default="ml", show_default=True,
               help="ml: maximum likelihood, pooled and cross-validated by participant; peer "
                    "(node level): the Maze Search Task authors' per-person grid protocol.")
@@ -139,8 +153,9 @@ def fit(run_dir: str, level: str, protocol: str, models: tuple[str, ...], by: st
         cv_mazes: int, seed: int, starts: int, max_iterations: int | None, params: str | None,
         refit_lapse: bool, exclude_participants: str | None, exclude_mazes: tuple[str, ...],
         as_json: bool, output: str | None) -> None:
-    """Fit models to the people of RUN_DIR by maximum likelihood (bits per junction decision,
-    or per node decision with --level node); with --params, score another fit's models."""
+    """Fit models to the people of RUN_DIR by maximum likelihood (bits per junction or step
+    decision, or per node decision with --level node); with --params, score another fit's
+    models."""
     from mazesim.errors import DataError
     from mazesim.humans import fit_models, fit_node_models, score_models
     from mazesim.humans.data import participant_list
@@ -170,7 +185,7 @@ def fit(run_dir: str, level: str, protocol: str, models: tuple[str, ...], by: st
                                  **excluded)
     else:
         report = fit_models(run_dir, list(models) or None, protocol=protocol, by=by,
-                            folds=folds, seed=seed, starts=starts, cv_mazes=cv_mazes,
+                            level=level, folds=folds, seed=seed, starts=starts, cv_mazes=cv_mazes,
                             max_iterations=DEFAULT_ITERATIONS if max_iterations is None
                             else max_iterations, **excluded)
     if output:
@@ -232,13 +247,17 @@ def compare(human_run: str, sim_run: str, fit_params: bool, seed: int,
                    "where the fit was per person).")
 @click.option("--workers", type=int, default=1, show_default=True,
               help="Local processes that walk.")
+@click.option("--routes", is_flag=True,
+              help="Full view: which way round each obstacle, cells visited, moves and turns "
+                   "per maze instead (a run imported by `mazesim import vgc`; --walks per "
+                   "person's trial; -o writes routes.json).")
 @_EXCLUDE_PARTICIPANTS
 @_EXCLUDE_MAZE
 @_JSON
 @click.option("-o", "--output", type=click.Path(file_okay=False),
               help="Folder for predict.csv, predict_models.csv, predict.png and heatmaps.png.")
 def predict(run_dir: str, fit_dir: str, walks: int, seed: int, cv_mazes: int,
-            models: tuple[str, ...], pooled: bool, workers: int,
+            models: tuple[str, ...], pooled: bool, workers: int, routes: bool,
             exclude_participants: str | None, exclude_mazes: tuple[str, ...], as_json: bool,
             output: str | None) -> None:
     """Posterior predictive check: the fitted models walk every maze of RUN_DIR under its
@@ -250,6 +269,18 @@ def predict(run_dir: str, fit_dir: str, walks: int, seed: int, cv_mazes: int,
 
     run = excluded(load_human_run(run_dir), participant_list(exclude_participants)
                    if exclude_participants else (), exclude_mazes)
+    if routes:
+        from pathlib import Path
+
+        from mazesim.humans.route_checks import check_routes, format_routes
+
+        checked = check_routes(run, fit_dir, walks=walks, seed=seed, cv_mazes=cv_mazes,
+                               models=models)
+        if output:
+            Path(output).mkdir(parents=True, exist_ok=True)
+            (Path(output) / "routes.json").write_text(json.dumps(checked.to_json()) + "\n")
+        _print(checked, as_json, format_routes)
+        return
     report = predict_run(run, fit_dir, walks=walks, seed=seed, cv_mazes=cv_mazes,
                          models=models, pooled=pooled, workers=workers)
     if output:

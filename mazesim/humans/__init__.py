@@ -35,33 +35,35 @@ __all__ = ["FitReport", "HumanRun", "ImportSummary", "NodeDecisions", "NodeFitRe
 
 
 def fit_models(run_dir: str | Path, models: Sequence[str] | None = None, *,
-               protocol: str = "ml", exclude_participants: Sequence[str] = (),
-               exclude_mazes: Sequence[str] = (), **options) -> FitReport:
+               protocol: str = "ml", level: str | None = None,
+               exclude_participants: Sequence[str] = (), exclude_mazes: Sequence[str] = (),
+               **options) -> FitReport:
     """Fit `models` (default: every agent with step probabilities) to the people of `run_dir`
-    without the excluded participants (ids) and mazes (names); options as `fit_run` (by,
-    folds, seed, starts). The junction level has one protocol, `ml`."""
+    at their decisions of `level` (junction or step; None: the run's) without the excluded
+    participants (ids) and mazes (names); options as `fit_run` (by, folds, seed, starts).
+    These levels have one protocol, `ml`."""
     if protocol != "ml":
         raise DataError(f"protocol {protocol!r} at the junction level (allowed: ml; the peer "
                         "protocol is the node level's)")
-    specs = [parse_model(m) for m in models or default_models()]    # before reading the run
-    run = excluded(load_human_run(run_dir), exclude_participants, exclude_mazes)
-    return fit_run(run, specs, **options)
+    specs = [parse_model(m) for m in models or ()]                  # before reading the run
+    run = excluded(load_human_run(run_dir, level), exclude_participants, exclude_mazes)
+    return fit_run(run, specs or [parse_model(m) for m in default_models(run.level)],
+                   **options)
 
 
 def score_models(run_dir: str | Path, params: str | Path, models: Sequence[str] | None = None,
-                 *, level: str = "junction", refit_lapse: bool = False,
+                 *, level: str | None = None, refit_lapse: bool = False,
                  exclude_participants: Sequence[str] = (),
                  exclude_mazes: Sequence[str] = ()) -> FitReport | NodeFitReport:
     """The models of the fit `params` (a folder `fit -o` wrote, its fit.csv, or `fit --json`'s
     output; `models`: only these of them) scored on the people of `run_dir` without the
     excluded participants and mazes, parameters held, the lapse held or refitted: at the
-    junction level (`fit.score_run`) or at the node level (`node_fit.score_nodes`)."""
+    junction or step level (`fit.score_run`; None: the run's) or at the node level
+    (`node_fit.score_nodes`)."""
     from mazesim.humans.fit import score_run
     from mazesim.humans.fit_output import read_fitted
 
-    if level not in ("junction", "node"):
-        raise DataError(f"level {level!r} (allowed: junction, node)")
-    fitted = read_fitted(params, level)
+    fitted = read_fitted(params, level or "junction")
     if models:
         labels = [label for label, _ in fitted]
         missing = [m for m in models if m not in labels]
@@ -69,7 +71,8 @@ def score_models(run_dir: str | Path, params: str | Path, models: Sequence[str] 
             raise DataError(f"--model {missing[0]}: not in --params {params} (models: "
                             f"{', '.join(labels)})")
         fitted = [f for f in fitted if f[0] in models]
-    run = excluded(load_human_run(run_dir), exclude_participants, exclude_mazes)
+    run = excluded(load_human_run(run_dir, None if level == "node" else level),
+                   exclude_participants, exclude_mazes)
     if level == "node":
         from mazesim.humans.node_choices import run_node_choices
         from mazesim.humans.node_fit import score_nodes

@@ -7,6 +7,12 @@ neighbours, reversals included: exactly the choice records of a walk
 Bits per decision are -mean log2 p(chosen) over them; the uniform baseline is the mean log2 of
 the number of open directions.
 
+A **step decision** is every move of a walk (`step_decisions`): in full view, where almost every
+open cell offers several moves, each move is a choice. A move with one open direction is kept
+(every model gives it probability 1, so it costs no bits; bits per decision are then bits per
+step). The level is the run's (meta `decision_level`, written by its import; `junction` when
+absent) unless `load_human_run` is given one.
+
 A **node decision** is a choice among two or more children of a node of the maze's decision
 tree (`mazesim.agents.trees`, the Maze Search Task paper's yardstick): `node_decisions(run)`
 cuts every trial on its maze's tree (`mazesim.walks.nodes`, the authors' rule) and returns the
@@ -34,10 +40,13 @@ from mazesim.experiment.storage import HUMAN, RunStore
 from mazesim.maze import Maze, parse_maze
 from mazesim.records import mask_directions
 
-__all__ = ["HumanTrial", "HumanRun", "Decisions", "NodeDecisions", "load_human_run",
+__all__ = ["HumanTrial", "HumanRun", "Decisions", "NodeDecisions", "LEVELS", "load_human_run",
+           "step_decisions",
            "node_decisions", "excluded", "participant_list", "run_maze", "bits",
            "MAX_RUN_TRIALS", "MAX_RUN_PARTICIPANTS", "MAX_DECISIONS", "MAX_EXCLUDED"]
 
+LEVELS = ("junction", "step")
+"""The decision levels of a run's `Decisions` (the node level is `NodeDecisions`)."""
 MAX_RUN_TRIALS = 1_000_000
 """Most trials of a run read for fitting or comparison."""
 MAX_RUN_PARTICIPANTS = 100_000
@@ -97,6 +106,8 @@ class HumanRun:
     participants: tuple[str, ...]
     decisions: Decisions
     groups: dict[tuple[int, str], list[int]]
+    level: str = LEVELS[0]
+    """What `decisions` holds (`LEVELS`)."""
 
     def select(self, keep: np.ndarray) -> HumanRun:
         """The run of the trials where the bool array `keep` (one per trial) is set."""
@@ -111,7 +122,8 @@ class HumanRun:
         old = np.array([index.get(p, -1) for p in self.participants], np.int64)
         decisions = Decisions(new[d.trial[rows]], d.step[rows], d.chosen[rows], d.open[rows],
                               old[d.participant[rows]])
-        return HumanRun(self.path, self.mazes, trials, people, decisions, _groups(trials))
+        return HumanRun(self.path, self.mazes, trials, people, decisions, _groups(trials),
+                        self.level)
 
 
 @dataclass(frozen=True, eq=False)
@@ -243,10 +255,27 @@ def run_maze(text: str, meta: dict) -> Maze:
     return Maze(maze.grid, maze.start, maze.goal, maze.marks, meta)
 
 
-def load_human_run(run_dir: str | Path) -> HumanRun:
-    """Read a run of people (kind `human`: recorded by `mazesim play` or imported); DataError
-    for another run, a trial without its positions, or a ceiling passed; RunError for a walk
-    that its maze does not allow (an edited trajectory file: checked before any kernel)."""
+def step_decisions(maze: Maze, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray,
+                                                                   np.ndarray]:
+    """Every move of a walk: its step, the direction taken and the (T, 4) bool mask of open
+    directions (up, right, down, left)."""
+    from mazesim.maze import DELTAS
+
+    pos = np.asarray(positions, np.int64)
+    move = pos[1:] - pos[:-1]
+    chosen = np.argmax((move[:, None, :] == DELTAS[None]).all(axis=2), axis=1)
+    padded = np.pad(maze.grid, 1, constant_values=1)
+    near = pos[:-1, None, :] + 1 + DELTAS[None]
+    return (np.arange(len(move), dtype=np.int64), chosen.astype(np.int64),
+            padded[near[..., 0], near[..., 1]] == 0)
+
+
+def load_human_run(run_dir: str | Path, level: str | None = None) -> HumanRun:
+    """Read a run of people (kind `human`: recorded by `mazesim play` or imported) with its
+    decisions at `level` (`LEVELS`; None: the run's own, meta `decision_level`, else junction);
+    DataError for another run or level, a trial without its positions, or a ceiling passed;
+    RunError for a walk that its maze does not allow (an edited trajectory file: checked before
+    any kernel)."""
     from mazesim.walks import choice_records
 
     run_dir = Path(run_dir)
@@ -254,6 +283,10 @@ def load_human_run(run_dir: str | Path) -> HumanRun:
         if store.meta("kind") != HUMAN:
             raise DataError(f"{run_dir}: not a run of people (record one with `mazesim play` "
                             "or import one with `mazesim import`)")
+        level = level or store.meta("decision_level", LEVELS[0])
+        if level not in LEVELS:
+            raise DataError(f"{run_dir}: decision level {level!r} (allowed: "
+                            f"{', '.join(LEVELS)})")
         count = store.count_trials(HUMAN)
         if count > MAX_RUN_TRIALS:
             raise DataError(f"{run_dir}: {count:,} trials (at most {MAX_RUN_TRIALS:,})")
@@ -278,20 +311,24 @@ def load_human_run(run_dir: str | Path) -> HumanRun:
         trials.append(HumanTrial(trial_id, who, maze_id, vision, samples[trial_id]))
     index = {p: i for i, p in enumerate(people)}
     parts, total = [], 0
-    for k, trial in enumerate(trials):
-        rec = choice_records(mazes[trial.maze_id], trial.positions)
-        parts.append((np.full(len(rec), k), rec["step"], rec["chosen"], rec["open"],
-                      np.full(len(rec), index[trial.participant])))
-        total += len(rec)
-        if total > MAX_DECISIONS:
-            raise DataError(f"{run_dir}: more than {MAX_DECISIONS:,} junction decisions")
-    columns = [np.concatenate([p[i] for p in parts]) if parts else np.zeros(0, np.int64)
-               for i in range(5)]
     masks = np.array([[d in mask_directions(m) for d in range(4)] for m in range(16)], bool)
+    for k, trial in enumerate(trials):
+        if level == "step":
+            step, chosen, open_ = step_decisions(mazes[trial.maze_id], trial.positions)
+        else:
+            rec = choice_records(mazes[trial.maze_id], trial.positions)
+            step, chosen, open_ = rec["step"], rec["chosen"], masks[rec["open"]]
+        parts.append((np.full(len(step), k), step, chosen, open_,
+                      np.full(len(step), index[trial.participant])))
+        total += len(step)
+        if total > MAX_DECISIONS:
+            raise DataError(f"{run_dir}: more than {MAX_DECISIONS:,} {level} decisions")
+    columns = [np.concatenate([p[i] for p in parts]) if parts else np.zeros((0, 4) if i == 3
+               else 0, np.int64) for i in range(5)]
     decisions = Decisions(columns[0].astype(np.int64), columns[1].astype(np.int64),
-                          columns[2].astype(np.int64), masks[columns[3].astype(np.int64)],
+                          columns[2].astype(np.int64), columns[3].astype(bool),
                           columns[4].astype(np.int64))
-    return HumanRun(run_dir, mazes, tuple(trials), people, decisions, _groups(trials))
+    return HumanRun(run_dir, mazes, tuple(trials), people, decisions, _groups(trials), level)
 
 
 def _groups(trials: Sequence[HumanTrial]) -> dict[tuple[int, str], list[int]]:

@@ -196,6 +196,8 @@ class FitReport:
     folds_over: str = "participants"
     """What the cross-validation's folds deal: `participants` (new people) or `maze groups`
     (new mazes, `mazesim.humans.folds`)."""
+    level: str = "junction"
+    """The decisions fitted (`humans.data.LEVELS`)."""
 
     @property
     def warnings(self) -> list[str]:
@@ -205,8 +207,9 @@ class FitReport:
                 for m in self.models if m.not_converged]
 
     def to_json(self) -> dict:
-        out = {"decisions": self.decisions, "participants": self.participants,
-               "baseline_bits": self.baseline_bits, "folds_over": self.folds_over,
+        out = {"level": self.level, "decisions": self.decisions,
+               "participants": self.participants, "baseline_bits": self.baseline_bits,
+               "folds_over": self.folds_over,
                "params_ci_method": ("95 % Wald, the larger of the cluster-robust (by participant) "
                                     "and observed-information errors"),
                "converged": not self.warnings, "warnings": self.warnings,
@@ -262,7 +265,7 @@ def fit_run(run: HumanRun, models: Sequence[str | ModelSpec], *, by: str = "pool
     key = (lambda m: m.cv_bits) if folds else (lambda m: m.bits)
     return FitReport(str(run.path), len(d), people, d.baseline_bits(), folds, seed, by,
                      tuple(sorted(out, key=key)),
-                     folds_over=MAZE_GROUPS if cv_mazes else PARTICIPANTS)
+                     folds_over=MAZE_GROUPS if cv_mazes else PARTICIPANTS, level=run.level)
 
 
 def decision_maze_folds(run: HumanRun, folds: int, seed: int) -> np.ndarray:
@@ -319,7 +322,8 @@ def score_run(run: HumanRun, fitted: Sequence[tuple[str, Estimate]], *,
         out.append(ModelFit(spec.label, spec.agent, estimate, int(refit_lapse), None, None,
                             parts, log_probs, None, {}, {p.name: p.scale for p in spec.free}))
     return FitReport(str(run.path), len(d), people, d.baseline_bits(), 0, 0, "pooled",
-                     tuple(sorted(out, key=lambda m: m.bits)), params_from, refit_lapse)
+                     tuple(sorted(out, key=lambda m: m.bits)), params_from, refit_lapse,
+                     run.level)
 
 
 def _finite(interval: tuple[float, float]) -> list[float] | None:

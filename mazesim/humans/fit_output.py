@@ -43,7 +43,7 @@ def format_fit(report: FitReport) -> str:
     cv = f"{report.folds}-fold cross-validation by {_FOLDS_OVER[report.folds_over]}" \
         if report.folds else "no cross-validation"
     lines = [f"# Models fitted to {report.run}", "",
-             f"{report.decisions:,} junction decisions of {report.participants} participants; "
+             f"{report.decisions:,} {report.level} decisions of {report.participants} participants; "
              f"{cv} (seed {report.seed}); uniform choice: {report.baseline_bits:.3f} bits per "
              "decision. Bits = -mean log2 p(chosen); interval: 95 % bootstrap over "
              "participants; k = fitted parameters, lapse included; BIC with n = "
@@ -83,7 +83,7 @@ def format_fit(report: FitReport) -> str:
 def _format_scored(report: FitReport) -> str:
     lapse = "refitted" if report.refit_lapse else "held"
     lines = [f"# Models of {report.params_from} scored on {report.run}", "",
-             f"{report.decisions:,} junction decisions of {report.participants} participants; "
+             f"{report.decisions:,} {report.level} decisions of {report.participants} participants; "
              f"parameters held, the lapse {lapse}; uniform choice: {report.baseline_bits:.3f} "
              "bits per decision. Bits = -mean log2 p(chosen).", *_warnings(report), "",
              "| model | lapse | bits |", "|---|---:|---:|"]
@@ -169,7 +169,7 @@ def read_fitted(path: str | Path, level: str = "junction") -> list[tuple[str, Es
                 from None
         if not isinstance(data, dict) or not isinstance(data.get("models"), list):
             raise DataError(f"--params {path}: not the JSON of mazesim fit (no models list)")
-        if data.get("level", "junction") != level:
+        if (data.get("level", "junction") == "node") != (level == "node"):
             raise DataError(f"--params {path}: a {data['level']}-level fit (scoring at the "
                             f"{level} level)")
         rows = data["models"]

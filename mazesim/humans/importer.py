@@ -11,9 +11,12 @@ human`, `recorder: import`, `format`, `source`, `skipped` (how many) and a repor
 mazes (text, parameters, and in `meta` their name, vision and `seen_at_start`); one `trials` row
 per trial (agent `human`, `participant` = the participant id, `trial` = the trial's index among
 those of its maze and vision, `seed` empty), every junction departure in `choices`, every trial's positions as
-a sample. Two tables of its own: `import_trials` (trial_id, participant, number: the source's
-trial number, line: its input line) and `import_times` (trial_id, step, t_ms: the milliseconds
-before the move that leaves `positions[step]`, joinable with `choices` on (trial_id, step)).
+a sample. Three tables of its own: `import_trials` (trial_id, participant, number: the source's
+trial number, line: its input line), `import_times` (trial_id, step, t_ms: the milliseconds
+before the move that leaves `positions[step]`, joinable with `choices` on (trial_id, step)) and
+`import_bumps` (trial_id, step, direction, t_ms: a key press at `positions[step]` that moved
+nothing, before the move that leaves it). Meta `decision_level` is the source's: the decisions
+a fit reads by default (`humans.data.LEVELS`).
 """
 
 from __future__ import annotations
@@ -34,10 +37,11 @@ from mazesim.experiment.config import human_run_config
 from mazesim.experiment.storage import (HUMAN, MazeRecord, RunStore, TrialRows, transaction,
                                         write_samples, write_trials)
 from mazesim.humans.sources import Problem, Recording, Source, read_csv, read_mst
+from mazesim.humans.vgc import read_vgc
 from mazesim.maze import Maze, format_maze
 from mazesim.records import CHOICE_DTYPE
 
-__all__ = ["RECORDER", "WARN_TRIALS", "ImportSummary", "import_mst", "import_csv",
+__all__ = ["RECORDER", "WARN_TRIALS", "ImportSummary", "import_mst", "import_csv", "import_vgc",
            "import_source", "check_recording", "map_warnings", "format_summary"]
 
 RECORDER = "import"
@@ -50,6 +54,8 @@ CREATE TABLE import_trials (trial_id INTEGER PRIMARY KEY, participant TEXT NOT N
                             number INTEGER NOT NULL, line INTEGER NOT NULL);
 CREATE TABLE import_times (trial_id INTEGER NOT NULL, step INTEGER NOT NULL, t_ms REAL NOT NULL,
                            PRIMARY KEY (trial_id, step));
+CREATE TABLE import_bumps (trial_id INTEGER NOT NULL, step INTEGER NOT NULL,
+                           direction INTEGER NOT NULL, t_ms REAL NOT NULL);
 """
 
 
@@ -65,9 +71,13 @@ class ImportSummary:
     unfinished: int
     skipped: tuple[Problem, ...]
     warnings: tuple[str, ...] = ()
+    moves: int = 0
+    bumps: int = 0
+    level: str = "junction"
 
     def to_json(self) -> dict[str, Any]:
         return {"trials": self.trials, "participants": self.participants, "mazes": self.mazes,
+                "moves": self.moves, "bumps": self.bumps, "decision_level": self.level,
                 "decisions": self.decisions, "unfinished": self.unfinished,
                 "skipped": [p.to_json() for p in self.skipped],
                 "warnings": list(self.warnings)}
@@ -77,8 +87,10 @@ def format_summary(summary: ImportSummary) -> str:
     """What an import wrote, and every skipped trial, one line each (the input's ids and names
     with their control characters escaped, `errors.printable`)."""
     lines = [f"wrote {summary.run_dir}: {summary.trials:,} trials of {summary.participants} "
-             f"participants on {summary.mazes} mazes, {summary.decisions:,} junction decisions, "
-             f"{summary.unfinished} unfinished; {len(summary.skipped)} skipped"]
+             f"participants on {summary.mazes} mazes, {summary.decisions:,} {summary.level} "
+             f"decisions, {summary.unfinished} unfinished"
+             f"{f', {summary.bumps:,} bumps (not moves)' if summary.bumps else ''}; "
+             f"{len(summary.skipped)} skipped"]
     lines += [printable(f"skipped line {p.line}: {p.where()}: {p.reason}")
               for p in summary.skipped]
     lines += [printable(f"warning: {w}") for w in summary.warnings]
@@ -97,6 +109,14 @@ def import_csv(path: str | Path, mazes: str | Path, run_dir: str | Path, *,
     """Import a long CSV of visited cells (mazes from the folder `mazes`) into `run_dir`."""
     _check_free(run_dir)
     return import_source(read_csv(path, mazes, vision), run_dir, skip_invalid=skip_invalid)
+
+
+def import_vgc(folder: str | Path, run_dir: str | Path, *, skip_invalid: bool = False
+               ) -> ImportSummary:
+    """Import a value-guided construal folder (`humans.vgc`: navtrials and config) into
+    `run_dir`."""
+    _check_free(run_dir)
+    return import_source(read_vgc(folder), run_dir, skip_invalid=skip_invalid)
 
 
 def check_recording(maze: Maze, rec: Recording) -> Problem | None:
@@ -243,6 +263,7 @@ def _write(source: Source, valid: list[Recording], skipped: tuple[Problem, ...],
         store.write_head((_maze_record(i, name, source, valid) for i, name in enumerate(names)),
                          name=run_dir.name, kind=HUMAN, recorder=RECORDER, format=source.format,
                          source=source.path, skipped=len(skipped), warnings=list(warnings),
+                         decision_level=source.level,
                          config=_report_config(run_dir, source, names, valid))
         with transaction(store.conn) as db:
             write_samples(db, part, {t: r.positions for t, r in enumerate(valid)})
@@ -254,7 +275,8 @@ def _write(source: Source, valid: list[Recording], skipped: tuple[Problem, ...],
                 records = [choice_records(maze, valid[t].positions) for t in ids]
                 for k, rows in enumerate(records):
                     rows["trial"] = k
-                decisions += sum(len(rows) for rows in records)
+                decisions += sum(len(rows) for rows in records) if source.level == "junction" \
+                    else sum(len(valid[t].positions) - 1 for t in ids)
                 write_trials(db, TrialRows(
                     maze_ids[name], HUMAN, vision, ids, range(len(ids)), [""] * len(ids),
                     [len(valid[t].positions) - 1 for t in ids],
@@ -267,9 +289,12 @@ def _write(source: Source, valid: list[Recording], skipped: tuple[Problem, ...],
             db.executemany("INSERT INTO import_times VALUES (?, ?, ?)",
                            ((t, k, ms) for t, r in enumerate(valid) if r.times is not None
                             for k, ms in enumerate(r.times.tolist())))
+            db.executemany("INSERT INTO import_bumps VALUES (?, ?, ?, ?)",
+                           ((t, *bump) for t, r in enumerate(valid) for bump in r.bumps))
     unfinished = sum(tuple(r.positions[-1]) != source.mazes[r.maze].goal for r in valid)
     return ImportSummary(run_dir, len(valid), len(people), len(names), decisions, unfinished,
-                         skipped, warnings)
+                         skipped, warnings, sum(len(r.positions) - 1 for r in valid),
+                         sum(len(r.bumps) for r in valid), source.level)
 
 
 def _vision(rec: Recording, source: Source) -> Vision:

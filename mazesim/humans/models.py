@@ -6,8 +6,9 @@ fitted, e.g. `choice-model:region=0,goal=0`); every other parameter the agent de
 `fitted` (`mazesim.agents.Param`) is fitted, and the lapse always. Probabilities come from the
 agents' own compiled rules, never from a copy:
 
-- `choice-model`: its features at every decision, read once per trial (`rule_states`), then
-  the conditional logit is vectorised over decisions in numpy (`LogitModel`);
+- conditional logits (`choice-model`, `route-choice`: agents with `logit` set, whose weights
+  are their `slots`): their features at every decision, read once per trial (`rule_states`),
+  then the logit is vectorised over decisions in numpy (`LogitModel`);
 - agents with fitted parameters (`ReadModel`): `step_probabilities` per trial and evaluation,
   read without goal seeking (the fast loop without perception), with the steps where a
   goal-seeking agent follows a plan to the seen goal put back (`PlanSteps`: those steps do not
@@ -28,7 +29,6 @@ import numpy as np
 
 from mazesim.agents import AGENTS, make_agent
 from mazesim.agents.base import INTEGER, KernelAgent, Param
-from mazesim.agents.choice_model import FEATURES, N_FEATURES
 from mazesim.errors import AgentError, DataError
 from mazesim.humans.data import HumanRun
 from mazesim.schema import parse_pairs
@@ -61,9 +61,11 @@ class ModelSpec:
         return make_agent(self.agent, **{**self.fixed, **(values or {}), **keys, "lapse": 0.0})
 
 
-def default_models() -> list[str]:
-    """Every registered agent that gives step probabilities."""
-    return [name for name, cls in AGENTS.items() if issubclass(cls, KernelAgent)]
+def default_models(level: str = "junction") -> list[str]:
+    """Every registered agent that gives step probabilities: at the step level (people who see
+    the whole maze) the planners in full view, at the junction level the others."""
+    return [name for name, cls in AGENTS.items() if issubclass(cls, KernelAgent) and (
+        getattr(cls, "full_view_only", False) == (level == "step"))]
 
 
 def parse_model(text: str) -> ModelSpec:
@@ -172,14 +174,17 @@ class ReadModel:
 
 
 class LogitModel:
-    """The choice model: its features at every decision (read once), the logit in numpy."""
+    """A conditional logit (the agent's `slots` are its weights, feature f of direction d its
+    rule state `d * F + f`): its features at every decision (read once), the logit in numpy."""
 
     def __init__(self, spec: ModelSpec, run: HumanRun, plans: PlanSteps | None) -> None:
         self.spec, self.run = spec, run
         agent = spec.make()
-        states = _read(agent, run, None, states=True).reshape(-1, 4, N_FEATURES)
-        free = [FEATURES.index(p.name) for p in spec.free]
-        fixed = np.array([getattr(agent, f) for f in FEATURES])
+        names = agent.slots
+        states = _read(agent, run, None, states=True)[:, :4 * len(names)].reshape(
+            -1, 4, len(names))
+        free = [names.index(p.name) for p in spec.free]
+        fixed = np.array([getattr(agent, f) for f in names])
         fixed[free] = 0.0
         self.features = np.ascontiguousarray(states[:, :, free])
         self.offset = states @ fixed
@@ -228,7 +233,7 @@ class _LogitRows:
 
 def build_model(spec: ModelSpec, run: HumanRun, plans: PlanSteps | None):
     """The reader of `spec` on `run` (`plans`: the run's plan steps, shared by the models)."""
-    if spec.agent == "choice-model":
+    if getattr(AGENTS[spec.agent], "logit", False) and spec.free:
         return LogitModel(spec, run, plans)
     if spec.free:
         return ReadModel(spec, run, plans)

@@ -133,7 +133,8 @@ def fit_nodes(choices: NodeChoices, models: Sequence[str] | None = None, *,
                        for m in fits]).T
         ranking = rank_models([m.model for m in fits], np.minimum(ll, 0.0), counts, seed=seed)
     report = FitReport(choices.source, n, people, choices.baseline_bits(), folds, seed, by,
-                       tuple(fits), folds_over=MAZE_GROUPS if cv_mazes else PARTICIPANTS)
+                       tuple(fits), folds_over=MAZE_GROUPS if cv_mazes else PARTICIPANTS,
+                       level=LEVEL)
     return NodeFitReport(protocol, report, ranking)
 
 

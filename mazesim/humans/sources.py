@@ -42,8 +42,8 @@ from mazesim.schema import NAME_PATTERN
 
 __all__ = ["Recording", "Problem", "Source", "MST_TABLE", "MST_MAZES", "CSV_COLUMNS",
            "CSV_OPTIONAL", "MAX_TRIALS", "MAX_CSV_ROWS", "MAX_STEPS", "MAX_PARTICIPANTS",
-           "MAX_MAZES", "MAX_MAZE_SIDE", "read_mst", "read_csv", "read_mst_maze",
-           "parse_mst_maze", "read_any_maze"]
+           "MAX_MAZES", "MAX_MAZE_SIDE", "check_counts", "read_mst", "read_csv",
+           "read_mst_maze", "parse_mst_maze", "read_any_maze"]
 
 MST_TABLE = "plandata.csv"
 MST_MAZES = "mazes"
@@ -109,6 +109,9 @@ class Recording:
     lines: np.ndarray
     times: np.ndarray | None = None
     vision: Vision | None = None
+    bumps: tuple[tuple[int, int, float], ...] = ()
+    """Key presses that moved nothing (into a wall or off the grid), never moves: (the move
+    they came before, the direction, the milliseconds before the press)."""
 
     def problem(self, step: int | None, reason: str) -> Problem:
         """A Problem at `step` (its input line when known)."""
@@ -129,6 +132,8 @@ class Source:
     mazes: dict[str, Maze] = field(default_factory=dict)
     missing: dict[str, str] = field(default_factory=dict)
     vision: Vision = MST_VISION
+    level: str = "junction"
+    """The decisions a fit reads by default (`humans.data.LEVELS`)."""
 
 
 def read_mst(folder: str | Path) -> Source:
@@ -155,7 +160,7 @@ def read_mst(folder: str | Path) -> Source:
             recordings.append(rec)
         except Unreadable as err:
             unreadable.append(Problem(line, participant, maze, err.step, str(err)))
-    _check_counts(table, recordings, unreadable)
+    check_counts(table, recordings, unreadable)
     mazes, missing = _mazes({r.maze for r in recordings}, lambda name: _mst_maze_file(
         folder, name), read_mst_maze, mst_cells)
     return Source("mst", str(table), tuple(recordings), tuple(unreadable), mazes, missing,
@@ -177,7 +182,7 @@ def read_csv(path: str | Path, mazes: str | Path, vision: Vision | str | int = "
     for line, row in table.rows():
         cells.add(line, row)
     recordings, unreadable = cells.recordings()
-    _check_counts(path, recordings, unreadable)
+    check_counts(path, recordings, unreadable)
     found, missing = _mazes({r.maze for r in recordings}, lambda name: _maze_file(folder, name),
                             read_maze, _file_cells)
     return Source("csv", str(path), tuple(recordings), tuple(unreadable), found, missing,
@@ -321,8 +326,8 @@ def _mst_recording(line: int, participant: str, maze: str, get) -> Recording:
                      np.full(len(cells), line, np.int64), values)
 
 
-def _check_counts(path: Path, recordings: list[Recording], unreadable: list[Problem]) -> None:
-    """The input's ceilings: trials, participants, mazes."""
+def check_counts(path: Path, recordings: list[Recording], unreadable: list[Problem]) -> None:
+    """DataError past the input's ceilings: trials, participants, mazes."""
     trials = len(recordings) + len(unreadable)
     for what, count, limit in (
             ("trials", trials, MAX_TRIALS),

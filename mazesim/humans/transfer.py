@@ -14,7 +14,8 @@ Per model, on the target run's people:
   correlation of mean steps and the mazes whose steps differ after Holm.
 
 A gap near 0 says the parameters mean the same on the new mazes and people; a large one, that
-the fit described its own mazes. The level (junction or node) is the fit's.
+the fit described its own mazes. The level is the fit's: node, or the run's own (junction, or
+step in full view).
 """
 
 from __future__ import annotations
@@ -88,7 +89,8 @@ class TransferReport:
 
 def fit_level(fit: str | Path) -> str:
     """The level of the fit `fit` (a folder of `mazesim fit -o`, its fit.csv or its JSON):
-    node when every model is a node model, else junction."""
+    node when every model is a node model, else junction (the cell levels, junction and
+    step, read the same fits)."""
     path = Path(fit)
     if path.suffix.lower() == ".json":
         import json
@@ -98,7 +100,7 @@ def fit_level(fit: str | Path) -> str:
             level = json.loads(read_text(path, DataError)).get("level", JUNCTION)
         except (ValueError, AttributeError):
             level = JUNCTION                    # read_fitted names what is wrong
-        return level if level in (JUNCTION, NODE) else JUNCTION
+        return NODE if level == NODE else JUNCTION
     from mazesim.humans.fit_output import FIT_CSV, fit_rows
 
     rows = fit_rows(path / FIT_CSV if path.is_dir() else path, where=f"fit {fit}")
@@ -113,6 +115,7 @@ def transfer_run(run: HumanRun, fit: str | Path, *, folds: int = DEFAULT_FOLDS, 
     labels of the fit; `folds` >= 2 for the refit's cross-validation by participant."""
     level = fit_level(fit)
     fitted = read_fitted(fit, level)
+    level = NODE if level == NODE else run.level            # junction, or step in full view
     if models:
         have = [label for label, _ in fitted]
         missing = [m for m in models if m not in have]

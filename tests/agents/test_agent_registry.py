@@ -10,7 +10,7 @@ from mazesim.maze import parse_maze
 
 REGISTERED = ("shortest", "bfs", "dfs", "right-hand", "left-hand", "tremaux", "random-walk",
               "weighted-walker", "straight-biased", "turn-bias", "finite-memory", "choice-model",
-              "eu", "du", "pw", "pw-du", "steps", "cells", "steps-cells", "node-choice")
+              "shortest-moves", "route-choice", "eu", "du", "pw", "pw-du", "steps", "cells", "steps-cells", "node-choice")
 
 
 def test_registered_names():
@@ -25,7 +25,8 @@ def test_every_agent_is_a_frozen_dataclass_with_the_common_keys(name):
         agent.max_steps = 3
     keys = agent_keys(name)
     assert keys["max_steps"] is None
-    assert keys["goal_seeking"] is (name not in ("weighted-walker", "choice-model"))
+    assert keys["goal_seeking"] is (name not in ("weighted-walker", "choice-model",
+                                                 "shortest-moves", "route-choice"))
     assert agent.params() == keys
 
 

@@ -65,9 +65,10 @@ def test_occlusion_hides_cells_behind_walls():
 VISIONS = [Vision(0), Vision(1), Vision(2), Vision(2, occlusion=True), Vision(1, memory=False),
            Vision(3, occlusion=True, memory=False)]
 # `shortest` ignores vision; the tree walkers need the map known (their own probe:
-# tests/agents/test_tree_walkers.py)
+# tests/agents/test_tree_walkers.py); the planners in full view walk in full view only
 VISION_AGENTS = [name for name in AGENTS
-                 if name != "shortest" and name not in {c.name for c in TREE_WALKERS}]
+                 if name != "shortest" and name not in {c.name for c in TREE_WALKERS}
+                 and not getattr(AGENTS[name], "full_view_only", False)]
 
 
 @pytest.mark.slow

@@ -87,7 +87,7 @@ def test_agents_lists_every_agent_with_defaults():
     assert ("goal_seeking=false, max_steps=null, lapse=0.0, initial_count=1, count_backtrack=true, "
             "backtrack=retrace") in result.output
     listing = json.loads(_run("agents", "--json").output)
-    assert len(listing) == 20 and listing["finite-memory"]["horizon"] == 7
+    assert len(listing) == 22 and listing["finite-memory"]["horizon"] == 7
     assert listing["du"] == {"goal_seeking": True, "max_steps": None, "lapse": 0.0,
                              "tau": 1.74, "gamma": 0.76}
 

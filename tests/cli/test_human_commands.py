@@ -36,8 +36,9 @@ def test_import_mst_json(mst, tmp_path):
     result = run("import", "mst", mst(), "-o", tmp_path / "run", "--json")
     assert result.exit_code == 0, result.output
     assert json.loads(result.output) == {"trials": 3, "participants": 2, "mazes": 2,
-                                         "decisions": 3, "unfinished": 0, "skipped": [],
-                                         "warnings": []}
+                                         "moves": 15, "bumps": 0,
+                                         "decision_level": "junction", "decisions": 3,
+                                         "unfinished": 0, "skipped": [], "warnings": []}
 
 
 def test_import_errors_are_one_line_and_leave_no_run(mst, tmp_path):

@@ -26,6 +26,7 @@ TRIALS = 4000
     ("quickstart.yaml", 15, 120),
     ("study-first-experiment.yaml", 300, 4200),
     ("study-fitted-human.yaml", 300, 3000),
+    ("study-route-choice.yaml", 300, 1500),
     ("study-branch-point.yaml", 1, 2),
     ("play-demo-agents.yaml", 3, 36),
 ])

@@ -137,10 +137,11 @@ def test_bad_input_is_one_line_and_exit_2(walkers, args, message):
 
 
 def test_the_documented_commands_run(walkers, planners, tmp_path):
-    """Every `mazesim predict` line of README.md, on the small runs and their fits (a
-    node-level fit's line on the planners' run)."""
+    """Every `mazesim predict` line of README.md on the Maze Search Task's run, on the small
+    runs and their fits (a node-level fit's line on the planners' run; the full-view lines:
+    tests/humans/test_vgc.py)."""
     lines = [line.split("#")[0].split() for line in README.read_text().splitlines()
-             if line.strip().startswith("mazesim predict")]
+             if line.strip().startswith("mazesim predict results/mst-1")]
     assert len(lines) >= 3
     for words in lines:
         node = "results/mst-1/nodefit" in words

@@ -20,8 +20,10 @@ TUTORIAL = read_maze(DATA / "tutorial_7x13.txt")
 # four moves up to A, then up (a dead end) or right (to G): up with probability 5/6
 T_MAZE = parse_maze("#####\n#.#G#\n#.#.#\n#A..#\n#.###\n#.###\n#.###\n#S###\n#####")
 VISIONS = [Vision(), Vision(0), Vision(2), Vision(1, occlusion=True), Vision(2, memory=False)]
-# every agent that walks under every vision (the tree walkers: tests/agents/test_tree_walkers.py)
-ANY_VISION = [name for name in AGENTS if name not in {c.name for c in TREE_WALKERS}]
+# every agent that walks under every vision (the tree walkers: tests/agents/test_tree_walkers.py;
+# the planners in full view: tests/humans/test_vgc.py)
+ANY_VISION = [name for name in AGENTS if name not in {c.name for c in TREE_WALKERS}
+              and not getattr(AGENTS[name], "full_view_only", False)]
 
 
 @st.composite
