@@ -31,9 +31,8 @@ from scipy import optimize, stats
 
 from mazesim.errors import DataError
 from mazesim.agents.base import INTEGER, LINEAR, LOG
-from mazesim.agents.trees import maze_name
 from mazesim.humans.data import HumanRun, bits
-from mazesim.humans.folds import maze_folds
+from mazesim.humans.folds import group_name, maze_folds
 from mazesim.humans.models import (LogitModel, ModelSpec, PlanSteps, build_model, parse_model,
                                    with_lapse)
 
@@ -273,7 +272,7 @@ def decision_maze_folds(run: HumanRun, folds: int, seed: int) -> np.ndarray:
     the mazes with a decision (`folds.maze_folds`)."""
     maze = np.array([run.trials[t].maze_id for t in run.decisions.trial], np.int64)
     ids = np.unique(maze)
-    names = [maze_name(run.mazes[int(m)]) for m in ids]
+    names = [group_name(run.mazes[int(m)]) for m in ids]
     fold = np.zeros(int(ids.max()) + 1 if len(ids) else 1, np.int64)
     fold[ids] = maze_folds(names, folds, seed)
     return fold[maze]

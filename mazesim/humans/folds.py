@@ -4,7 +4,9 @@ fitted to (new mazes), beside the folds over participants (new people).
 A maze's **group** comes from its name (`maze_group`): a twin (`NAME_mirror`, the mirror image
 of `NAME`) is in `NAME`'s group, and a family of maps named `FAMILY_...` (the Maze Search
 Task's `3ways_1`, ..., `Equal_10vs2`, `Loop_1`) is one group, so that no twin and no close
-variant of a held-out maze is ever trained on. A name without `_` is a group of its own.
+variant of a held-out maze is ever trained on. A name without `_` is a group of its own. A maze whose meta names its `base_grid` (a
+transformed copy of another grid: the value-guided construal's flips and rotations) is named by
+it (`group_name`).
 """
 
 from __future__ import annotations
@@ -13,14 +15,22 @@ from typing import Sequence
 
 import numpy as np
 
+from mazesim.agents.trees import maze_name
 from mazesim.errors import DataError
+from mazesim.maze import Maze
 
-__all__ = ["MIRROR", "MAX_MAZE_FOLDS", "maze_group", "maze_folds"]
+__all__ = ["MIRROR", "MAX_MAZE_FOLDS", "maze_group", "maze_folds", "group_name"]
 
 MIRROR = "_mirror"
 """The suffix of a mirrored twin's name."""
 MAX_MAZE_FOLDS = 100
 _STREAM = 2**32 - 3     # spawn key of the groups' shuffle (participants' folds use 0, 1, ...)
+
+
+def group_name(maze: Maze) -> str:
+    """The name a maze is grouped by: its `meta["base_grid"]` if any, else its name."""
+    base = maze.meta.get("base_grid")
+    return base if isinstance(base, str) and base else maze_name(maze)
 
 
 def maze_group(name: str) -> str:

@@ -37,7 +37,7 @@ from mazesim.agents.tree_walkers import walker_keys
 from mazesim.agents.trees import maze_name
 from mazesim.errors import DataError, MazesimError
 from mazesim.humans.data import HumanRun
-from mazesim.humans.folds import maze_folds, maze_group
+from mazesim.humans.folds import group_name, maze_folds, maze_group
 from mazesim.humans.fit_output import FIT_CSV, PARTICIPANTS_CSV, fit_rows, fitted_row
 from mazesim.humans.models import ModelSpec, parse_model
 from mazesim.humans.predict_stats import (HeldOut, MazeCheck, ModelCheck, compare_walks,
@@ -251,7 +251,7 @@ def _check(walks: int, seed: int, cv_mazes: int, models: int, units: Sequence[Un
         raise DataError(f"--seed {seed!r} (allowed: an integer >= 0)")
     if not units:
         raise DataError("the run has no trial to predict")
-    groups = len({maze_group(maze_name(u.maze)) for u in units})
+    groups = len({maze_group(group_name(u.maze)) for u in units})
     if cv_mazes and not 2 <= cv_mazes <= min(groups, MAX_CV_FOLDS):
         raise DataError(f"--cv-mazes {cv_mazes} (allowed: 0 for none, or 2 to "
                         f"{min(groups, MAX_CV_FOLDS)}: the groups of mazes (twins and families "
@@ -302,7 +302,7 @@ def _cross_validate(run: HumanRun, fitted: Sequence[FittedModel], units: Sequenc
                     ) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """Each model's mean steps and unfinished share on each maze, walked with the fit without
     that maze's fold."""
-    fold_of = maze_folds([maze_name(u.maze) for u in units], folds, seed)
+    fold_of = maze_folds([group_name(u.maze) for u in units], folds, seed)
     unit_of = {(u.maze_id, str(u.vision)): i for i, u in enumerate(units)}
     trial_unit = np.array([unit_of[(t.maze_id, str(t.vision))] for t in run.trials])
     by = "pooled" if pooled or not any(f.own for f in fitted) else "participant"

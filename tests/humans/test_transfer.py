@@ -129,3 +129,15 @@ def test_the_transfer_command(two_runs, tmp_path):
     bad = runner.invoke(main, ["transfer", str(two_runs / "b"), "--fit", str(two_runs / "fit"),
                                "--model", "nope"])
     assert bad.exit_code == 2 and "nope: not in the fit" in error_line(bad)
+
+
+def test_a_transformed_grid_is_grouped_with_its_base_grid():
+    from mazesim.humans.folds import group_name
+    from mazesim.maze import parse_maze
+
+    text = "#####\n#S.G#\n#####"
+    flipped = parse_maze(text)
+    object.__setattr__(flipped, "meta", {"name": "grid-3-hflip", "base_grid": "grid-3"})
+    plain = parse_maze(text)
+    object.__setattr__(plain, "meta", {"name": "Loop_1_mirror"})
+    assert [group_name(flipped), maze_group(group_name(plain))] == ["grid-3", "Loop"]
