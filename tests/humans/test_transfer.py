@@ -141,3 +141,39 @@ def test_a_transformed_grid_is_grouped_with_its_base_grid():
     plain = parse_maze(text)
     object.__setattr__(plain, "meta", {"name": "Loop_1_mirror"})
     assert [group_name(flipped), maze_group(group_name(plain))] == ["grid-3", "Loop"]
+
+
+@pytest.fixture(scope="module")
+def node_runs(tmp_path_factory):
+    """People walking as the `steps` planner on two sets of stick mazes, the plan known."""
+    from mazesim.humans.node_choices import run_node_choices
+    from mazesim.humans.node_fit import fit_nodes
+    from mazesim.humans.node_fit_output import write_node_fit
+
+    root = tmp_path_factory.mktemp("node-transfer")
+    vision = {"sweep": True, "map": "known"}
+    agent = make_agent("steps", tau=0.5)
+    for name, seeds, size in (("a", range(4), (9, 9)), ("b", range(10, 14), (11, 11))):
+        mazes = {f"{name}{i}": generate("stick-knocking", size, seed=i) for i in seeds}
+        simulate_population(mazes, agent, vision, 16, 7, root / name)
+    fit = fit_nodes(run_node_choices(load_human_run(root / "a")), ["steps", "random"], folds=0)
+    write_node_fit(fit, root / "fit")
+    return root, fit
+
+
+def test_a_node_fit_scored_with_its_parameters_held_gives_its_bits(node_runs):
+    root, fit = node_runs
+    held = score_models(root / "a", root / "fit", level="node")
+    assert {m.model: m.bits for m in held.report.models} == pytest.approx(
+        {m.model: m.bits for m in fit.report.models}, rel=1e-9)
+    refit = score_models(root / "a", root / "fit", level="node", refit_lapse=True)
+    assert all(m.k == 1 for m in refit.report.models)
+
+
+def test_a_node_model_carries_over_to_people_who_plan_as_it_does(node_runs):
+    root, _ = node_runs
+    report = transfer_run(load_human_run(root / "b"), root / "fit", folds=4, seed=0)
+    assert report.level == "node"
+    by = {m.model: m for m in report.models}
+    assert abs(by["steps"].gap) < 0.05 and by["steps"].gap_ci[0] < 0.03, by["steps"]
+    assert by["random"].held_bits > by["steps"].held_bits
