@@ -18,7 +18,7 @@ from numba import njit
 from mazesim._grid import bfs
 from mazesim.agents._vision_kernels import UNKNOWN, unseen_in_isovist, unseen_in_view
 from mazesim.agents.base import KernelAgent, Param
-from mazesim.agents.rules import Rule
+from mazesim.agents.rules import Rule, softmax_of_features
 from mazesim.maze import PASSAGE, WALL
 
 __all__ = ["ChoiceModel", "FEATURES", "N_FEATURES", "CLOSED_DISTANCE", "MAX_WEIGHT",
@@ -115,20 +115,7 @@ def observe(p, rs, ws, i, arrival, t, om):
 @njit(cache=True, inline="always")
 def probabilities(p, rs, marks, i, came, arrival, t, om, nv, nlast, out):
     """Softmax over the open directions of the weighted sums of their features."""
-    best = -np.inf
-    for d in range(4):
-        u = 0.0
-        for f in range(N_FEATURES):
-            u += p[f] * rs[d * N_FEATURES + f]
-        out[d] = u
-        if om[d] != 0 and u > best:
-            best = u
-    total = 0.0
-    for d in range(4):
-        out[d] = np.exp(out[d] - best) if om[d] != 0 else 0.0
-        total += out[d]
-    for d in range(4):
-        out[d] /= total
+    softmax_of_features(p, rs, N_FEATURES, om, out)
 
 
 RULE = Rule("choice-model", probabilities, observe=observe)

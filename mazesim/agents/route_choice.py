@@ -31,7 +31,7 @@ from numba import njit
 
 from mazesim._grid import bfs
 from mazesim.agents.base import KernelAgent, Param
-from mazesim.agents.rules import Rule, spread
+from mazesim.agents.rules import Rule, softmax_of_features, spread
 from mazesim.agents.vision import FULL, Vision
 from mazesim.errors import AgentError
 from mazesim.maze import PASSAGE
@@ -104,20 +104,7 @@ def observe(p, rs, ws, i, arrival, t, om):
 @njit(cache=True, inline="always")
 def logit_probabilities(p, rs, marks, i, came, arrival, t, om, nv, nlast, out):
     """Softmax over the open directions of the weighted sums of their features."""
-    best = -np.inf
-    for d in range(4):
-        u = 0.0
-        for f in range(N_ROUTE):
-            u += p[f] * rs[d * N_ROUTE + f]
-        out[d] = u
-        if om[d] != 0 and u > best:
-            best = u
-    total = 0.0
-    for d in range(4):
-        out[d] = np.exp(out[d] - best) if om[d] != 0 else 0.0
-        total += out[d]
-    for d in range(4):
-        out[d] /= total
+    softmax_of_features(p, rs, N_ROUTE, om, out)
 
 
 @njit(cache=True, inline="always")

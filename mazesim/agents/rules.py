@@ -58,7 +58,7 @@ from mazesim.agents import _walk_loop
 from mazesim.agents._streams import xoshiro_double
 from mazesim.agents._vision_kernels import look
 
-__all__ = ["Rule", "walk_kernel", "uniform", "spread", "no_reset", "no_update", "no_target",
+__all__ = ["Rule", "walk_kernel", "uniform", "spread", "softmax_of_features", "no_reset", "no_update", "no_target",
            "no_observe"]
 
 _INVERSE = np.array([0.0, 1.0, 1.0 / 2, 1.0 / 3, 1.0 / 4])
@@ -80,6 +80,27 @@ def spread(out):
     inverse = _INVERSE[int(out[0] + out[1] + out[2] + out[3])]
     for d in range(4):
         out[d] *= inverse
+
+
+@njit(cache=True, inline="always")
+def softmax_of_features(p, rs, n, om, out):
+    """A conditional logit's step probabilities: `out[d]` proportional to exp(sum of the
+    weights `p[:n]` times direction d's `n` features `rs[d * n:(d + 1) * n]`) over the open
+    directions `om`, 0 elsewhere."""
+    best = -np.inf
+    for d in range(4):
+        u = 0.0
+        for f in range(n):
+            u += p[f] * rs[d * n + f]
+        out[d] = u
+        if om[d] != 0 and u > best:
+            best = u
+    total = 0.0
+    for d in range(4):
+        out[d] = np.exp(out[d] - best) if om[d] != 0 else 0.0
+        total += out[d]
+    for d in range(4):
+        out[d] /= total
 
 
 @njit(cache=True, inline="always")

@@ -68,8 +68,9 @@ SUMMARIES = {
     "solve": "Solve a maze file: print it with the route as `*` and the number of moves.",
     "terrain": "Least-cost route over a terrain-cost grid (CSV or whitespace text; inf or # "
                "impassable).",
-    "tree": "The decision tree of MAZE_FILE: a mazesim maze (text or .json) or a Maze Search "
-            "Task map (width, height, rows of codes), told apart by its first line.",
+    "tree": "The decision tree of MAZE_FILE (or with --merged its graph): a mazesim maze (text "
+            "or .json) or a Maze Search Task map (width, height, rows of codes), told apart by "
+            "its first line.",
     "validate": "Check CONFIG without running anything: an experiment (`mazesim run`) or a "
                 "session of human trials (`mazesim play`).",
     "transfer": "How a fit made elsewhere carries over to RUN_DIR: each model with its "

@@ -61,16 +61,9 @@ def score_models(run_dir: str | Path, params: str | Path, models: Sequence[str] 
     junction or step level (`fit.score_run`; None: the run's) or at the node level
     (`node_fit.score_nodes`)."""
     from mazesim.humans.fit import score_run
-    from mazesim.humans.fit_output import read_fitted
+    from mazesim.humans.fit_output import only_models, read_fitted
 
-    fitted = read_fitted(params, level or "junction")
-    if models:
-        labels = [label for label, _ in fitted]
-        missing = [m for m in models if m not in labels]
-        if missing:
-            raise DataError(f"--model {missing[0]}: not in --params {params} (models: "
-                            f"{', '.join(labels)})")
-        fitted = [f for f in fitted if f[0] in models]
+    fitted = only_models(read_fitted(params, level or "junction"), models or (), str(params))
     run = excluded(load_human_run(run_dir, None if level == "node" else level),
                    exclude_participants, exclude_mazes)
     if level == "node":

@@ -253,3 +253,17 @@ def _figure(report: FitReport, path: Path) -> None:
     fig.tight_layout()
     fig.savefig(path, dpi=_DPI)
     plt.close(fig)
+
+
+def only_models(fitted: list[tuple[str, Estimate]], models: Sequence[str], where: str
+                ) -> list[tuple[str, Estimate]]:
+    """The models `models` (labels; all when empty) of `fitted`; DataError naming the first
+    label the fit `where` lacks and the labels it has."""
+    if not models:
+        return fitted
+    have = [label for label, _ in fitted]
+    missing = [m for m in models if m not in have]
+    if missing:
+        raise DataError(f"model {missing[0]}: not in the fit {where} (its models: "
+                        f"{', '.join(have[:12])}{', ...' if len(have) > 12 else ''})")
+    return [f for f in fitted if f[0] in models]

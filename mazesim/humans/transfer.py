@@ -31,7 +31,7 @@ from mazesim.agents.node_models import NODE_MODELS
 from mazesim.errors import DataError
 from mazesim.humans.data import HumanRun, excluded, load_human_run
 from mazesim.humans.fit import BOOTSTRAP_SAMPLES, CONFIDENCE, DEFAULT_FOLDS, FitReport, fit_run
-from mazesim.humans.fit_output import read_fitted
+from mazesim.humans.fit_output import only_models, read_fitted
 
 __all__ = ["ModelTransfer", "TransferReport", "transfer_run", "load_and_transfer", "fit_level",
            "format_transfer", "write_transfer"]
@@ -116,13 +116,7 @@ def transfer_run(run: HumanRun, fit: str | Path, *, folds: int = DEFAULT_FOLDS, 
     level = fit_level(fit)
     fitted = read_fitted(fit, level)
     level = NODE if level == NODE else run.level            # junction, or step in full view
-    if models:
-        have = [label for label, _ in fitted]
-        missing = [m for m in models if m not in have]
-        if missing:
-            raise DataError(f"model {missing[0]}: not in the fit {fit} (its models: "
-                            f"{', '.join(have[:12])})")
-        fitted = [f for f in fitted if f[0] in models]
+    fitted = only_models(fitted, models, str(fit))
     if isinstance(folds, bool) or not isinstance(folds, (int, np.integer)) or folds < 2:
         raise DataError(f"folds: {folds!r} (allowed: 2 or more: the refit is cross-validated "
                         "by participant)")

@@ -191,8 +191,8 @@ def test_params_scored_elsewhere_hold_the_fitted_weights(people):
 @pytest.mark.parametrize("content, message", [
     ("{", "--params {path}: not JSON (Expecting property name enclosed in double quotes, "
           "line 1)"),
-    ('{"level": "node", "models": []}', "--params {path}: a node-level fit (only junction "
-                                        "and step fits can be scored)"),
+    ('{"level": "node", "models": []}', "--params {path}: a node-level fit (scoring at the "
+                                        "junction level)"),
     ('{"models": [{"model": "turn-bias", "lapse": 0.1}]}',
      "--params {path}: model 1: needs model, lapse and params"),
     ('{"models": [{"model": "turn-bias", "lapse": 2, "params": {}}]}',
