@@ -36,9 +36,9 @@ import numpy as np
 
 from mazesim.agents._vision_kernels import (FULL_VIEW, ISOVIST_VIEW, SWEEP_VIEW, UNKNOWN,
                                             WINDOW_VIEW, seen_along)
-from mazesim.errors import AgentError, MazesimError, short
+from mazesim.errors import AgentError, short
 from mazesim.limits import MAX_VISION_RADIUS
-from mazesim.maze import Cell, Maze
+from mazesim.maze import SEEN_AT_START, Cell, Maze
 
 __all__ = ["Vision", "FULL", "STUDY_VISION", "ISOVIST_RADIUS", "MST_VISION", "SWEEP_VISION",
            "UNKNOWN", "SEEN_AT_START", "parse_vision", "seen_at_start", "seen_cells", "isovist",
@@ -46,9 +46,6 @@ __all__ = ["Vision", "FULL", "STUDY_VISION", "ISOVIST_RADIUS", "MST_VISION", "SW
 
 FULL = "full"
 STUDY_VISION = 2          # the study's +-2 window (section 3.1)
-SEEN_AT_START = "seen_at_start"
-"""`Maze.meta` key: the [row, col] passages shown before the first step (the Maze Search Task
-lights corridors that no line of sight from S reaches, so they travel with the maze)."""
 SWEEP = "sweep"
 _KINDS = ("window", "isovist", SWEEP)
 _KEYS = _KINDS + ("occlusion", "memory", "map")
@@ -229,16 +226,11 @@ def _built(name: str, **settings: Any) -> Vision:
 
 def seen_at_start(maze: Maze) -> np.ndarray:
     """Bool (H, W): the passages `maze.meta[SEEN_AT_START]` lists as seen before the first step
-    (none when the key is absent); AgentError naming a bad entry."""
+    (none when the key is absent; `Maze` checked the list)."""
     out = np.zeros(maze.shape, np.bool_)
-    cells = maze.meta.get(SEEN_AT_START, ())
-    if not isinstance(cells, (list, tuple)):
-        raise AgentError(f"maze meta {SEEN_AT_START}: {cells!r} (allowed: a list of [row, col])")
-    for k, cell in enumerate(cells):
-        try:
-            out[maze.passage_cell(cell)] = True
-        except MazesimError as err:
-            raise AgentError(f"maze meta {SEEN_AT_START}[{k}]: {err}") from None
+    cells = maze.meta.get(SEEN_AT_START)
+    if cells:
+        out[tuple(np.array(cells, np.int64).T)] = True
     return out
 
 
