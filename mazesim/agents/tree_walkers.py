@@ -21,7 +21,6 @@ give no step probabilities (score them at nodes: `mazesim fit --level node`).
 
 from __future__ import annotations
 
-import math
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Mapping
@@ -299,10 +298,12 @@ class NodeChoiceWalker(TreeWalker):
             values = tuple(float(w) for w in weights)
         except (TypeError, ValueError):
             values = ()
-        if len(values) != len(NODE_FEATURES) or not all(map(math.isfinite, values)) or any(
-                isinstance(w, bool) for w in weights):
-            raise self._fail("weights", f"{len(NODE_FEATURES)} finite numbers in the order "
-                                        f"{', '.join(NODE_FEATURES)}, or a mapping of them")
+        bound = node_model(self.name).max_weight
+        if len(values) != len(NODE_FEATURES) or not all(-bound <= v <= bound for v in values) \
+                or any(isinstance(w, bool) for w in weights):
+            raise self._fail("weights", f"{len(NODE_FEATURES)} numbers from {-bound:g} to "
+                                        f"{bound:g} in the order {', '.join(NODE_FEATURES)}, "
+                                        "or a mapping of them")
         object.__setattr__(self, "weights", values)
 
     def values(self) -> dict[str, float]:

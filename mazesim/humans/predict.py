@@ -141,12 +141,13 @@ def read_fit(fit_dir: str | Path) -> list[FittedModel]:
         spec, level = _spec(row["model"], where)
         _, params, lapse = fitted_row(row, where)
         model = FittedModel(spec, params, lapse, own.get(row["model"], {}), level)
-        for settings in [model.settings("", True)] + [model.settings(p, False)
-                                                      for p in model.own]:
+        for person in ["", *model.own]:
             try:
-                make_agent(model.agent, **settings)
+                make_agent(model.agent, **model.settings(person, not person))
             except MazesimError as err:
-                raise DataError(f"{where}: its parameters do not make an agent ({err})") from None
+                at = (f"{folder / PARTICIPANTS_CSV}: model {row['model']!r}, participant "
+                      f"{person!r}" if person else where)
+                raise DataError(f"{at}: its parameters do not make an agent ({err})") from None
         out.append(model)
     if len({m.level for m in out}) > 1:
         raise DataError(f"{folder / FIT_CSV}: junction and node models in one fit")
