@@ -202,7 +202,7 @@ def compare(human_run: str, sim_run: str, fit_params: bool, seed: int,
                    "a node-level fit's models walk as their tree walkers).")
 @click.option("--walks", type=int, default=100, show_default=True,
               help="Walks of each model per person and maze.")
-@click.option("--seed", type=int, default=0, show_default=True,
+@click.option("--seed", type=SEED, default=0, show_default=True,
               help="Seed of the walks, the folds and the bootstrap.")
 @click.option("--cv-mazes", "cv_mazes", type=int, default=0, show_default=True,
               help="Folds of mazes (0: none): refit without each fold and predict its mazes.")

@@ -35,7 +35,7 @@ from mazesim.agents import make_agent
 from mazesim.agents.node_models import node_model
 from mazesim.agents.tree_walkers import walker_keys
 from mazesim.agents.trees import maze_name
-from mazesim.errors import DataError, MazesimError
+from mazesim.errors import DataError, MazesimError, short
 from mazesim.humans.data import HumanRun
 from mazesim.humans.fit_output import FIT_CSV, PARTICIPANTS_CSV, fit_rows, fitted_row
 from mazesim.humans.models import ModelSpec, parse_model
@@ -43,6 +43,7 @@ from mazesim.humans.predict_stats import (HeldOut, MazeCheck, ModelCheck, compar
                                           held_out, model_check)
 from mazesim.humans.predict_walks import (Walked, model_walks, people_walks, probe_cell,
                                           sight_of_goal)
+from mazesim.limits import INT64_MAX
 
 __all__ = ["FittedModel", "Unit", "PredictReport", "read_fit", "predict_run", "DEFAULT_WALKS",
            "MAX_WALKS", "MAX_TOTAL_WALKS", "MAX_CV_FOLDS"]
@@ -163,6 +164,10 @@ def predict_run(run: HumanRun, fit_dir: str | Path, *, walks: int = DEFAULT_WALK
     picks labels of the fit (default: all), `pooled` walks everyone with the pooled parameters,
     `workers` local processes walk."""
     fitted = _pick(read_fit(fit_dir), models, fit_dir)
+    if fitted[0].level == NODE:
+        from mazesim.humans.node_choices import check_observed
+
+        check_observed(run)          # else its walkers walk a full-vision run's shortest path
     units = _units(run)
     _check(walks, seed, cv_mazes, len(fitted), units, workers)
     checks = _walk_all(run, fitted, units, walks, seed, pooled, range(len(units)), workers)
@@ -248,10 +253,14 @@ def _check(walks: int, seed: int, cv_mazes: int, models: int, units: Sequence[Un
     if isinstance(walks, bool) or not isinstance(walks, (int, np.integer)) or not (
             1 <= walks <= MAX_WALKS):
         raise DataError(f"--walks {walks!r} (allowed: 1 to {MAX_WALKS:,} per person and maze)")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise DataError(f"--seed {seed!r} (allowed: an integer >= 0)")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not (
+            0 <= seed <= INT64_MAX):
+        raise DataError(f"--seed {short(seed)} (allowed: 0 to {INT64_MAX:,})")
     if not units:
         raise DataError("the run has no trial to predict")
+    if cv_mazes and len(units) < 2:
+        raise DataError(f"--cv-mazes {cv_mazes} (allowed: 0 for none: the run has one maze "
+                        "to predict, and folds need two)")
     if cv_mazes and not 2 <= cv_mazes <= min(len(units), MAX_CV_FOLDS):
         raise DataError(f"--cv-mazes {cv_mazes} (allowed: 0 for none, or 2 to "
                         f"{min(len(units), MAX_CV_FOLDS)}: the mazes, at most {MAX_CV_FOLDS})")
@@ -259,8 +268,12 @@ def _check(walks: int, seed: int, cv_mazes: int, models: int, units: Sequence[Un
     if total > MAX_TOTAL_WALKS:
         raise DataError(f"--walks {walks}: {total:,} walks in all (allowed: at most "
                         f"{MAX_TOTAL_WALKS:,}; fewer walks or models)")
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise DataError(f"--workers {workers!r} (allowed: an integer >= 1)")
+    from mazesim.experiment.executors import MAX_WORKERS
+
+    if isinstance(workers, bool) or not isinstance(workers, int) or not (
+            1 <= workers <= MAX_WORKERS):
+        raise DataError(f"--workers {workers!r} (allowed: an integer from 1 to "
+                        f"{MAX_WORKERS:,})")
 
 
 def _own_count(fitted: FittedModel, run: HumanRun, pooled: bool) -> int:
@@ -311,7 +324,12 @@ def _cross_validate(run: HumanRun, fitted: Sequence[FittedModel], units: Sequenc
     unfinished = [np.full(len(units), np.nan) for _ in fitted]
     for fold in range(folds):
         train = run.select(fold_of[trial_unit] != fold)
-        refits = _refit(train, fitted, by, seed)
+        try:
+            refits = _refit(train, fitted, by, seed)
+        except DataError as err:
+            held = ", ".join(units[u].name for u in np.flatnonzero(fold_of == fold)[:5])
+            raise DataError(f"--cv-mazes {folds}: fitting without fold {fold + 1} (mazes "
+                            f"{held}) failed: {err}") from None
         again = [_refitted(f, refits[f.label]) for f in fitted]
         which = [int(u) for u in np.flatnonzero(fold_of == fold)]
         checks = _walk_all(run, again, units, walks, seed, pooled, which, workers)

@@ -67,3 +67,18 @@ def test_no_decision_is_an_error(small):
     with pytest.raises(DataError, match=r"no node decision \(a node with two or more "
                                         r"children\): nothing to fit"):
         run_node_choices(line)
+
+
+@pytest.mark.parametrize("vision, why", [("full", "sees everything from the start"),
+                                         ({"window": 2}, "leaves the map unknown")])
+def test_a_run_without_observation_nodes_has_no_node_decisions(tmp_path, vision, why):
+    """Issue 33, point 2: a run walked under full vision, or a window without the map, was
+    fitted on the sweep tree silently (and `predict` then walked it under full vision)."""
+    from mazesim import generate, make_agent
+    from mazesim.humans.recovery import simulate_population
+
+    mazes = {"d0": generate("digging", (9, 9), seed=0)}
+    simulate_population(mazes, make_agent("random-walk"), vision, 2, 0, tmp_path / "run")
+    with pytest.raises(DataError, match=f"run: its people walked under vision .*; node models "
+                                        f"need observation nodes \\(vision: .* {why}"):
+        run_node_choices(load_human_run(tmp_path / "run"))

@@ -17,6 +17,7 @@ from click.testing import CliRunner
 
 from mazesim import generate, make_agent
 from mazesim.cli import main
+from mazesim.errors import DataError
 from mazesim.humans import fit_run, load_human_run
 from mazesim.humans.fit_output import write_fit
 from mazesim.humans.predict import MAX_WALKS, predict_run, read_fit
@@ -220,3 +221,33 @@ def test_an_integer_parameter_is_read_as_an_integer(tmp_path):
     (model,) = read_fit(tmp_path)
     settings = model.settings("", True)
     assert settings["horizon"] == 21 and isinstance(settings["horizon"], int)
+
+
+def test_a_node_fit_does_not_walk_a_run_without_observation_nodes(walkers, planners):
+    """Issue 33, point 2: the walkers (window 2, map unknown) have no observation nodes; a node
+    fit walked them under that vision as shortest paths."""
+    (root, run), (node_root, _) = walkers, planners
+    with pytest.raises(DataError, match="need observation nodes"):
+        predict_run(run, node_root / "fit-steps", walks=1)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--seed", 10**200], "Invalid value for '--seed'"),
+    (["--workers", 0], "--workers 0 (allowed: an integer from 1 to 1,024)"),
+    (["--workers", 5000], "--workers 5000 (allowed: an integer from 1 to 1,024)"),
+])
+def test_predict_ranges_match_the_other_commands(walkers, args, message):
+    """Issue 33, point 18: --seed took 10^200; --workers 0 and 5000 stated different ranges."""
+    root, _ = walkers
+    result = invoke("predict", root / "run", "--fit", root / "fit-a", *args)
+    assert result.exit_code == 2 and message in result.output, result.output
+    assert result.output.count("\n") == 1
+
+
+def test_one_maze_cannot_be_dealt_into_folds(walkers, tmp_path):
+    """Issue 33, point 18: the message offered "2 to 1"."""
+    root, _ = walkers
+    result = invoke("predict", root / "run", "--fit", root / "fit-a", "--cv-mazes", 2,
+                    *[a for i in range(1, MAZES) for a in ("--exclude-maze", f"d{i}")])
+    assert result.exit_code == 2, result.output
+    assert "--cv-mazes 2 (allowed: 0 for none: the run has one maze" in result.output
