@@ -16,6 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from mazesim import generate, make_agent
+from mazesim.agents.vision import parse_vision
 from mazesim.cli import main
 from mazesim.errors import DataError
 from mazesim.humans import fit_run, load_human_run
@@ -251,3 +252,30 @@ def test_one_maze_cannot_be_dealt_into_folds(walkers, tmp_path):
                     *[a for i in range(1, MAZES) for a in ("--exclude-maze", f"d{i}")])
     assert result.exit_code == 2, result.output
     assert "--cv-mazes 2 (allowed: 0 for none: the run has one maze" in result.output
+
+
+def test_model_walks_are_walked_in_bounded_batches_with_the_same_result(monkeypatch):
+    """Issue 33, point 13: all walks of a maze were held at once (2.4 GB at 1,000 walks on
+    experiment 1, about 22 GB at the allowed 10,000). Batches of at most CHUNK_MOVES moves,
+    each measured and dropped, give the same walks."""
+    from mazesim.agents.base import KernelAgent
+    from mazesim.humans import predict_walks
+
+    maze = generate("digging", (9, 9), seed=3)
+    sight = sight_of_goal(maze, parse_vision(2))
+    args = (maze, parse_vision(2), "random-walk", [{"lapse": 0.0}] * 3, 7, [5, 1], [0, 1, 2],
+            sight, maze.start)
+    whole = predict_walks.model_walks(*args)
+    batches, walk = [], KernelAgent.run_trials
+
+    def spy(self, maze, vision, streams, max_steps, **keys):
+        batches.append(len(streams) * max_steps)
+        return walk(self, maze, vision, streams, max_steps, **keys)
+
+    monkeypatch.setattr(KernelAgent, "run_trials", spy)
+    monkeypatch.setattr(predict_walks, "CHUNK_MOVES", 2 * make_agent(
+        "random-walk").resolved_max_steps(maze))
+    parts = predict_walks.model_walks(*args)
+    assert len(batches) == 11 and max(batches) <= predict_walks.CHUNK_MOVES
+    for field in ("steps", "reached", "revisits", "exit_seen", "first", "visits"):
+        assert np.array_equal(getattr(whole, field), getattr(parts, field)), field
