@@ -78,6 +78,7 @@ def view_table(grid, floor, dark_id, kind, radius, occlusion, max_work):
     met = np.empty(cells.shape[0], np.int64)
     first = np.zeros(floor.shape[0] + 1, np.int64)
     seen = np.empty(max(floor.shape[0], 1), np.int32)
+    radius = min(radius, max(h, w))     # a wider view sees no more of the grid
     reach = max(radius, 1)
     work = 0
     for f in range(floor.shape[0]):     # the work, counted before anything is looked at

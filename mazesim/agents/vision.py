@@ -50,8 +50,9 @@ SWEEP = "sweep"
 _KINDS = ("window", "isovist", SWEEP)
 _KEYS = _KINDS + ("occlusion", "memory", "map")
 _MAPS = ("unknown", "known")
-_ALLOWED = (f"full or an integer from 0 to {MAX_VISION_RADIUS:,}, or a mapping {{window: k | "
-            "isovist: r | sweep: true, occlusion, memory, map: known}")
+_ALLOWED = (f"full or an integer from 0 to {MAX_VISION_RADIUS:,}, a label such as 'isovist "
+            "10, map known', key=value pairs such as isovist=10,map=known, or a mapping "
+            "{window: k | isovist: r | sweep: true, occlusion, memory, map: known}")
 _DIGITS = re.compile(r"[0-9]{1,64}")
 """A radius as text: ASCII digits (int() takes "²"), at most 64 (int() refuses 4,300)."""
 
@@ -160,9 +161,11 @@ plan known from the start (their `observation_made`); the default of
 
 
 def parse_vision(value: Any, name: str = "vision") -> Vision:
-    """A Vision from any config form (a Vision, `full`, an integer or its text, a mapping
+    """A Vision from any form, the same everywhere (configs, command-line options, the vision
+    column of imported trials): a Vision, `full`, an integer or its text, a mapping
     `{window: 2, occlusion: true, memory: false}`, `{isovist: 10, map: known}` or `{sweep: true,
-    map: known}`), or its label; AgentError naming `name`."""
+    map: known}`, that mapping as text (YAML) or as key=value pairs (`isovist=10,map=known`),
+    or a label (`isovist 10, map known`); a MazesimError naming `name`."""
     if isinstance(value, Vision):
         return value
     if value is None:
@@ -177,6 +180,15 @@ def parse_vision(value: Any, name: str = "vision") -> Vision:
 
 
 def _from_text(text: str, name: str) -> Vision:
+    from mazesim.schema import parse_pairs, parse_yaml
+
+    if text.strip().startswith("{"):
+        data = parse_yaml(text, name)
+        if not isinstance(data, Mapping):
+            raise AgentError(f"{name}: {short(text)} (allowed: {_ALLOWED})")
+        return _from_mapping(data, name)
+    if "=" in text:
+        return _from_mapping(parse_pairs(text, name), name)
     words = [w.strip() for w in text.strip().lower().split(",")]
     head, flags = words[0], words[1:]
     if head == FULL and not flags:

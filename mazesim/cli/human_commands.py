@@ -9,7 +9,7 @@ import json
 import click
 
 from mazesim.cli import main
-from mazesim.cli._options import SEED, LibraryDefault
+from mazesim.cli._options import SEED, VISION, LibraryDefault
 
 __all__ = ["import_group", "fit", "compare", "predict"]
 
@@ -49,10 +49,10 @@ def import_mst(folder: str, output: str, skip_invalid: bool, as_json: bool) -> N
 @click.argument("trajectories", type=click.Path(exists=True, dir_okay=False))
 @click.option("--mazes", required=True, type=click.Path(exists=True, file_okay=False),
               help="Folder of the mazes, one mazesim file <maze>.txt (or .json) each.")
-@click.option("--vision", default=LibraryDefault("mazesim.agents.vision", "FULL"),
+@click.option("--vision", type=VISION, default=LibraryDefault("mazesim.agents.vision", "FULL"),
               show_default=True,
               help="Vision of trials without a vision column (a label such as 2 or "
-                   "'isovist 10, map known').")
+                   "'isovist 10, map known', or key=value pairs such as isovist=10,map=known).")
 @_OUTPUT
 @_SKIP
 @_JSON

@@ -344,3 +344,13 @@ def test_an_open_room_is_refused_before_its_sight_table_is_allocated(vision):
     first, seen, status = _tree_kernels.sweep_table(grid, floor, dark_id, 10**9)
     assert status == _tree_kernels.OK and first[-1] == len(seen) == grid.size ** 2
     assert seen.dtype == np.int32 and sorted(seen[first[5]:first[6]]) == list(range(grid.size))
+
+
+def test_a_view_wider_than_the_map_is_the_map_s_width():
+    """Issue 33, point 18: isovist=10000 on a 6x7 map hit the work ceiling, although a wider
+    view only sees everything."""
+    maze = parse_maze("#######\n#S....#\n#.###.#\n#.#...#\n#...#G#\n#######\n")
+    wide = decision_tree(maze, {"isovist": 10_000, "map": "known"})
+    narrow = decision_tree(maze, {"isovist": 7, "map": "known"})
+    assert [(n.cell, n.parent, n.revealed) for n in wide.nodes] == [
+        (n.cell, n.parent, n.revealed) for n in narrow.nodes]

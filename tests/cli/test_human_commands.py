@@ -88,7 +88,12 @@ def test_import_csv(tmp_path):
     assert result.exit_code == 2 and "unknown column 'stepp'" in result.output
     result = run("import", "csv", tmp_path / "walks.csv", "--mazes", tmp_path / "mazes", "-o",
                  tmp_path / "run3", "--vision", "sideways")
-    assert result.exit_code == 2 and result.output.startswith("Error: vision: 'sideways'")
+    assert result.exit_code == 2 and "Invalid value for '--vision': 'sideways'" in result.output
+    # issue 33, point 19: import took labels only, not the key=value pairs simulate takes
+    for k, form in enumerate(["isovist=3,map=known", "{isovist: 3, map: known}"]):
+        result = run("import", "csv", tmp_path / "walks.csv", "--mazes", tmp_path / "mazes",
+                     "-o", tmp_path / f"form{k}", "--vision", form)
+        assert result.exit_code == 0, result.output
 
 
 def test_fit_json_and_files(mst, tmp_path):
