@@ -187,7 +187,9 @@ def logit_peer_fit(model: NodeLogit, choices: NodeChoices, *, seed: int, folds: 
     person, people = choices.participant, len(choices.participants)
     counts = np.bincount(person, minlength=people)
     if not 2 <= groups <= people:
-        raise DataError(f"groups {groups} (allowed: 2 to {people}, the people)")
+        raise DataError(f"{model.name} under the peer protocol draws each person's population "
+                        f"from {groups} groups of the others: {people} people (allowed: at "
+                        f"least {max(groups, 2)})")
     fold = deal_folds(person, counts, folds, seed)
     rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(POPULATION_STREAM,)))
     group = np.empty(people, dtype=np.int64)
