@@ -142,10 +142,18 @@ def _check(choices: NodeChoices, models: Sequence[str] | None, protocol: str, by
     people = len(choices.participants)
     if protocol == "peer":
         fewest = int(np.bincount(choices.participant).min())
+        if fewest < 2:
+            raise DataError(f"folds {folds}: the peer protocol deals each person's decisions "
+                            f"into folds, and a person has {fewest} (allowed: people with 2 "
+                            "or more; the ml protocol fits them)")
         if not 2 <= folds <= min(fewest, MAX_FOLDS):
             raise DataError(f"folds {folds} (allowed under the peer protocol: 2 to "
                             f"{min(fewest, MAX_FOLDS)}, the fewest decisions of a person, "
                             f"at most {MAX_FOLDS})")
+    elif folds and people < 2:
+        raise DataError(f"folds {folds}: cross-validation by participant needs two "
+                        f"participants with a node decision (the run has {people}; folds 0 "
+                        "fits without it)")
     elif folds and not 2 <= folds <= min(people, MAX_FOLDS):
         raise DataError(f"folds {folds} (allowed: 0 for none, or 2 to "
                         f"{min(people, MAX_FOLDS)}: the participants, at most {MAX_FOLDS})")
