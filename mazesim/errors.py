@@ -176,7 +176,7 @@ def nesting(value: Any) -> int:
         if isinstance(item, (dict, list)):
             deepest = max(deepest, depth)
             stack.extend((v, depth + 1) for v in (item.values() if isinstance(item, dict)
-                                                   else item))
+                                                   else item) if isinstance(v, (dict, list)))
     return deepest
 
 

@@ -318,13 +318,14 @@ def maze_from_json(data: Any, source: str = "<json>") -> Maze:
     meta = data.get("meta", {})
     if not isinstance(meta, dict):
         raise MazeFormatError(f"{source}: 'meta' must be an object")
-    if nesting(meta) > MAX_NESTING - 1:
-        raise MazeFormatError(f"{source}: 'meta' nested deeper than {MAX_NESTING} levels")
     maze = parse_maze("\n".join(data["rows"]), source)
-    try:
-        return Maze(maze.grid, maze.start, maze.goal, maze.marks, meta)
+    try:                    # before the nesting walk: the cells shown at the start are bounded
+        maze = Maze(maze.grid, maze.start, maze.goal, maze.marks, meta)
     except MazeFormatError as err:
         raise MazeFormatError(f"{source}: {err}") from None
+    if nesting(meta) > MAX_NESTING - 1:
+        raise MazeFormatError(f"{source}: 'meta' nested deeper than {MAX_NESTING} levels")
+    return maze
 
 
 def read_maze(path: str | Path) -> Maze:
