@@ -1,13 +1,14 @@
 """The exception types of mazesim: one root, one subclass per domain (STYLE.md, Errors)."""
 
 import difflib
+import json
 import os
 import re
 import stat
 from pathlib import Path
 from typing import Any, Iterable
 
-from mazesim.limits import MAX_FILE_BYTES
+from mazesim.limits import MAX_FILE_BYTES, MAX_NESTING
 
 __all__ = [
     "MazesimError",
@@ -23,6 +24,8 @@ __all__ = [
     "file_problem",
     "check_file",
     "read_text",
+    "load_json",
+    "nesting",
     "did_you_mean",
     "short",
     "printable",
@@ -130,6 +133,51 @@ def read_text(path: str | Path, error: type[MazesimError],
         return data.decode("utf-8")
     except UnicodeDecodeError as err:
         raise error(f"{path}: not UTF-8 text (byte {err.start + 1})") from None
+
+
+MAX_JSON_DIGITS = 64
+"""Longest integer literal of a JSON input (a seed has at most 19 digits)."""
+
+
+class _LongNumber(Exception):
+    """An integer literal longer than `MAX_JSON_DIGITS` (raised out of `json.loads`)."""
+
+
+def _json_int(text: str) -> int:
+    if len(text) > MAX_JSON_DIGITS:
+        raise _LongNumber(text)
+    return int(text)
+
+
+def load_json(text: str, source: str, error: type[MazesimError]) -> Any:
+    """The JSON document of `text`; its faults, a stack-deep nesting (json recurses; callers
+    check `nesting` against `limits.MAX_NESTING`) and integers of thousands of digits included,
+    raise `error` naming `source:line:col`."""
+    try:
+        return json.loads(text, parse_int=_json_int)
+    except json.JSONDecodeError as err:
+        raise error(f"{source}:{err.lineno}:{err.colno}: {err.msg}") from None
+    except RecursionError:
+        raise error(f"{source}: nested deeper than {MAX_NESTING} levels") from None
+    except _LongNumber as err:
+        at = text.find(err.args[0])
+        line = text.count("\n", 0, at) + 1
+        column = at - (text.rfind("\n", 0, at) + 1) + 1
+        raise error(f"{source}:{line}:{column}: an integer of {len(err.args[0]):,} digits "
+                    f"(allowed: at most {MAX_JSON_DIGITS})") from None
+
+
+def nesting(value: Any) -> int:
+    """How deeply lists and dicts nest in `value` (1 for a flat one), counted without
+    recursion and stopping past `MAX_NESTING`."""
+    deepest, stack = 0, [(value, 1)]
+    while stack and deepest <= MAX_NESTING:
+        item, depth = stack.pop()
+        if isinstance(item, (dict, list)):
+            deepest = max(deepest, depth)
+            stack.extend((v, depth + 1) for v in (item.values() if isinstance(item, dict)
+                                                   else item) if isinstance(v, (dict, list)))
+    return deepest
 
 
 def did_you_mean(value: Any, allowed: Iterable[str]) -> str:

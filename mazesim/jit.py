@@ -18,14 +18,17 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-__all__ = ["Kernel", "kernel", "python_kernels", "one_run", "PYTHON_MAX_CELLS", "cached",
-           "compiling"]
+__all__ = ["Kernel", "kernel", "python_kernels", "one_run", "PYTHON_MAX_CELLS",
+           "PYTHON_MAX_SIDE", "cached", "compiling"]
 
 # The largest grid that one run of kernels takes as Python rather than loading numba: at 101x101
 # the slowest generator (aldous-broder, a random walk to cover time), braided and placed by
 # `farthest`, took a third of the CPU seconds as Python that it took compiled, numba's load
 # included (0.69 s against 2.13 s on a loaded machine; 1.23 against 2.03 at 151x151).
 PYTHON_MAX_CELLS = 101 * 101
+PYTHON_MAX_SIDE = 101
+"""The longest side run as Python: a random walk covers a corridor in time quadratic in its
+length (aldous-broder at 3x3,399, within the cells, took 50 s as Python, 1.3 s compiled)."""
 
 _PYTHON: ContextVar[bool] = ContextVar("mazesim_python_kernels", default=False)
 
@@ -89,11 +92,13 @@ def python_kernels() -> Iterator[None]:
         _PYTHON.reset(token)
 
 
-def one_run(cells: int) -> contextlib.AbstractContextManager:
-    """The kernels for a process that runs them once over a grid of `cells` cells (a command
-    line's `generate`): `python_kernels()` while numba is not loaded yet and `cells` is at most
-    `PYTHON_MAX_CELLS` (quicker than loading numba), else compiled (a null context)."""
-    if "numba" not in sys.modules and cells <= PYTHON_MAX_CELLS:
+def one_run(shape: tuple[int, int]) -> contextlib.AbstractContextManager:
+    """The kernels for a process that runs them once over a grid of `shape` (a command line's
+    `generate`): `python_kernels()` while numba is not loaded yet and the grid has at most
+    `PYTHON_MAX_CELLS` cells and no side over `PYTHON_MAX_SIDE` (quicker than loading numba),
+    else compiled (a null context)."""
+    h, w = shape
+    if "numba" not in sys.modules and h * w <= PYTHON_MAX_CELLS and max(h, w) <= PYTHON_MAX_SIDE:
         return python_kernels()
     return contextlib.nullcontext()
 

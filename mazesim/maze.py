@@ -11,7 +11,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from mazesim.errors import MazeFormatError, read_text, short
+from mazesim.errors import MazeFormatError, load_json, nesting, read_text, short
 from mazesim.limits import MAX_MAZE_CELLS, MAX_NESTING
 
 __all__ = [
@@ -38,6 +38,7 @@ __all__ = [
     "maze_from_json",
     "readonly",
     "check_cells",
+    "SEEN_AT_START",
 ]
 
 Cell = tuple[int, int]
@@ -54,10 +55,12 @@ FORMAT_VERSION = 1
 WALL_CHAR, PASSAGE_CHAR = "#", "."
 """The characters of a wall and a passage in the text format (a passage also reads from ' ')."""
 _PASSAGE_READ = (".", " ")
+SEEN_AT_START = "seen_at_start"
+"""`Maze.meta` key: the distinct [row, col] passages shown before the first step (the Maze
+Search Task lights corridors that no line of sight from S reaches, so they travel with the
+maze); checked when a maze is made (`Maze`), at most one per cell of the grid."""
 _SIZE_HELP = "use 31, '31x31' or [31, 31]"
 _DIMENSION = re.compile(r"[0-9]{1,18}")       # ASCII digits only ('²'.isdigit() is True)
-_MAX_JSON_NUMBER = 64
-"""Longest integer literal of a JSON maze (a seed has at most 19 digits)."""
 
 
 def readonly(array: np.ndarray) -> np.ndarray:
@@ -102,7 +105,10 @@ class Maze:
                 raise MazeFormatError(f"mark {name}: {cell} already holds {taken[cell]}")
             taken[cell] = name
         object.__setattr__(self, "marks", MappingProxyType(marks))
-        object.__setattr__(self, "meta", MappingProxyType(dict(self.meta)))
+        meta = dict(self.meta)
+        if SEEN_AT_START in meta:
+            meta[SEEN_AT_START] = self._seen_cells(meta[SEEN_AT_START], meta.get("name"))
+        object.__setattr__(self, "meta", MappingProxyType(meta))
 
     def __reduce__(self):
         """Pickle as plain values (for worker processes); the mapping proxies do not pickle."""
@@ -128,6 +134,33 @@ class Maze:
         """Directions (UP, RIGHT, DOWN, LEFT order) whose neighbour of `cell` is a passage."""
         r, c = cell
         return [d for d in range(4) if self.is_passage((r + DELTAS[d, 0], c + DELTAS[d, 1]))]
+
+    def _seen_cells(self, cells: Any, maze: Any) -> list[list[int]]:
+        """`meta[SEEN_AT_START]` as [row, col] lists: a list of distinct passages, each a pair
+        of integers (not booleans, floats or text); MazeFormatError naming the maze (its meta
+        name, if any) and the first bad cell."""
+        where = f"maze {short(maze)}: " if maze else ""
+        name = f"{where}meta {SEEN_AT_START}"
+        h, w = self.grid.shape
+        if not isinstance(cells, (list, tuple)):
+            raise MazeFormatError(f"{name}: {short(cells)} (allowed: a list of [row, col] "
+                                  "passages)")
+        if len(cells) > h * w:
+            raise MazeFormatError(f"{name}: {len(cells):,} cells (allowed: at most the "
+                                  f"{h * w:,} cells of the {h}x{w} grid)")
+        out, taken = [], set()
+        for k, cell in enumerate(cells):
+            if not (isinstance(cell, (list, tuple)) and len(cell) == 2 and all(
+                    isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+                    for v in cell)):
+                raise MazeFormatError(f"{name}[{k}]: {short(cell)} (allowed: a [row, col] "
+                                      "pair of integers)")
+            r, c = self._check_cell(cell, f"{name}[{k}]")
+            if (r, c) in taken:
+                raise MazeFormatError(f"{name}[{k}]: {(r, c)} is listed twice")
+            taken.add((r, c))
+            out.append([r, c])
+        return out
 
     def _check_cell(self, cell: Any, name: str) -> Cell:
         try:
@@ -285,10 +318,14 @@ def maze_from_json(data: Any, source: str = "<json>") -> Maze:
     meta = data.get("meta", {})
     if not isinstance(meta, dict):
         raise MazeFormatError(f"{source}: 'meta' must be an object")
-    if _nesting(meta) > MAX_NESTING - 1:
-        raise MazeFormatError(f"{source}: 'meta' nested deeper than {MAX_NESTING} levels")
     maze = parse_maze("\n".join(data["rows"]), source)
-    return Maze(maze.grid, maze.start, maze.goal, maze.marks, meta)
+    try:                    # before the nesting walk: the cells shown at the start are bounded
+        maze = Maze(maze.grid, maze.start, maze.goal, maze.marks, meta)
+    except MazeFormatError as err:
+        raise MazeFormatError(f"{source}: {err}") from None
+    if nesting(meta) > MAX_NESTING - 1:
+        raise MazeFormatError(f"{source}: 'meta' nested deeper than {MAX_NESTING} levels")
+    return maze
 
 
 def read_maze(path: str | Path) -> Maze:
@@ -296,48 +333,8 @@ def read_maze(path: str | Path) -> Maze:
     path = Path(path)
     text = read_text(path, MazeFormatError)
     if path.suffix.lower() == ".json":
-        return maze_from_json(_json(text, str(path)), str(path))
+        return maze_from_json(load_json(text, str(path), MazeFormatError), str(path))
     return parse_maze(text, str(path))
-
-
-class _LongNumber(Exception):
-    """An integer literal longer than `_MAX_JSON_NUMBER` (raised out of `json.loads`)."""
-
-
-def _json_int(text: str) -> int:
-    if len(text) > _MAX_JSON_NUMBER:
-        raise _LongNumber(text)
-    return int(text)
-
-
-def _json(text: str, source: str) -> Any:
-    """The JSON document of `text`; its faults, a stack-deep nesting (json recurses) and
-    integers of thousands of digits included, as MazeFormatError naming `source:line:col`."""
-    try:
-        return json.loads(text, parse_int=_json_int)
-    except json.JSONDecodeError as err:
-        raise MazeFormatError(f"{source}:{err.lineno}:{err.colno}: {err.msg}") from None
-    except RecursionError:
-        raise MazeFormatError(f"{source}: nested deeper than {MAX_NESTING} levels") from None
-    except _LongNumber as err:
-        at = text.find(err.args[0])
-        line = text.count("\n", 0, at) + 1
-        column = at - (text.rfind("\n", 0, at) + 1) + 1
-        raise MazeFormatError(f"{source}:{line}:{column}: an integer of {len(err.args[0]):,} "
-                              f"digits (allowed: at most {_MAX_JSON_NUMBER})") from None
-
-
-def _nesting(value: Any) -> int:
-    """How deeply lists and dicts nest in `value` (1 for a flat one), counted without
-    recursion and stopping past `MAX_NESTING`."""
-    deepest, stack = 0, [(value, 1)]
-    while stack and deepest <= MAX_NESTING:
-        item, depth = stack.pop()
-        if isinstance(item, (dict, list)):
-            deepest = max(deepest, depth)
-            stack.extend((v, depth + 1) for v in (item.values() if isinstance(item, dict)
-                                                   else item))
-    return deepest
 
 
 def write_maze(maze: Maze, path: str | Path) -> None:

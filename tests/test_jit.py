@@ -73,10 +73,19 @@ def _in_fresh_process(code: str) -> str:
 
 def test_python_kernels_import_no_numba_and_one_run_picks_them_for_small_grids():
     code = ("import sys, numpy as np\nfrom mazesim import _grid\n"
-            "from mazesim.jit import PYTHON_MAX_CELLS, one_run, python_kernels\n"
+            "from mazesim.jit import one_run, python_kernels\n"
             "grid = np.ones((5, 5), np.uint8); grid[1:4, 2] = 0\n"
-            "with one_run(PYTHON_MAX_CELLS):\n    python = _grid.degrees(grid)\n"
+            "with one_run((101, 101)):\n    python = _grid.degrees(grid)\n"
             "print('numba' in sys.modules)\n"
-            "with one_run(PYTHON_MAX_CELLS + 1):\n    compiled = _grid.degrees(grid)\n"
+            "with one_run((101, 103)):\n    compiled = _grid.degrees(grid)\n"
             "print('numba' in sys.modules, (python == compiled).all(), python[1, 2])")
     assert _in_fresh_process(code) == ["False", "True", "True", "1"]
+
+
+def test_a_long_corridor_is_compiled_though_it_has_few_cells():
+    """Issue 33, point 16: aldous-broder at 3x3,399 (10,197 cells) took 50 s as Python, its
+    cover time quadratic in the corridor's length."""
+    code = ("import sys\nfrom mazesim.jit import one_run, _PYTHON\n"
+            "with one_run((3, 3399)):\n    print(_PYTHON.get())\n"
+            "with one_run((101, 101)):\n    print(_PYTHON.get())")
+    assert _in_fresh_process(code) == ["False", "True"]

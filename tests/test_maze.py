@@ -1,6 +1,7 @@
 """Tests of mazesim.maze: the model, exact text round-trip, JSON metadata, every format error."""
 
 import json
+import re
 import time
 
 import numpy as np
@@ -287,3 +288,39 @@ def test_a_maze_whose_start_is_its_goal_is_not_written(tmp_path):
 def test_a_grid_above_the_cell_ceiling_is_refused():
     with pytest.raises(MazeFormatError, match=r"grid: 1x25,010,002 is 25,010,002 cells"):
         Maze(np.broadcast_to(np.uint8(0), (1, 25_010_002)), (0, 0), (0, 1))
+
+
+@pytest.mark.parametrize("seen, message", [
+    ('"abc"', r"seen_at_start: 'abc' \(allowed: a list of \[row, col\] passages\)"),
+    ("null", r"seen_at_start: None \(allowed: a list"),
+    ("[[0, 0]]", r"seen_at_start\[0\]: \(0, 0\) is a wall"),
+    ("[[1, 1], [9, 1]]", r"seen_at_start\[1\]: \(9, 1\) is outside the 3x5 grid"),
+    ("[[1e400, 0]]", r"seen_at_start\[0\]: \[inf, 0\] \(allowed: a \[row, col\] pair of "
+                     r"integers\)"),
+    ("[[1.5, 1]]", r"seen_at_start\[0\]: \[1.5, 1\] \(allowed"),
+    ('[["1", 1]]', r"seen_at_start\[0\]: \['1', 1\] \(allowed"),
+    ("[[true, 1]]", r"seen_at_start\[0\]: \[True, 1\] \(allowed"),
+    ("[[1, 2, 3]]", r"seen_at_start\[0\]: \[1, 2, 3\] \(allowed"),
+    ("[[1, 2], [1, 2]]", r"seen_at_start\[1\]: \(1, 2\) is listed twice"),
+    ("[" + ", ".join(["[1, 1]"] * 16) + "]",
+     r"seen_at_start: 16 cells \(allowed: at most the 15 cells of the 3x5 grid\)"),
+], ids=["text", "null", "wall", "off-grid", "overflow", "float", "string", "bool", "triple",
+        "twice", "too many"])
+def test_seen_at_start_is_checked_where_the_maze_is_read(tmp_path, seen, message):
+    """Issue 33, point 6: a JSON maze's cells shown at the start are checked on reading, one
+    line naming the file and the cell (they imported and failed later, or were truncated)."""
+    path = tmp_path / "m.json"
+    path.write_text('{"rows": ["#####", "#S.G#", "#####"], "meta": {"name": "m", '
+                    f'"seen_at_start": {seen}}}}}')
+    with pytest.raises(MazeFormatError, match=f"^{re.escape(str(path))}: maze 'm': meta {message}"):
+        read_maze(path)
+
+
+def test_good_seen_at_start_cells_read_as_int_pairs(tmp_path):
+    path = tmp_path / "m.json"
+    path.write_text('{"rows": ["#####", "#S.G#", "#####"], "meta": {"seen_at_start": '
+                    '[[1, 2], [1, 1]]}}')
+    assert read_maze(path).meta["seen_at_start"] == [[1, 2], [1, 1]]
+    maze = Maze(np.array([[0, 0]]), (0, 0), (0, 1),
+                meta={"seen_at_start": ((np.int64(0), np.int32(1)),)})
+    assert maze.meta["seen_at_start"] == [[0, 1]]

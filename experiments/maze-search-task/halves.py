@@ -11,15 +11,15 @@ together; the sorted families go alternately to A and B. Writes into OUT: `peopl
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 from mazesim.agents.trees import maze_name
 from mazesim.humans import load_human_run
+from script_args import Parser, run_script
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = Parser(description=__doc__.splitlines()[0])
     parser.add_argument("run")
     parser.add_argument("out")
     args = parser.parse_args()
@@ -37,4 +37,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

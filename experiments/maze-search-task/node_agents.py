@@ -4,11 +4,13 @@
 walking on from the person's own history).
 
 Usage: python experiments/maze-search-task/node_agents.py RUN_DIR [--rollouts 200] [--seed 0]
-           [--model NAME ...] [--every 1] [--quick]
+           [--model NAME ...] [--every 1] [--quick] [--exclude-participants IDS]
 
-RUN_DIR is the imported experiment 1 (`mazesim import mst`). The people the authors left out
-are left out (as the node fit's commands do); the decisions are every remaining person's first
-walk of each map (5,971 decisions of 116 people). `--every N` scores every N-th decision only;
+RUN_DIR is an imported run walked under one vision with the map known (`mazesim import mst`,
+e.g. experiment 1). The people the authors left out of experiment 1 are left out where the run
+has them (as the node fit's commands do), or those of `--exclude-participants`; the decisions
+are every remaining person's first walk of each map (on experiment 1, 5,971 decisions of 116
+people). `--every N` scores every N-th decision only;
 `--quick` is `--every 20 --rollouts 50` with random-walk and dfs (a check that runs in seconds).
 Prints a Markdown table: per agent its pooled junction fit (in-sample bits per junction
 decision, its parameters), its bits per node decision, the same from each half of the rollouts
@@ -19,7 +21,6 @@ reached no child, the mean steps walked beyond the node, and the time.
 
 from __future__ import annotations
 
-import argparse
 import time
 
 from mazesim.agents import make_agent
@@ -29,31 +30,33 @@ from mazesim.humans.fit import fit_run
 from mazesim.humans.models import default_models, parse_model
 from mazesim.humans.node_choices import run_node_choices
 from mazesim.humans.node_rollouts import node_rollouts
+from mazesim.limits import MAX_TRIALS
+from script_args import SEED, Parser, add_exclusions, exclusions, fail, integers, run_script
 
-EXCLUDED = ("S43329812", "S69282470", "S26848889")
-"""The people the authors left out (they failed the practice quiz)."""
 QUICK = ("random-walk", "dfs")
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = Parser(description=__doc__.splitlines()[0])
     parser.add_argument("run")
-    parser.add_argument("--rollouts", type=int, default=200)
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--rollouts", type=integers(1, MAX_TRIALS), default=200)
+    parser.add_argument("--seed", type=integers(*SEED), default=0)
     parser.add_argument("--model", action="append", default=None)
-    parser.add_argument("--every", type=int, default=1)
+    parser.add_argument("--every", type=integers(1, MAX_TRIALS), default=1)
     parser.add_argument("--quick", action="store_true")
+    add_exclusions(parser)
     args = parser.parse_args()
     if args.quick:
         args.every, args.rollouts = 20, 50
         args.model = args.model or list(QUICK)
     began = time.perf_counter()
-    run = excluded(load_human_run(args.run), EXCLUDED)
-    choices = run_node_choices(run)
-    picked = choices.select([i % args.every == 0 for i in range(len(choices))])
+    people = load_human_run(args.run)
+    run = excluded(people, exclusions(people, args.exclude_participants))
     visions = {str(t.vision) for t in run.trials}
     if len(visions) != 1:
-        raise SystemExit(f"{args.run}: trials under {len(visions)} visions (one expected)")
+        fail(f"{args.run}: trials under {len(visions)} visions (one expected)")
+    choices = run_node_choices(run)
+    picked = choices.select([i % args.every == 0 for i in range(len(choices))])
     vision = run.trials[0].vision
     models = args.model or default_models()
     fit = fit_run(run, models, folds=0, seed=args.seed)
@@ -80,4 +83,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

@@ -15,7 +15,6 @@ people).
 
 from __future__ import annotations
 
-import argparse
 import math
 import time
 
@@ -25,8 +24,9 @@ from mazesim.agents.node_features import NODE_FEATURES
 from mazesim.agents.node_models import NodeLogit
 from mazesim.humans.node_choices import peer_node_choices
 from mazesim.humans.node_fit import logit_peer_fit
-from mazesim.humans.peer_fit import best_model_counts, compare_with_peers
+from mazesim.humans.peer_fit import MAX_SEEDS, best_model_counts, compare_with_peers
 from mazesim.humans.ranking import rank_models
+from script_args import Parser, integers, run_script
 
 BOOTSTRAP = 2000
 OURS = "node-choice"
@@ -47,11 +47,11 @@ def paired(gain_ll: np.ndarray, decisions: np.ndarray, seed: int = 0) -> tuple[f
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = Parser(description=__doc__.splitlines()[0])
     parser.add_argument("peer")
     parser.add_argument("mazes")
-    parser.add_argument("--seeds", type=int, default=10)
-    parser.add_argument("--features", type=int, default=3)
+    parser.add_argument("--seeds", type=integers(1, MAX_SEEDS), default=10)
+    parser.add_argument("--features", type=integers(1, MAX_SEEDS), default=3)
     args = parser.parse_args()
     seeds = list(range(args.seeds))
     began = time.perf_counter()
@@ -106,4 +106,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

@@ -12,18 +12,19 @@ over people (Holm-adjusted Wilcoxon p).
 
 from __future__ import annotations
 
-import argparse
 import time
 
 from mazesim.humans import load_human_run
+from mazesim.humans.fit import MAX_FOLDS
 from mazesim.humans.shrinkage import compare_shrinkage
+from script_args import SEED, Parser, integers, run_script
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = Parser(description=__doc__.splitlines()[0])
     parser.add_argument("run")
-    parser.add_argument("--folds", type=int, default=5)
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--folds", type=integers(2, MAX_FOLDS), default=5)
+    parser.add_argument("--seed", type=integers(*SEED), default=0)
     parser.add_argument("--model", default="choice-model")
     args = parser.parse_args()
     began = time.perf_counter()
@@ -47,4 +48,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

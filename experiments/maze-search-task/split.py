@@ -10,15 +10,14 @@ cross-validated bits per decision in both parts.
 
 from __future__ import annotations
 
-import argparse
 import math
-import sys
 
 import numpy as np
 
 from mazesim.agents import seen_cells
-from mazesim.errors import MazesimError, printable
 from mazesim.humans import default_models, fit_run, load_human_run
+from mazesim.humans.fit import MAX_FOLDS
+from script_args import SEED, Parser, integers, run_script
 
 
 def exit_in_view(run) -> np.ndarray:
@@ -35,19 +34,15 @@ def exit_in_view(run) -> np.ndarray:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = Parser(description=__doc__.splitlines()[0])
     parser.add_argument("run")
     parser.add_argument("--model", action="append")
-    parser.add_argument("--cv", type=int, default=5)
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--cv", type=integers(0, MAX_FOLDS), default=5)
+    parser.add_argument("--seed", type=integers(*SEED), default=0)
     args = parser.parse_args()
-    try:                              # bad input: one line and exit 2, as `mazesim fit` does
-        run = load_human_run(args.run)
-        seen = exit_in_view(run)
-        report = fit_run(run, args.model or default_models(), folds=args.cv, seed=args.seed)
-    except MazesimError as err:
-        print(f"Error: {printable(err)}", file=sys.stderr)
-        sys.exit(2)
+    run = load_human_run(args.run)
+    seen = exit_in_view(run)
+    report = fit_run(run, args.model or default_models(), folds=args.cv, seed=args.seed)
     parts = (("searching", ~seen), ("exit in view", seen))
     n_open = run.decisions.n_open
     print("| model | " + " | ".join(f"{name}: bits | cv bits" for name, _ in parts) + " |")
@@ -66,4 +61,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

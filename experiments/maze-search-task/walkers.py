@@ -2,9 +2,12 @@
 pooled fit (the agents' defaults), walks the 40 maps of experiment 1, beside people's walks.
 
 Usage: python experiments/maze-search-task/walkers.py RUN_DIR [--trials 200] [--seed 0]
+           [--exclude-participants IDS]
 
-RUN_DIR is the imported experiment 1 (`mazesim import mst`); the people the authors left out
-are left out, and each person's first walk of each map is kept (as at the node yardstick).
+RUN_DIR is an imported run (`mazesim import mst`, e.g. experiment 1) walked under one vision;
+the people the authors left out of experiment 1 are left out where the run has them (or those
+of `--exclude-participants`), and each person's first walk of each map is kept (as at the node
+yardstick).
 The walkers see as the trees do (the authors' sweep, the map known); choice-model (its defaults
 are its fit to these people's junction decisions) walks with the people's own vision, for
 reference. Prints a Markdown table: per agent its mean moves over the maps, the Pearson
@@ -13,7 +16,6 @@ correlation of its mean moves per map with people's, and the mean absolute diffe
 
 from __future__ import annotations
 
-import argparse
 import time
 
 import numpy as np
@@ -23,19 +25,22 @@ from mazesim.agents import TREE_WALKERS, make_agent
 from mazesim.agents.vision import SWEEP_VISION
 from mazesim.humans import load_human_run
 from mazesim.humans.data import excluded
+from mazesim.limits import MAX_TRIALS
 from mazesim.walks import simulate_many
-
-EXCLUDED = ("S43329812", "S69282470", "S26848889")
-"""The people the authors left out (they failed the practice quiz)."""
+from script_args import SEED, Parser, add_exclusions, exclusions, fail, integers, run_script
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = Parser(description=__doc__.splitlines()[0])
     parser.add_argument("run")
-    parser.add_argument("--trials", type=int, default=200)
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--trials", type=integers(1, MAX_TRIALS), default=200)
+    parser.add_argument("--seed", type=integers(*SEED), default=0)
+    add_exclusions(parser)
     args = parser.parse_args()
-    run = excluded(load_human_run(args.run), EXCLUDED)
+    people = load_human_run(args.run)
+    run = excluded(people, exclusions(people, args.exclude_participants))
+    if len({str(t.vision) for t in run.trials}) != 1:
+        fail(f"{args.run}: trials under several visions (one expected)")
     walked: dict[int, list[int]] = {}
     seen = set()
     for trial in run.trials:
@@ -63,4 +68,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

@@ -26,28 +26,49 @@ _START_NODES = 64
 def sweep_table(grid, floor, dark_id, max_work):
     """(first (F + 1,), seen, status): the dark cells the quadrant sweep from each floor cell
     (`floor` (F, 2) rows and columns) sees (`dark_id` (H, W): the dark cell's number, -1
-    elsewhere). Work: the cells the sweeps meet."""
+    elsewhere). Work: the cells the sweeps meet. Two passes: the first counts (and stops at
+    `max_work` having allocated nothing of the size of the work), the second fills a table of
+    exactly that size (int32: dark ids are below `limits.MAX_MAZE_CELLS`)."""
     cells = pad(grid).ravel()
     width = grid.shape[1] + 2
     met = np.empty(cells.shape[0], np.int64)
     first = np.zeros(floor.shape[0] + 1, np.int64)
-    seen = np.empty(max(floor.shape[0], 1), np.int64)
-    m, work = 0, 0
-    for f in range(floor.shape[0]):
-        n_met = sweep_cells(cells, width, floor[f, 0] + 1, floor[f, 1] + 1, met)
-        work += n_met
-        if work > max_work:
-            return first, seen[:m], TOO_MUCH_WORK
-        seen, m = _add_dark(seen, m, met, n_met, dark_id, width)
-        first[f + 1] = m
-    return first, seen[:m], OK
+    seen = np.empty(0, np.int32)
+    work = 0
+    for fill in range(2):
+        if fill:
+            seen = np.empty(first[-1], np.int32)
+        for f in range(floor.shape[0]):
+            n_met = sweep_cells(cells, width, floor[f, 0] + 1, floor[f, 1] + 1, met)
+            work += n_met
+            if work > max_work and not fill:
+                return first, seen, TOO_MUCH_WORK
+            n = _put_dark(seen, first[f], met, n_met, dark_id, width, fill == 1)
+            first[f + 1] = first[f] + n
+    return first, seen, OK
+
+
+@njit(cache=True)
+def _put_dark(seen, m, met, n_met, dark_id, width, store):
+    """The number of dark cells among the padded flat cells `met[:n_met]`; with `store`,
+    written to `seen[m:]` too."""
+    h, w = dark_id.shape
+    n = 0
+    for k in range(n_met):
+        y, x = met[k] // width - 1, met[k] % width - 1
+        if 0 <= y < h and 0 <= x < w and dark_id[y, x] >= 0:
+            if store:
+                seen[m + n] = dark_id[y, x]
+            n += 1
+    return n
 
 
 @njit(cache=True)
 def view_table(grid, floor, dark_id, kind, radius, occlusion, max_work):
     """`sweep_table` for a window or an isovist: what the perception kernel (`look`) sees
     from each floor cell. Work: the cells of the view's square (clipped to the grid), for an
-    isovist times the points one of its segments tests at most (45 r)."""
+    isovist times the points one of its segments tests at most (45 r); all counted before the
+    first look."""
     h, w = grid.shape
     cells = pad(grid).ravel()
     width = w + 2
@@ -56,17 +77,22 @@ def view_table(grid, floor, dark_id, kind, radius, occlusion, max_work):
     visits = np.zeros(cells.shape[0], np.int32)
     met = np.empty(cells.shape[0], np.int64)
     first = np.zeros(floor.shape[0] + 1, np.int64)
-    seen = np.empty(max(floor.shape[0], 1), np.int64)
+    seen = np.empty(max(floor.shape[0], 1), np.int32)
+    radius = min(radius, max(h, w))     # a wider view sees no more of the grid
     reach = max(radius, 1)
-    m, work = 0, 0
+    work = 0
+    for f in range(floor.shape[0]):     # the work, counted before anything is looked at
+        r, c = floor[f, 0] + 1, floor[f, 1] + 1
+        y0, y1, x0, x1 = max(r - reach, 1), min(r + reach, h), max(c - reach, 1), min(c + reach, w)
+        work += (y1 - y0 + 1) * (x1 - x0 + 1) * (
+            ISOVIST_STEPS_PER_CELL * reach if kind == ISOVIST_VIEW else 1)
+        if work > max_work:
+            return first, seen[:0], TOO_MUCH_WORK
+    m = 0
     for f in range(floor.shape[0]):
         r, c = floor[f, 0] + 1, floor[f, 1] + 1
         i = r * width + c
         y0, y1, x0, x1 = max(r - reach, 1), min(r + reach, h), max(c - reach, 1), min(c + reach, w)
-        work += (y1 - y0 + 1) * (x1 - x0 + 1) * (
-            ISOVIST_STEPS_PER_CELL * reach if kind == ISOVIST_VIEW else 1)
-        if work > max_work:             # checked before looking: never one view past it
-            return first, seen[:m], TOO_MUCH_WORK
         look(cells, width, step, known, visits, i, r, c, np.int64(-1), np.int64(-1),
              np.int64(-1), kind, radius, occlusion, True)
         n_met = 0                   # the view's square and the four neighbours, then forgotten

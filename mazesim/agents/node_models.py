@@ -36,9 +36,11 @@ from mazesim.agents.planners import (heuristic_probabilities, planner_probabilit
 from mazesim.errors import AgentError, did_you_mean
 
 __all__ = ["NodeModel", "NodeLogit", "NODE_MODELS", "node_model", "TAUS", "GAMMAS", "BETAS", "KS",
-           "MAX_VALUE_CELLS"]
+           "MAX_VALUE_CELLS", "MAX_NODE_WEIGHT"]
 
 MAX_VALUE_CELLS = 50_000_000    # (nodes or rows) x grid points of one call, 8 bytes each
+MAX_NODE_WEIGHT = 1e3
+"""Largest size of a weight of node-choice (as choice-model's `MAX_WEIGHT`)."""
 
 # The authors' grids (`MST_models.ipynb`: geomspace and linspace rounded to 3 decimals), as
 # their value tables' headers give them and in the order of their columns.
@@ -126,10 +128,12 @@ class NodeLogit:
     """A conditional logit over `features` (names of `NODE_FEATURES`) of every child at the
     decisions a walker met: P(child) proportional to exp(features . weights). Its features
     read the walk so far, so it gives probabilities per observed decision, not per tree
-    decision."""
+    decision. Each weight lies within +-`max_weight` (choice-model's bound: a larger one
+    overflows the exponential)."""
 
     name: str
     features: tuple[str, ...] = NODE_FEATURES
+    max_weight: float = MAX_NODE_WEIGHT
 
     def __post_init__(self) -> None:
         unknown = [f for f in self.features if f not in NODE_FEATURES]

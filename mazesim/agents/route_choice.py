@@ -34,7 +34,6 @@ from mazesim.agents.base import KernelAgent, Param
 from mazesim.agents.rules import Rule, softmax_of_features, spread
 from mazesim.agents.vision import FULL, Vision
 from mazesim.errors import AgentError
-from mazesim.maze import PASSAGE
 
 __all__ = ["RouteChoice", "ShortestMoves", "ROUTE_FEATURES", "MAX_FIT_WEIGHT"]
 

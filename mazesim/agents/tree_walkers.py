@@ -21,7 +21,6 @@ give no step probabilities (score them at nodes: `mazesim fit --level node`).
 
 from __future__ import annotations
 
-import math
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Mapping
@@ -33,7 +32,7 @@ from mazesim._grid import pad
 from mazesim.agents._tree_walk_kernel import tree_walks
 from mazesim.agents.base import AgentBase, Walks, flat_cells, padded_maze
 from mazesim.agents.decision_nodes import DecisionNodes, decision_nodes
-from mazesim.agents.node_features import NODE_FEATURES, child_features, walk_features
+from mazesim.agents.node_features import NODE_FEATURES, child_features
 from mazesim.agents.node_models import node_model
 from mazesim.agents.trees import DecisionTree, _tree_vision, dark_floor, decision_tree
 from mazesim.agents.vision import Vision
@@ -301,10 +300,12 @@ class NodeChoiceWalker(TreeWalker):
             values = tuple(float(w) for w in weights)
         except (TypeError, ValueError):
             values = ()
-        if len(values) != len(NODE_FEATURES) or not all(map(math.isfinite, values)) or any(
-                isinstance(w, bool) for w in weights):
-            raise self._fail("weights", f"{len(NODE_FEATURES)} finite numbers in the order "
-                                        f"{', '.join(NODE_FEATURES)}, or a mapping of them")
+        bound = node_model(self.name).max_weight
+        if len(values) != len(NODE_FEATURES) or not all(-bound <= v <= bound for v in values) \
+                or any(isinstance(w, bool) for w in weights):
+            raise self._fail("weights", f"{len(NODE_FEATURES)} numbers from {-bound:g} to "
+                                        f"{bound:g} in the order {', '.join(NODE_FEATURES)}, "
+                                        "or a mapping of them")
         object.__setattr__(self, "weights", values)
 
     def values(self) -> dict[str, float]:

@@ -39,9 +39,9 @@ import numpy as np
 
 from mazesim.agents._vision_kernels import (FULL_VIEW, ISOVIST_VIEW, SWEEP_VIEW, UNKNOWN,
                                             WINDOW_VIEW, perceive, seen_along)
-from mazesim.errors import AgentError, MazesimError, short
+from mazesim.errors import AgentError, short
 from mazesim.limits import MAX_VISION_RADIUS
-from mazesim.maze import Cell, Maze
+from mazesim.maze import SEEN_AT_START, Cell, Maze
 
 __all__ = ["Vision", "FULL", "STUDY_VISION", "ISOVIST_RADIUS", "MST_VISION", "SWEEP_VISION",
            "UNKNOWN", "SEEN_AT_START", "parse_vision", "seen_at_start", "seen_cells", "isovist",
@@ -49,15 +49,13 @@ __all__ = ["Vision", "FULL", "STUDY_VISION", "ISOVIST_RADIUS", "MST_VISION", "SW
 
 FULL = "full"
 STUDY_VISION = 2          # the study's +-2 window (section 3.1)
-SEEN_AT_START = "seen_at_start"
-"""`Maze.meta` key: the [row, col] passages shown before the first step (the Maze Search Task
-lights corridors that no line of sight from S reaches, so they travel with the maze)."""
 SWEEP = "sweep"
 _KINDS = ("window", "isovist", SWEEP)
 _KEYS = _KINDS + ("occlusion", "memory", "map")
 _MAPS = ("unknown", "known")
-_ALLOWED = (f"full or an integer from 0 to {MAX_VISION_RADIUS:,}, or a mapping {{window: k | "
-            "isovist: r | sweep: true, occlusion, memory, map: known}")
+_ALLOWED = (f"full or an integer from 0 to {MAX_VISION_RADIUS:,}, a label such as 'isovist "
+            "10, map known', key=value pairs such as isovist=10,map=known, or a mapping "
+            "{window: k | isovist: r | sweep: true, occlusion, memory, map: known}")
 _DIGITS = re.compile(r"[0-9]{1,64}")
 """A radius as text: ASCII digits (int() takes "²"), at most 64 (int() refuses 4,300)."""
 
@@ -166,9 +164,11 @@ plan known from the start (their `observation_made`); the default of
 
 
 def parse_vision(value: Any, name: str = "vision") -> Vision:
-    """A Vision from any config form (a Vision, `full`, an integer or its text, a mapping
+    """A Vision from any form, the same everywhere (configs, command-line options, the vision
+    column of imported trials): a Vision, `full`, an integer or its text, a mapping
     `{window: 2, occlusion: true, memory: false}`, `{isovist: 10, map: known}` or `{sweep: true,
-    map: known}`), or its label; AgentError naming `name`."""
+    map: known}`, that mapping as text (YAML) or as key=value pairs (`isovist=10,map=known`),
+    or a label (`isovist 10, map known`); a MazesimError naming `name`."""
     if isinstance(value, Vision):
         return value
     if value is None:
@@ -183,6 +183,15 @@ def parse_vision(value: Any, name: str = "vision") -> Vision:
 
 
 def _from_text(text: str, name: str) -> Vision:
+    from mazesim.schema import parse_pairs, parse_yaml
+
+    if text.strip().startswith("{"):
+        data = parse_yaml(text, name)
+        if not isinstance(data, Mapping):
+            raise AgentError(f"{name}: {short(text)} (allowed: {_ALLOWED})")
+        return _from_mapping(data, name)
+    if "=" in text:
+        return _from_mapping(parse_pairs(text, name), name)
     words = [w.strip() for w in text.strip().lower().split(",")]
     head, flags = words[0], words[1:]
     if head == FULL and not flags:
@@ -232,16 +241,11 @@ def _built(name: str, **settings: Any) -> Vision:
 
 def seen_at_start(maze: Maze) -> np.ndarray:
     """Bool (H, W): the passages `maze.meta[SEEN_AT_START]` lists as seen before the first step
-    (none when the key is absent); AgentError naming a bad entry."""
+    (none when the key is absent; `Maze` checked the list)."""
     out = np.zeros(maze.shape, np.bool_)
-    cells = maze.meta.get(SEEN_AT_START, ())
-    if not isinstance(cells, (list, tuple)):
-        raise AgentError(f"maze meta {SEEN_AT_START}: {cells!r} (allowed: a list of [row, col])")
-    for k, cell in enumerate(cells):
-        try:
-            out[maze.passage_cell(cell)] = True
-        except MazesimError as err:
-            raise AgentError(f"maze meta {SEEN_AT_START}[{k}]: {err}") from None
+    cells = maze.meta.get(SEEN_AT_START)
+    if cells:
+        out[tuple(np.array(cells, np.int64).T)] = True
     return out
 
 

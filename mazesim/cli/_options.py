@@ -1,10 +1,11 @@
 """Option types shared by the commands: sizes, cells, vision, seeds, key=value parameters.
 
-`--vision` takes every vision of DESIGN section 5 in one of two forms, read as the configs read
-them (`mazesim.agents.parse_vision`): a label (`full`, `2`, `2, occlusion, no memory`,
-`isovist 10, map known`, `sweep, map known`), or key=value pairs of the config mapping
-(`window=2,occlusion=true`, `isovist=10,map=known`, `sweep=true,memory=false`); either gives a
-`Vision`, whose label is the one form stored and printed.
+`--vision` takes every vision of DESIGN section 5 in every form the configs take, read by the
+one parser (`mazesim.agents.parse_vision`): a label (`full`, `2`, `2, occlusion, no memory`,
+`isovist 10, map known`, `sweep, map known`), key=value pairs of the config mapping
+(`window=2,occlusion=true`, `isovist=10,map=known`, `sweep=true,memory=false`) or the mapping
+itself (`{isovist: 10, map: known}`); each gives a `Vision`, whose label is the one form stored
+and printed.
 
 Every number on the command line has a range checked while parsing, so nothing out of range
 reaches the library, numba or SQLite: digits are ASCII only (`'²'.isdigit()` is True, and
@@ -46,14 +47,11 @@ class _Vision(click.ParamType):
 
     def convert(self, value: Any, param, ctx):
         from mazesim.agents.vision import Vision, parse_vision
-        from mazesim.schema import parse_pairs
 
         if isinstance(value, Vision):
             return value
-        text = str(value)
         try:
-            return parse_vision(parse_pairs(text, "--vision") if "=" in text else text,
-                                "--vision")
+            return parse_vision(str(value), "--vision")
         except MazesimError as err:
             self.fail(_OWN_NAME.sub("", str(err)), param, ctx)
 

@@ -39,7 +39,7 @@ def generate(algorithm, size, seed, braid, placement, params, output, as_json):
     from mazesim.jit import one_run
 
     h, w = check_size(size)
-    with one_run(h * w):
+    with one_run((h, w)):
         maze = make(algorithm, size, seed=seed, braid=braid, placement=placement,
                     **parse_params(params))
     if output:

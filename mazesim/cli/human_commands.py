@@ -9,7 +9,7 @@ import json
 import click
 
 from mazesim.cli import main
-from mazesim.cli._options import SEED, LibraryDefault
+from mazesim.cli._options import SEED, VISION, LibraryDefault
 
 __all__ = ["import_group", "fit", "compare", "predict", "transfer"]
 
@@ -62,10 +62,10 @@ def import_vgc(folder: str, output: str, skip_invalid: bool, as_json: bool) -> N
 @click.argument("trajectories", type=click.Path(exists=True, dir_okay=False))
 @click.option("--mazes", required=True, type=click.Path(exists=True, file_okay=False),
               help="Folder of the mazes, one mazesim file <maze>.txt (or .json) each.")
-@click.option("--vision", default=LibraryDefault("mazesim.agents.vision", "FULL"),
+@click.option("--vision", type=VISION, default=LibraryDefault("mazesim.agents.vision", "FULL"),
               show_default=True,
               help="Vision of trials without a vision column (a label such as 2 or "
-                   "'isovist 10, map known').")
+                   "'isovist 10, map known', or key=value pairs such as isovist=10,map=known).")
 @_OUTPUT
 @_SKIP
 @_JSON
@@ -236,7 +236,7 @@ def compare(human_run: str, sim_run: str, fit_params: bool, seed: int,
                    "a node-level fit's models walk as their tree walkers).")
 @click.option("--walks", type=int, default=100, show_default=True,
               help="Walks of each model per person and maze.")
-@click.option("--seed", type=int, default=0, show_default=True,
+@click.option("--seed", type=SEED, default=0, show_default=True,
               help="Seed of the walks, the folds and the bootstrap.")
 @click.option("--cv-mazes", "cv_mazes", type=int, default=0, show_default=True,
               help="Folds of mazes (0: none): refit without each fold and predict its mazes.")

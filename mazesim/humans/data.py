@@ -35,7 +35,7 @@ import numpy as np
 from mazesim.agents import Vision, parse_vision
 from mazesim.agents.trees import MAX_TREE_NODES, DecisionTree, decision_tree
 from mazesim.agents.vision import SWEEP_VISION
-from mazesim.errors import DataError
+from mazesim.errors import DataError, short
 from mazesim.experiment.storage import HUMAN, RunStore
 from mazesim.maze import Maze, parse_maze
 from mazesim.records import mask_directions
@@ -203,17 +203,20 @@ def participant_list(value: str) -> tuple[str, ...]:
     commas, spaces or lines; `#` starts a comment), at most `MAX_EXCLUDED`."""
     from mazesim.errors import read_text
 
-    path = Path(value)
-    if path.is_file():
-        lines = [line.split("#", 1)[0] for line in read_text(path, DataError).splitlines()]
+    try:
+        is_file = Path(value).is_file()
+    except (OSError, ValueError):                   # too long for a file name, a NUL
+        is_file = False
+    if is_file:
+        lines = [line.split("#", 1)[0] for line in read_text(value, DataError).splitlines()]
         ids = " ".join(lines).replace(",", " ").split()
     else:
         ids = [v.strip() for v in value.split(",")]
         if not all(ids):
-            raise DataError(f"participants {value!r}: an empty id (allowed: ID,ID,... or a "
-                            "file of ids)")
+            raise DataError(f"participants {short(value)}: an empty id (allowed: ID,ID,... or "
+                            "a file of ids)")
     if len(ids) > MAX_EXCLUDED:
-        raise DataError(f"participants {value!r}: {len(ids):,} ids (allowed: at most "
+        raise DataError(f"participants {short(value)}: {len(ids):,} ids (allowed: at most "
                         f"{MAX_EXCLUDED:,})")
     return tuple(dict.fromkeys(ids))
 

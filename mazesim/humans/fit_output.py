@@ -14,22 +14,33 @@ from __future__ import annotations
 
 import json
 import math
+import re
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from mazesim import csvfile
-from mazesim.errors import DataError, read_text
-from mazesim.humans.fit import Estimate, FitReport
+from mazesim.agents.node_models import NodeLogit, node_model
+from mazesim.errors import (DataError, MazesimError, file_problem, load_json, nesting,
+                            read_text, short)
+from mazesim.humans.fit import MAX_MODELS, Estimate, FitReport
+from mazesim.humans.models import parse_model
+from mazesim.limits import MAX_NESTING
 
-__all__ = ["FIT_CSV", "PARTICIPANTS_CSV", "FIGURE", "PARAM_PREFIX", "format_fit", "write_fit",
-           "read_fitted", "fit_rows", "fitted_row", "MAX_FIT_ROWS"]
+__all__ = ["FIT_CSV", "PARTICIPANTS_CSV", "FIGURE", "RANKING_CSV", "PARAM_PREFIX", "format_fit",
+           "write_fit", "read_fitted", "fit_rows", "fitted_row", "declared_params",
+           "MAX_FIT_ROWS"]
 
 FIT_CSV = "fit.csv"
 PARTICIPANTS_CSV = "fit_participants.csv"
 FIGURE = "fit.png"
+RANKING_CSV = "ranking.csv"
+"""A node fit's paired comparison (`node_fit_output`): removed by every write of a fit, so that
+an earlier fit's ranking never sits beside a later fit's table."""
 PARAM_PREFIX = "param_"
 MAX_FIT_ROWS = 1_000_000
 """Most rows of a fit's table that are read (one per model, or per model and person)."""
+_DECIMAL = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]{1,4})?", re.ASCII)
 _DPI = 90
 _ROW_INCHES = 0.35
 _FOLDS_OVER = {"participants": "participant", "maze groups": "group of mazes"}
@@ -104,7 +115,8 @@ def _interval(interval: tuple[float, float], spec: str = ".3g") -> str:
 
 def write_fit(report: FitReport, folder: str | Path) -> list[Path]:
     """Write `fit.csv`, `fit_participants.csv` and the figure of cross-validated bits per model
-    (in-sample bits without cross-validation) into `folder`; returns their paths."""
+    (in-sample bits without cross-validation) into `folder`, removing an earlier fit's
+    `RANKING_CSV`; returns their paths."""
     folder = Path(folder)
     try:
         return _write(report, folder)
@@ -114,6 +126,7 @@ def write_fit(report: FitReport, folder: str | Path) -> list[Path]:
 
 def _write(report: FitReport, folder: Path) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
+    (folder / RANKING_CSV).unlink(missing_ok=True)
     paths = [folder / FIT_CSV, folder / PARTICIPANTS_CSV, folder / FIGURE]
     names = list(dict.fromkeys(k for m in report.models for k in m.estimate.params))
     columns = [PARAM_PREFIX + k for k in names]
@@ -154,73 +167,141 @@ def _values(params: dict[str, float], names: list[str]) -> list:
 def read_fitted(path: str | Path, level: str = "junction") -> list[tuple[str, Estimate]]:
     """(model label, its pooled estimate) of each model of a fit at `level` (junction or
     node): from a folder `mazesim fit -o` wrote (its `fit.csv`), that `fit.csv`, or the JSON
-    `fit --json` printed. DataError naming the file and what is wrong."""
+    `fit --json` printed. DataError naming the file and what is wrong (a per-person table,
+    `fit_participants.csv`, is refused: its rows are people, not models)."""
     path = Path(path)
     if path.is_dir():
         path = path / FIT_CSV
+    where = f"--params {path}"
     if path.suffix.lower() == ".csv":
-        rows: list = fit_rows(path, where=f"--params {path}")
+        rows: list = fit_rows(path, where=where)
+        if rows and "participant" in rows[0]:
+            raise DataError(f"{where}: a per-person table (one row per model and person); "
+                            f"give the fit's folder or its {FIT_CSV}")
     else:
-        text = read_text(path, DataError)
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as err:
-            raise DataError(f"--params {path}: not JSON ({err.msg}, line {err.lineno})") \
-                from None
+        data = load_json(read_text(path, DataError), where, DataError)
+        if nesting(data) > MAX_NESTING:
+            raise DataError(f"{where}: nested deeper than {MAX_NESTING} levels")
         if not isinstance(data, dict) or not isinstance(data.get("models"), list):
-            raise DataError(f"--params {path}: not the JSON of mazesim fit (no models list)")
+            raise DataError(f"{where}: not the JSON of mazesim fit (no models list)")
         if (data.get("level", "junction") == "node") != (level == "node"):
-            raise DataError(f"--params {path}: a {data['level']}-level fit (scoring at the "
+            raise DataError(f"{where}: a {data['level']!s:.40}-level fit (scoring at the "
                             f"{level} level)")
         rows = data["models"]
+        if len(rows) > MAX_MODELS:
+            raise DataError(f"{where}: {len(rows):,} models (allowed: at most {MAX_MODELS})")
     out = []
     for i, row in enumerate(rows, 1):
-        label, params, lapse = fitted_row(row, f"--params {path}: model {i}")
+        name = f" {short(row['model'])}" if isinstance(row, Mapping) and "model" in row else ""
+        label, params, lapse = fitted_row(row, f"{where}: model {i}{name}")
         out.append((label, Estimate(params, lapse, float("nan"), 0)))
     if not out:
-        raise DataError(f"--params {path}: no model")
+        raise DataError(f"{where}: no model")
     return out
 
 
 def fit_rows(path: Path, columns: Sequence[str] = ("model", "lapse", "params"),
              where: str = "") -> list[dict[str, str]]:
     """The rows of a CSV `mazesim fit -o` wrote (`fit.csv`, `fit_participants.csv`), cells as
-    written (`csvfile.plain_cell`); DataError, led by `where` (default the path), for a missing
-    file or column or more than `MAX_FIT_ROWS` rows."""
+    written (`csvfile.plain_cell`); DataError, led by `where` (default the path), for a file
+    that is missing or cannot be read, a missing column, a cell past the csv module's limit,
+    more than `MAX_FIT_ROWS` rows or more than `fit.MAX_MODELS` models (checked as read)."""
     import csv
 
     where = where or str(path)
-    if not path.is_file():
-        raise DataError(f"{where}: no such file (not a folder written by `mazesim fit -o`)")
-    reader = csv.DictReader(read_text(path, DataError).splitlines())
-    missing = [c for c in columns if c not in (reader.fieldnames or ())]
-    if missing:
-        raise DataError(f"{where}: no column {missing[0]!r} (not a fit's table?)")
-    rows = []
-    for row in reader:
-        rows.append({k: csvfile.plain_cell(v) if isinstance(v, str) else v
-                     for k, v in row.items()})
-        if len(rows) > MAX_FIT_ROWS:
-            raise DataError(f"{where}: more than {MAX_FIT_ROWS:,} rows")
+    problem = file_problem(path)
+    if problem is not None:
+        hint = " (not a folder written by `mazesim fit -o`)" if problem == "no such file" else ""
+        raise DataError(f"{where}: {problem}{hint}")
+    reader = csv.DictReader(read_text(path, DataError).removeprefix("\ufeff").splitlines())
+    rows: list[dict[str, str]] = []
+    models: set[str] = set()
+    try:
+        missing = [c for c in columns if c not in (reader.fieldnames or ())]
+        if missing:
+            raise DataError(f"{where}: no column {missing[0]!r} (not a fit's table?)")
+        for row in reader:
+            rows.append({k: csvfile.plain_cell(v) if isinstance(v, str) else v
+                         for k, v in row.items()})
+            models.add(rows[-1].get("model"))
+            if len(rows) > MAX_FIT_ROWS or len(models) > MAX_MODELS:
+                raise DataError(f"{where}: more than {MAX_FIT_ROWS:,} rows" if len(rows) >
+                                MAX_FIT_ROWS else f"{where}: more than {MAX_MODELS} models "
+                                f"(allowed: at most {MAX_MODELS}, as many as a fit fits)")
+    except csv.Error as err:
+        raise DataError(f"{where}: row {len(rows) + 1}: {err}") from None
     return rows
 
 
 def fitted_row(row: Mapping[str, Any], where: str) -> tuple[str, dict[str, float], float]:
     """(label, params, lapse) of one model's row of a fit: a CSV row (`fit_rows`: params as
-    JSON text) or an entry of `fit --json`'s models; DataError led by `where`."""
+    JSON text) or an entry of `fit --json`'s models; every parameter the model declares
+    (`declared_params`) and no other, within its bounds; DataError led by `where`."""
     try:
-        label, lapse, params = str(row["model"]), float(row["lapse"]), row["params"]
-        if isinstance(params, str):
-            params = json.loads(params or "{}")
-    except (KeyError, TypeError, ValueError):           # (JSONDecodeError is a ValueError)
+        label, lapse, params = str(row["model"]), _number(row["lapse"]), row["params"]
+    except (KeyError, TypeError, ValueError):
         raise DataError(f"{where}: needs model, lapse and params (a JSON object)") from None
+    if isinstance(params, str):
+        params = load_json(params or "{}", f"{where} params", DataError)
     if not isinstance(params, dict) or not all(
             isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
             for v in params.values()):
-        raise DataError(f"{where} ({label}): params must map names to finite numbers")
+        raise DataError(f"{where}: params must map names to finite numbers")
     if not 0.0 <= lapse <= 1.0:
-        raise DataError(f"{where} ({label}): lapse {lapse!r} (allowed: 0 to 1)")
+        raise DataError(f"{where}: lapse {lapse!r} (allowed: 0 to 1)")
+    bounds = declared_params(label, where)
+    wrong = sorted(set(map(str, params)) ^ set(bounds))
+    if wrong:
+        fault = "missing parameter" if wrong[0] in bounds else "unknown parameter"
+        raise DataError(f"{where}: {fault} {short(wrong[0])} (the model's "
+                        f"parameters: {', '.join(bounds) or 'none'})")
+    for name, (low, high) in bounds.items():
+        if not low <= params[name] <= high:
+            raise DataError(f"{where}: {name} {params[name]!r} (allowed: "
+                            f"{low:g} to {high:g})")
     return label, {str(k): v for k, v in params.items()}, lapse     # ints stay ints (horizon)
+
+
+@lru_cache(maxsize=2 * MAX_MODELS)
+def _declared(label: str) -> tuple[tuple[str, float, float], ...]:
+    try:
+        return tuple((p.name, -math.inf, math.inf) for p in parse_model(label).free)
+    except MazesimError as err:
+        try:
+            model = node_model(label)
+        except MazesimError:
+            raise err from None
+    if isinstance(model, NodeLogit):
+        return tuple((f, -model.max_weight, model.max_weight) for f in model.features)
+    return tuple((p.name, p.low, p.high) for p in model.params)
+
+
+def declared_params(label: str, where: str) -> dict[str, tuple[float, float]]:
+    """The parameters a fit of model `label` holds, with the bounds a reader checks: a
+    junction model's fitted parameters (its agent checks the values when it is made), a node
+    model's parameters or node-choice's weights; DataError for a model this version lacks."""
+    try:
+        return {name: (low, high) for name, low, high in _declared(label)}
+    except MazesimError as err:
+        raise DataError(f"{where}: not a model of this version ({err})") from None
+
+
+def _number(value: Any) -> float:
+    """A finite float from a number or ASCII decimal text ("0_5", "٣" and "nan" are refused);
+    ValueError otherwise."""
+    if isinstance(value, str):
+        if not _DECIMAL.fullmatch(value.strip()):
+            raise ValueError(value)
+        value = float(value)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(value)
+    try:
+        value = float(value)
+    except OverflowError:
+        raise ValueError(value) from None
+    if not math.isfinite(value):
+        raise ValueError(value)
+    return value
 
 
 def _figure(report: FitReport, path: Path) -> None:

@@ -19,13 +19,13 @@ from pathlib import Path
 import numpy as np
 
 from mazesim.agents.decision_nodes import DecisionNodes, decision_nodes
-from mazesim.agents.trees import maze_name
+from mazesim.agents.trees import _tree_vision, maze_name
 from mazesim.agents.vision import SWEEP_VISION
-from mazesim.errors import DataError
+from mazesim.errors import AgentError, DataError
 from mazesim.humans.data import HumanRun, node_decisions
 from mazesim.humans.peer_fit import peer_choices
 
-__all__ = ["NodeChoices", "run_node_choices", "peer_node_choices"]
+__all__ = ["NodeChoices", "run_node_choices", "peer_node_choices", "check_observed"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -82,7 +82,9 @@ def _choices(decisions: DecisionNodes, decision: list[int], rows: list[int],
 
 def run_node_choices(run: HumanRun, vision=SWEEP_VISION) -> NodeChoices:
     """The node decisions of every participant's first walk of each maze of `run`, on trees
-    built once per maze with `vision` (default the authors' sweep, the map known)."""
+    built once per maze with `vision` (default the authors' sweep, the map known); DataError
+    for a run whose people had no observation nodes (`check_observed`)."""
+    check_observed(run)
     nodes = node_decisions(run, vision)
     nodes = nodes.select(nodes.first).decisions()
     names = {m: maze_name(tree.maze) for m, tree in nodes.trees.items()}
@@ -100,6 +102,19 @@ def run_node_choices(run: HumanRun, vision=SWEEP_VISION) -> NodeChoices:
         people.append(trial.participant)
         walks.append(np.asarray(trial.positions[:int(nodes.arrived[i]) + 1], dtype=np.int64))
     return _choices(decisions, decision, rows, people, walks, str(run.path))
+
+
+def check_observed(run: HumanRun) -> None:
+    """DataError unless every trial of `run` was walked under a vision with observation nodes
+    (limited, the map known, with memory: what a decision tree assumes). Under full vision or
+    an unknown map the trees, hence the node decisions, would describe a task the people did
+    not do."""
+    for vision in dict.fromkeys(t.vision for t in run.trials):
+        try:
+            _tree_vision(vision)
+        except AgentError as err:
+            raise DataError(f"{run.path}: its people walked under vision {str(vision)!r}; node "
+                            f"models need observation nodes ({err})") from None
 
 
 def peer_node_choices(peer: str | Path, mazes: str | Path) -> NodeChoices:

@@ -165,10 +165,18 @@ def _check(choices: NodeChoices, models: Sequence[str] | None, protocol: str, by
     people = len(choices.participants)
     if protocol == "peer":
         fewest = int(np.bincount(choices.participant).min())
+        if fewest < 2:
+            raise DataError(f"folds {folds}: the peer protocol deals each person's decisions "
+                            f"into folds, and a person has {fewest} (allowed: people with 2 "
+                            "or more; the ml protocol fits them)")
         if not 2 <= folds <= min(fewest, MAX_FOLDS):
             raise DataError(f"folds {folds} (allowed under the peer protocol: 2 to "
                             f"{min(fewest, MAX_FOLDS)}, the fewest decisions of a person, "
                             f"at most {MAX_FOLDS})")
+    elif folds and people < 2:
+        raise DataError(f"folds {folds}: cross-validation by participant needs two "
+                        f"participants with a node decision (the run has {people}; folds 0 "
+                        "fits without it)")
     elif folds and not 2 <= folds <= min(people, MAX_FOLDS):
         raise DataError(f"folds {folds} (allowed: 0 for none, or 2 to "
                         f"{min(people, MAX_FOLDS)}: the participants, at most {MAX_FOLDS})")
@@ -210,7 +218,9 @@ def logit_peer_fit(model: NodeLogit, choices: NodeChoices, *, seed: int, folds: 
     person, people = choices.participant, len(choices.participants)
     counts = np.bincount(person, minlength=people)
     if not 2 <= groups <= people:
-        raise DataError(f"groups {groups} (allowed: 2 to {people}, the people)")
+        raise DataError(f"{model.name} under the peer protocol draws each person's population "
+                        f"from {groups} groups of the others: {people} people (allowed: at "
+                        f"least {max(groups, 2)})")
     fold = deal_folds(person, counts, folds, seed)
     rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(POPULATION_STREAM,)))
     group = np.empty(people, dtype=np.int64)

@@ -8,13 +8,12 @@ from pathlib import Path
 from mazesim import csvfile
 from mazesim.errors import DataError
 from mazesim.humans.fit import MAZE_GROUPS
-from mazesim.humans.fit_output import write_fit
+from mazesim.humans.fit_output import RANKING_CSV, write_fit
 from mazesim.humans.node_fit import NodeFitReport
 from mazesim.markup import markdown_text
 
 __all__ = ["RANKING_CSV", "format_node_fit", "write_node_fit"]
 
-RANKING_CSV = "ranking.csv"
 _PROTOCOL_TEXT = {
     "ml": "maximum likelihood, {folds}-fold cross-validation by participant",
     "peer": "the authors' protocol: each person separately, {folds} folds over the person's "

@@ -35,7 +35,7 @@ from mazesim.agents import make_agent
 from mazesim.agents.node_models import node_model
 from mazesim.agents.tree_walkers import walker_keys
 from mazesim.agents.trees import maze_name
-from mazesim.errors import DataError, MazesimError
+from mazesim.errors import DataError, MazesimError, short
 from mazesim.humans.data import HumanRun
 from mazesim.humans.folds import group_name, maze_folds, maze_group
 from mazesim.humans.fit_output import FIT_CSV, PARTICIPANTS_CSV, fit_rows, fitted_row
@@ -44,6 +44,7 @@ from mazesim.humans.predict_stats import (HeldOut, MazeCheck, ModelCheck, compar
                                           held_out, model_check)
 from mazesim.humans.predict_walks import (Walked, model_walks, people_walks, probe_cell,
                                           sight_of_goal)
+from mazesim.limits import INT64_MAX
 
 __all__ = ["FittedModel", "Unit", "PredictReport", "read_fit", "predict_run", "DEFAULT_WALKS",
            "MAX_WALKS", "MAX_TOTAL_WALKS", "MAX_CV_FOLDS"]
@@ -141,12 +142,13 @@ def read_fit(fit_dir: str | Path) -> list[FittedModel]:
         spec, level = _spec(row["model"], where)
         _, params, lapse = fitted_row(row, where)
         model = FittedModel(spec, params, lapse, own.get(row["model"], {}), level)
-        for settings in [model.settings("", True)] + [model.settings(p, False)
-                                                      for p in model.own]:
+        for person in ["", *model.own]:
             try:
-                make_agent(model.agent, **settings)
+                make_agent(model.agent, **model.settings(person, not person))
             except MazesimError as err:
-                raise DataError(f"{where}: its parameters do not make an agent ({err})") from None
+                at = (f"{folder / PARTICIPANTS_CSV}: model {row['model']!r}, participant "
+                      f"{person!r}" if person else where)
+                raise DataError(f"{at}: its parameters do not make an agent ({err})") from None
         out.append(model)
     if len({m.level for m in out}) > 1:
         raise DataError(f"{folder / FIT_CSV}: junction and node models in one fit")
@@ -162,6 +164,10 @@ def predict_run(run: HumanRun, fit_dir: str | Path, *, walks: int = DEFAULT_WALK
     picks labels of the fit (default: all), `pooled` walks everyone with the pooled parameters,
     `workers` local processes walk."""
     fitted = _pick(read_fit(fit_dir), models, fit_dir)
+    if fitted[0].level == NODE:
+        from mazesim.humans.node_choices import check_observed
+
+        check_observed(run)          # else its walkers walk a full-vision run's shortest path
     units = _units(run)
     _check(walks, seed, cv_mazes, len(fitted), units, workers)
     checks = _walk_all(run, fitted, units, walks, seed, pooled, range(len(units)), workers)
@@ -247,11 +253,15 @@ def _check(walks: int, seed: int, cv_mazes: int, models: int, units: Sequence[Un
     if isinstance(walks, bool) or not isinstance(walks, (int, np.integer)) or not (
             1 <= walks <= MAX_WALKS):
         raise DataError(f"--walks {walks!r} (allowed: 1 to {MAX_WALKS:,} per person and maze)")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise DataError(f"--seed {seed!r} (allowed: an integer >= 0)")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not (
+            0 <= seed <= INT64_MAX):
+        raise DataError(f"--seed {short(seed)} (allowed: 0 to {INT64_MAX:,})")
     if not units:
         raise DataError("the run has no trial to predict")
     groups = len({maze_group(group_name(u.maze)) for u in units})
+    if cv_mazes and groups < 2:
+        raise DataError(f"--cv-mazes {cv_mazes} (allowed: 0 for none: the run's mazes form one "
+                        "group, and folds need two)")
     if cv_mazes and not 2 <= cv_mazes <= min(groups, MAX_CV_FOLDS):
         raise DataError(f"--cv-mazes {cv_mazes} (allowed: 0 for none, or 2 to "
                         f"{min(groups, MAX_CV_FOLDS)}: the groups of mazes (twins and families "
@@ -260,8 +270,12 @@ def _check(walks: int, seed: int, cv_mazes: int, models: int, units: Sequence[Un
     if total > MAX_TOTAL_WALKS:
         raise DataError(f"--walks {walks}: {total:,} walks in all (allowed: at most "
                         f"{MAX_TOTAL_WALKS:,}; fewer walks or models)")
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise DataError(f"--workers {workers!r} (allowed: an integer >= 1)")
+    from mazesim.experiment.executors import MAX_WORKERS
+
+    if isinstance(workers, bool) or not isinstance(workers, int) or not (
+            1 <= workers <= MAX_WORKERS):
+        raise DataError(f"--workers {workers!r} (allowed: an integer from 1 to "
+                        f"{MAX_WORKERS:,})")
 
 
 def _own_count(fitted: FittedModel, run: HumanRun, pooled: bool) -> int:
@@ -310,7 +324,12 @@ def _cross_validate(run: HumanRun, fitted: Sequence[FittedModel], units: Sequenc
     unfinished = [np.full(len(units), np.nan) for _ in fitted]
     for fold in range(folds):
         train = run.select(fold_of[trial_unit] != fold)
-        refits = _refit(train, fitted, by, seed)
+        try:
+            refits = _refit(train, fitted, by, seed)
+        except DataError as err:
+            held = ", ".join(units[u].name for u in np.flatnonzero(fold_of == fold)[:5])
+            raise DataError(f"--cv-mazes {folds}: fitting without fold {fold + 1} (mazes "
+                            f"{held}) failed: {err}") from None
         again = [_refitted(f, refits[f.label]) for f in fitted]
         which = [int(u) for u in np.flatnonzero(fold_of == fold)]
         checks = _walk_all(run, again, units, walks, seed, pooled, which, workers)

@@ -18,7 +18,6 @@ from mazesim.agents import Vision, make_agent
 from mazesim.agents.base import trial_streams
 from mazesim.agents.vision import seen_cells
 from mazesim.humans._predict_kernels import walk_measures
-from mazesim.limits import MAX_KEPT_MOVES
 from mazesim.maze import Maze
 from mazesim.records import CHOSEN, FIRST
 
@@ -26,6 +25,10 @@ __all__ = ["Walked", "sight_of_goal", "probe_cell", "people_walks", "model_walks
 
 NO_CHOICE = -1
 """`Walked.first` of a walk that never left the probe (or of a maze without one)."""
+CHUNK_MOVES = 2_500_000
+"""Most moves (trials x max_steps) one batch of a model's walks keeps: about 110 MB while
+walking (`limits.MAX_KEPT_MOVES` is ten times that, for one batch of a whole check)."""
+_PER_WALK = ("steps", "reached", "revisits", "exit_seen", "first")
 
 
 @dataclass(frozen=True, eq=False)
@@ -85,7 +88,9 @@ def model_walks(maze: Maze, vision: Vision, agent_name: str, settings: Sequence[
                 walks: int, entropy: Sequence[int], keys: Sequence[int], sight: np.ndarray,
                 probe: tuple[int, int] | None) -> Walked:
     """`walks` walks of the agent per person on `maze`: person k walks with the config keys
-    `settings[k]` and the streams of `SeedSequence(entropy, spawn_key=(keys[k],))`."""
+    `settings[k]` and the streams of `SeedSequence(entropy, spawn_key=(keys[k],))`. Walked
+    in batches of at most `CHUNK_MOVES` moves (trials x max_steps), each measured and its
+    positions dropped before the next: memory does not grow with people x walks."""
     record = np.zeros(maze.shape, np.bool_)
     if probe is not None:
         record[probe] = True
@@ -94,26 +99,24 @@ def model_walks(maze: Maze, vision: Vision, agent_name: str, settings: Sequence[
     while k < len(settings):
         agent = make_agent(agent_name, **settings[k])
         max_steps = agent.resolved_max_steps(maze)
-        group = max(1, MAX_KEPT_MOVES // max(walks * max_steps, 1))
         end = k + 1
-        while end < len(settings) and end - k < group and settings[end] == settings[k]:
+        while end < len(settings) and settings[end] == settings[k]:
             end += 1
         streams = np.concatenate([trial_streams(np.random.SeedSequence(
             list(entropy), spawn_key=(int(key),)), walks) for key in keys[k:end]])
-        parts.append(agent.run_trials(maze, vision, streams, max_steps, keep=True,
-                                      record=record))
+        per = max(1, CHUNK_MOVES // max(max_steps, 1))
+        for at in range(0, len(streams), per):
+            batch = agent.run_trials(maze, vision, streams[at:at + per], max_steps, keep=True,
+                                     record=record)
+            first = np.full(len(batch.moves), NO_CHOICE, np.int64)
+            if len(batch.rows):           # rows only at the probe: FIRST = its first
+                firsts = batch.rows[:, FIRST] == 1
+                first[batch.row_trials[firsts]] = batch.rows[firsts, CHOSEN]
+            parts.append(_measured(maze, batch.positions, batch.moves.astype(np.int64),
+                                   batch.reached.astype(bool), first, sight))
         k = end
-    moves = np.concatenate([p.moves for p in parts]).astype(np.int64)
-    first = np.full(len(moves), NO_CHOICE, np.int64)
-    offset = 0
-    for p in parts:
-        if len(p.rows):                   # rows only at the probe: FIRST = its first
-            firsts = p.rows[:, FIRST] == 1
-            first[offset + p.row_trials[firsts]] = p.rows[firsts, CHOSEN]
-        offset += len(p.moves)
-    stacked = np.concatenate([p.positions for p in parts])
-    reached = np.concatenate([p.reached for p in parts]).astype(bool)
-    return _measured(maze, stacked, moves, reached, first, sight)
+    return Walked(*(np.concatenate([getattr(p, f) for p in parts]) for f in _PER_WALK),
+                  sum(p.visits for p in parts))
 
 
 def _measured(maze: Maze, stacked: np.ndarray, moves: np.ndarray, reached: np.ndarray,

@@ -184,7 +184,7 @@ def read_csv(path: str | Path, mazes: str | Path, vision: Vision | str | int = "
     recordings, unreadable = cells.recordings()
     check_counts(path, recordings, unreadable)
     found, missing = _mazes({r.maze for r in recordings}, lambda name: _maze_file(folder, name),
-                            read_maze, _file_cells)
+                            read_maze, _file_cells, "bytes (a cell takes at least one)")
     return Source("csv", str(path), tuple(recordings), tuple(unreadable), found, missing,
                   default)
 
@@ -337,9 +337,11 @@ def check_counts(path: Path, recordings: list[Recording], unreadable: list[Probl
             raise DataError(f"{path}: {count:,} {what} (at most {limit:,})")
 
 
-def _mazes(names: Iterable[str], locate, read, cells) -> tuple[dict[str, Maze], dict[str, str]]:
+def _mazes(names: Iterable[str], locate, read, cells, counted: str = "cells"
+           ) -> tuple[dict[str, Maze], dict[str, str]]:
     """Each named maze read from the file `locate(name)` gives (None: a reason instead), once
-    the cells all the files declare (`cells(path)`) are known to be within `MAX_TOTAL_CELLS`."""
+    the cells all the files declare (`cells(path)`, at most that many `counted`) are known to
+    be within `MAX_TOTAL_CELLS`."""
     files, missing = {}, {}
     for name in sorted(names):
         where = locate(name)
@@ -350,8 +352,8 @@ def _mazes(names: Iterable[str], locate, read, cells) -> tuple[dict[str, Maze], 
     total = sum(cells(path) for path in files.values())
     if total > MAX_TOTAL_CELLS:
         folder = next(iter(files.values())).parent
-        raise DataError(f"{folder}: the {len(files):,} maze files declare {total:,} cells in "
-                        f"all (at most {MAX_TOTAL_CELLS:,})")
+        raise DataError(f"{folder}: the {len(files):,} maze files declare {total:,} {counted} "
+                        f"in all (allowed: at most {MAX_TOTAL_CELLS:,} cells)")
     found, total = {}, 0
     for name, path in files.items():                # what a file hid from `cells`: one maze more
         found[name] = read(path)

@@ -12,7 +12,9 @@ h11 protocol, which has no head timeout either. So this protocol adds:
   connection is closed, with a 408 when part of a head came (a connection that sent nothing,
   such as a browser's spare one, is closed quietly);
 - a head of more than `MAX_HEAD_BYTES` is answered 431 and the connection closed (the server
-  holds at most that and one read of the socket per connection);
+  holds at most that and one read of the socket per connection): counted across reads while
+  the head is incomplete, and by its URL and headers once it is complete (a whole head can
+  come in one read);
 - a connection the `Guard` refuses (too many from one address) is answered 429 and closed
   before anything is read.
 
@@ -51,7 +53,8 @@ class GuardedProtocol(HttpToolsProtocol):
         self._deadline: asyncio.TimerHandle | None = None
         self._body_due = 0.0                   # loop time by which the body must be in
         self._in_head = False
-        self._head_bytes = 0
+        self._head_bytes = 0                   # bytes read since the head began
+        self._head_size = 0                    # the head's URL and headers, as parsed
         self._read = 0
         self._refused = False
 
@@ -88,19 +91,40 @@ class GuardedProtocol(HttpToolsProtocol):
         super().on_message_begin()
         self._in_head = True
         self._head_bytes = self._read          # at most this read's bytes belong to the head
+        self._head_size = 0
         if self._deadline is None:
             self._arm(HEAD_SECONDS)
+
+    def on_url(self, url: bytes) -> None:
+        self._head_size += len(url)
+        super().on_url(url)
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        self._head_size += len(name) + len(value) + 4          # ": " and CRLF
+        super().on_header(name, value)
 
     def on_headers_complete(self) -> None:
         # the head's timer stays: most bodies come with their head, and one timer a request
         # is cheaper (1.7 us to arm and cancel); when it fires, it waits out the body's time
         self._in_head = False
+        if self._refused:
+            return
+        if self._head_size > MAX_HEAD_BYTES:               # a whole head in one read
+            self.guard.log.refused("request", f"a head of more than {MAX_HEAD_BYTES:,} bytes"
+                                   f"{self._client()}")
+            self._refuse(431)
+            return
         self._body_due = self.loop.time() + BODY_SECONDS
         super().on_headers_complete()
 
+    def on_body(self, body: bytes) -> None:
+        if not self._refused:
+            super().on_body(body)
+
     def on_message_complete(self) -> None:
         self._cancel()
-        super().on_message_complete()
+        if not self._refused:
+            super().on_message_complete()
 
     def _arm(self, seconds: float) -> None:
         self._cancel()

@@ -147,3 +147,24 @@ def test_without_memory_only_the_window_and_the_trail_stay_known():
 def test_vision_text():
     assert [str(v) for v in (Vision(), Vision(2), Vision(1, occlusion=True, memory=False))] == [
         "full", "2", "1, occlusion, no memory"]
+
+
+@pytest.mark.parametrize("form", ["isovist 10, map known", "isovist=10,map=known",
+                                  "{isovist: 10, map: known}", " {isovist: 10, map: known} ",
+                                  {"isovist": 10, "map": "known"}])
+def test_one_parser_reads_every_form_of_a_vision(form):
+    """Issue 33, point 19: `--vision '{isovist: 10, map: known}'` was refused by a message that
+    offered exactly that mapping; `import --vision` refused the key=value pairs that
+    `simulate --vision` takes."""
+    assert parse_vision(form) == Vision(isovist=10, known_map=True)
+
+
+@pytest.mark.parametrize("form, message", [
+    ("{isovist: 10, map: known", "vision:1:25: expected ','"),
+    ("[1, 2]", "vision: '\\[1, 2\\]' \\(allowed: full or an integer"),
+    ("{isovist: 10, colour: red}", "vision.colour: unknown key"),
+    ("isovist=10,isovist=3", "vision isovist: given twice"),
+])
+def test_bad_vision_text_is_one_line(form, message):
+    with pytest.raises(MazesimError, match=message):
+        parse_vision(form)

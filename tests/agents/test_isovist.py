@@ -12,7 +12,7 @@ from hypothesis import given, strategies as st
 from mazesim import isovist, make_agent, simulate
 from mazesim.agents import seen_cells
 from mazesim.agents.vision import MST_VISION, SEEN_AT_START, seen_at_start
-from mazesim.errors import AgentError
+from mazesim.errors import AgentError, MazeFormatError
 from mazesim.humans.sources import MST_MAZES, read_mst_maze
 from mazesim.maze import Maze, parse_maze
 
@@ -124,11 +124,11 @@ def test_cells_shown_at_the_start_are_seen_before_the_first_step():
     assert min(dark) > 10
 
 
-def test_bad_seen_at_start_cells_are_named():
-    with pytest.raises(AgentError, match=r"seen_at_start\[1\]: .*\(0, 0\) is a wall"):
-        seen_at_start(_lit([[1, 1], [0, 0]]))
-    with pytest.raises(AgentError, match="a list of"):
-        seen_at_start(_lit("everything"))
+def test_bad_seen_at_start_cells_are_named_when_the_maze_is_made():
+    with pytest.raises(MazeFormatError, match=r"seen_at_start\[1\]: .*\(0, 0\) is a wall"):
+        _lit([[1, 1], [0, 0]])
+    with pytest.raises(MazeFormatError, match="a list of"):
+        _lit("everything")
 
 
 def test_mst_vision_label():

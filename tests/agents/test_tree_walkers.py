@@ -211,10 +211,22 @@ def test_node_choice_weights_by_name_or_in_order():
         f: (-2.0 if f == "revisit" else 0.0) for f in NODE_FEATURES}
     assert make_agent("node-choice", weights="1,2,3,4,5,6,7,8,9").weights == tuple(
         float(v) for v in range(1, 10))
-    with pytest.raises(AgentError, match="node-choice: weights: \\[1, 2\\] \\(allowed: 9 finite"):
+    with pytest.raises(AgentError, match=r"node-choice: weights: \[1, 2\] \(allowed: 9 numbers "
+                                         r"from -1000 to 1000"):
         make_agent("node-choice", weights=[1, 2])
     with pytest.raises(AgentError, match="'goal' is not one"):
         make_agent("node-choice", weights={"goal": 1})
+
+
+@pytest.mark.parametrize("weights", ["1e308,0,0,0,0,0,0,0,0", "0,0,0,0,0,0,0,0,-1001",
+                                     "nan,0,0,0,0,0,0,0,0", {"revisit": 1e4}])
+def test_node_choice_weights_are_bounded(weights):
+    """Issue 33, point 4: a weight of 1e308 overflowed every walk at move 0 (with two raw
+    RuntimeWarnings), which was reported as the model's prediction."""
+    with pytest.raises(AgentError, match=r"node-choice: weights: .*\(allowed: 9 numbers from "
+                                         r"-1000 to 1000"):
+        make_agent("node-choice", weights=weights)
+    assert make_agent("node-choice", weights={"revisit": -1000}).values()["revisit"] == -1000
 
 
 def test_no_step_probabilities():

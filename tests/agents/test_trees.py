@@ -324,3 +324,33 @@ def test_the_sweep_tree_of_a_map_is_the_sweep_s():
     dark = dark_floor(maze)
     assert set(tree.nodes[0].revealed) == {tuple(c) for c in np.argwhere(
         sweep(maze.grid, maze.start) & dark).tolist()}
+
+
+@pytest.mark.parametrize("vision", ["sweep", "window"])
+def test_an_open_room_is_refused_before_its_sight_table_is_allocated(vision):
+    """Issue 33, point 15: an open 151x151 room took 2.98 GB before the work ceiling refused
+    it. The table's work is counted first; a refusal returns with nothing allocated."""
+    from mazesim.agents import _tree_kernels
+    from mazesim.agents._vision_kernels import WINDOW_VIEW
+
+    grid = np.zeros((41, 41), np.uint8)
+    floor = np.argwhere(grid == 0)
+    dark_id = np.arange(grid.size, dtype=np.int64).reshape(grid.shape)
+    table = (_tree_kernels.sweep_table(grid, floor, dark_id, 10_000) if vision == "sweep"
+             else _tree_kernels.view_table(grid, floor, dark_id, WINDOW_VIEW, 40, False,
+                                           10_000))
+    first, seen, status = table
+    assert status == _tree_kernels.TOO_MUCH_WORK and len(seen) == 0
+    first, seen, status = _tree_kernels.sweep_table(grid, floor, dark_id, 10**9)
+    assert status == _tree_kernels.OK and first[-1] == len(seen) == grid.size ** 2
+    assert seen.dtype == np.int32 and sorted(seen[first[5]:first[6]]) == list(range(grid.size))
+
+
+def test_a_view_wider_than_the_map_is_the_map_s_width():
+    """Issue 33, point 18: isovist=10000 on a 6x7 map hit the work ceiling, although a wider
+    view only sees everything."""
+    maze = parse_maze("#######\n#S....#\n#.###.#\n#.#...#\n#...#G#\n#######\n")
+    wide = decision_tree(maze, {"isovist": 10_000, "map": "known"})
+    narrow = decision_tree(maze, {"isovist": 7, "map": "known"})
+    assert [(n.cell, n.parent, n.revealed) for n in wide.nodes] == [
+        (n.cell, n.parent, n.revealed) for n in narrow.nodes]

@@ -89,7 +89,12 @@ def test_import_csv(tmp_path):
     assert result.exit_code == 2 and "unknown column 'stepp'" in result.output
     result = run("import", "csv", tmp_path / "walks.csv", "--mazes", tmp_path / "mazes", "-o",
                  tmp_path / "run3", "--vision", "sideways")
-    assert result.exit_code == 2 and result.output.startswith("Error: vision: 'sideways'")
+    assert result.exit_code == 2 and "Invalid value for '--vision': 'sideways'" in result.output
+    # issue 33, point 19: import took labels only, not the key=value pairs simulate takes
+    for k, form in enumerate(["isovist=3,map=known", "{isovist: 3, map: known}"]):
+        result = run("import", "csv", tmp_path / "walks.csv", "--mazes", tmp_path / "mazes",
+                     "-o", tmp_path / f"form{k}", "--vision", form)
+        assert result.exit_code == 0, result.output
 
 
 def test_fit_json_and_files(mst, tmp_path):
@@ -230,8 +235,9 @@ def test_fit_excludes_participants_and_mazes(three, tmp_path):
 
 @pytest.mark.parametrize("args, message", [
     (["--protocol", "peer"], "Error: protocol 'peer' at the junction level (allowed: ml; "),
-    (["--level", "node", "--protocol", "peer"], "Error: folds 5 (allowed under the peer "
-                                                "protocol: 2 to 1, the fewest decisions"),
+    (["--level", "node", "--protocol", "peer"],     # issue 33, point 18: was "2 to 1"
+     "Error: folds 5: the peer protocol deals each person's decisions into folds, and a person "
+     "has 1 (allowed: people with 2 or more; the ml protocol fits them)"),
     (["--level", "node", "--model", "dv"], "Error: unknown node model 'dv'"),
     (["--level", "node", "--exclude-participants", "s9"], "no participant 's9' to exclude"),
     (["--level", "node", "--exclude-participants", "s1,,s2"], "participants 's1,,s2': an "

@@ -99,3 +99,8 @@ def test_participant_lists(tmp_path):
     assert participant_list(str(tmp_path / "ids.txt")) == ("S1", "S2", "S3")
     with pytest.raises(DataError, match=r"participants 'a,': an empty id"):
         participant_list("a,")
+    # issue 33, point 12: a list longer than a file name (the authors' 27 exclusions of their
+    # second experiment) was tried as a file first: OSError, exit 1
+    ids = [f"A{k:02d}9F3C1D8E2B7A6{k:02d}" for k in range(27)]
+    assert participant_list(",".join(ids)) == tuple(ids)
+    assert participant_list("a\x00b") == ("a\x00b",)

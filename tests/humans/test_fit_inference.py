@@ -189,17 +189,16 @@ def test_params_scored_elsewhere_hold_the_fitted_weights(people):
 
 
 @pytest.mark.parametrize("content, message", [
-    ("{", "--params {path}: not JSON (Expecting property name enclosed in double quotes, "
-          "line 1)"),
+    ("{", "--params {path}:1:2: Expecting property name enclosed in double quotes"),
     ('{"level": "node", "models": []}', "--params {path}: a node-level fit (scoring at the "
                                         "junction level)"),
     ('{"models": [{"model": "turn-bias", "lapse": 0.1}]}',
-     "--params {path}: model 1: needs model, lapse and params"),
+     "--params {path}: model 1 'turn-bias': needs model, lapse and params"),
     ('{"models": [{"model": "turn-bias", "lapse": 2, "params": {}}]}',
-     "--params {path}: model 1 (turn-bias): lapse 2.0 (allowed: 0 to 1)"),
+     "--params {path}: model 1 'turn-bias': lapse 2.0 (allowed: 0 to 1)"),
     ('{"models": [{"model": "turn-bias", "lapse": 0.1, "params": {"p_straight": 0.5}}]}',
-     "--params: turn-bias has parameters ['p_straight'] (the model fits ['p_alternate', "
-     "'p_reverse', 'p_straight'])"),
+     "--params {path}: model 1 'turn-bias': missing parameter 'p_alternate' (the model's "
+     "parameters: p_straight, p_reverse, p_alternate)"),
     ('{"models": [{"model": "nobody", "lapse": 0.1, "params": {}}]}', "unknown agent 'nobody'"),
     ('{"models": []}', "--params {path}: no model"),
 ])

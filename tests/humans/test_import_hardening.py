@@ -164,9 +164,21 @@ def test_the_mazes_declared_cells_are_bounded_before_any_is_read(write_mst, tmp_
     folder = write_mst(rows, mazes=maps)
     began = time.perf_counter()
     with pytest.raises(DataError, match=rf"mazes: the 2 maze files declare 50,000,000 cells in "
-                                        rf"all \(at most {MAX_TOTAL_CELLS:,}\)"):
+                                        rf"all \(allowed: at most {MAX_TOTAL_CELLS:,} cells\)"):
         read_mst(folder)
     assert time.perf_counter() - began < 1.0
+
+
+def test_mazesim_maze_files_are_bounded_by_their_bytes_and_say_so(tmp_path):
+    """Issue 33, point 18: the bound counts a mazesim file's bytes (a cell takes at least one);
+    the message called them cells."""
+    big = CORRIDOR + " " * (MAX_TOTAL_CELLS // 2)
+    walks = WALK + "".join(f"p,n,1,{k},1,{k + 1}\n" for k in range(5))
+    path, folder = _csv(tmp_path, HEADER + walks, mazes={"m": big, "n": big})
+    with pytest.raises(DataError, match=rf"the 2 maze files declare {2 * len(big):,} bytes \(a "
+                                        rf"cell takes at least one\) in all \(allowed: at most "
+                                        rf"{MAX_TOTAL_CELLS:,} cells\)"):
+        import_csv(path, folder, tmp_path / "run")
 
 
 def test_a_map_that_hides_its_size_from_the_first_bytes_is_counted_when_read(write_mst, tmp_path):

@@ -50,3 +50,47 @@ def test_the_walkers_script(experiment_1_run):
                          "node-choice", "choice-model"))
     assert len(rows) == 9 and rows["du"][1] == "sweep, map known"
     assert float(rows["du"][3]) > 0.85 and float(rows["pw-du"][3]) > 0.85
+
+
+@pytest.fixture
+def small_run(write_mst, tmp_path):
+    from mazesim.humans import import_mst
+
+    import_mst(write_mst(), tmp_path / "run")
+    return tmp_path / "run"
+
+
+def _failed(name, *args):
+    done = subprocess.run([sys.executable, str(SCRIPTS / name), *map(str, args)],
+                          capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "PYTHONPATH": str(SCRIPTS.parents[1])})
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    (line,) = done.stderr.splitlines()
+    return line
+
+
+@pytest.mark.parametrize("name, args, message", [
+    ("walkers.py", ["{run}", "--trials", 0], "--trials: '0' (allowed: an integer from 1 to"),
+    ("walkers.py", ["{run}/nowhere"], "nowhere: "),
+    ("walkers.py", ["{run}", "--exclude-participants", "nobody"], "no participant 'nobody'"),
+    ("node_agents.py", ["{run}", "--every", 0], "--every: '0' (allowed: an integer from 1"),
+    ("node_agents.py", ["{run}", "--seed", -1], "--seed: '-1' (allowed: an integer from 0"),
+    ("split.py", ["{run}", "--cv", "x"], "--cv: 'x' (allowed: an integer from 0 to 100)"),
+    ("shrinkage.py", ["{run}/nowhere"], "nowhere: "),
+    ("halves.py", ["{run}"], "the following arguments are required: out"),
+    ("nodes.py", ["{run}", "{run}", "--seeds", 0], "--seeds: '0' (allowed"),
+    ("nodes.py", ["{run}/nowhere", "{run}"], "nowhere/tree_builder.csv: "),
+])
+def test_the_scripts_follow_the_command_line_s_error_rule(small_run, name, args, message):
+    """Issue 33, point 11: 29 of 34 bad-argument runs ended in a traceback; `--every 0`
+    divided by zero; `walkers.py --trials 0` printed a table of nan with exit 0."""
+    line = _failed(name, *[str(a).format(run=small_run) for a in args])
+    assert line.startswith("Error: ") and message in line, line
+
+
+def test_the_walkers_script_walks_another_run(small_run):
+    """Issue 33, point 11: the scripts refused any run but experiment 1 (its exclusions were
+    hard-coded); now the authors' exclusions are left out where the run has them."""
+    lines = _script("walkers.py", small_run, "--trials", 2)
+    assert lines[0].startswith("3 first walks of 2 people on 2 maps")
+    assert len(_rows(lines, ("du", "choice-model"))) == 2

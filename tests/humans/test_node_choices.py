@@ -67,3 +67,29 @@ def test_no_decision_is_an_error(small):
     with pytest.raises(DataError, match=r"no node decision \(a node with two or more "
                                         r"children\): nothing to fit"):
         run_node_choices(line)
+
+
+@pytest.mark.parametrize("vision, why", [("full", "sees everything from the start"),
+                                         ({"window": 2}, "leaves the map unknown")])
+def test_a_run_without_observation_nodes_has_no_node_decisions(tmp_path, vision, why):
+    """Issue 33, point 2: a run walked under full vision, or a window without the map, was
+    fitted on the sweep tree silently (and `predict` then walked it under full vision)."""
+    from mazesim import generate, make_agent
+    from mazesim.humans.recovery import simulate_population
+
+    mazes = {"d0": generate("digging", (9, 9), seed=0)}
+    simulate_population(mazes, make_agent("random-walk"), vision, 2, 0, tmp_path / "run")
+    with pytest.raises(DataError, match=f"run: its people walked under vision .*; node models "
+                                        f"need observation nodes \\(vision: .* {why}"):
+        run_node_choices(load_human_run(tmp_path / "run"))
+
+
+def test_too_few_people_for_the_peer_population_say_so(small):
+    """Issue 33, point 18: the message was "groups 10", a value the user cannot set."""
+    from mazesim.agents.node_models import node_model
+    from mazesim.humans.node_fit import logit_peer_fit
+
+    with pytest.raises(DataError, match=r"node-choice under the peer protocol draws each "
+                                        r"person's population from 10 groups of the others: 2 "
+                                        r"people \(allowed: at least 10\)"):
+        logit_peer_fit(node_model("node-choice"), run_node_choices(small), seed=0)

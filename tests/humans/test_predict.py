@@ -16,7 +16,9 @@ import pytest
 from click.testing import CliRunner
 
 from mazesim import generate, make_agent
+from mazesim.agents.vision import parse_vision
 from mazesim.cli import main
+from mazesim.errors import DataError
 from mazesim.humans import fit_run, load_human_run
 from mazesim.humans.fit_output import write_fit
 from mazesim.humans.predict import MAX_WALKS, predict_run, read_fit
@@ -221,3 +223,60 @@ def test_an_integer_parameter_is_read_as_an_integer(tmp_path):
     (model,) = read_fit(tmp_path)
     settings = model.settings("", True)
     assert settings["horizon"] == 21 and isinstance(settings["horizon"], int)
+
+
+def test_a_node_fit_does_not_walk_a_run_without_observation_nodes(walkers, planners):
+    """Issue 33, point 2: the walkers (window 2, map unknown) have no observation nodes; a node
+    fit walked them under that vision as shortest paths."""
+    (root, run), (node_root, _) = walkers, planners
+    with pytest.raises(DataError, match="need observation nodes"):
+        predict_run(run, node_root / "fit-steps", walks=1)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--seed", 10**200], "Invalid value for '--seed'"),
+    (["--workers", 0], "--workers 0 (allowed: an integer from 1 to 1,024)"),
+    (["--workers", 5000], "--workers 5000 (allowed: an integer from 1 to 1,024)"),
+])
+def test_predict_ranges_match_the_other_commands(walkers, args, message):
+    """Issue 33, point 18: --seed took 10^200; --workers 0 and 5000 stated different ranges."""
+    root, _ = walkers
+    result = invoke("predict", root / "run", "--fit", root / "fit-a", *args)
+    assert result.exit_code == 2 and message in result.output, result.output
+    assert result.output.count("\n") == 1
+
+
+def test_one_maze_cannot_be_dealt_into_folds(walkers, tmp_path):
+    """Issue 33, point 18: the message offered "2 to 1"."""
+    root, _ = walkers
+    result = invoke("predict", root / "run", "--fit", root / "fit-a", "--cv-mazes", 2,
+                    *[a for i in range(1, MAZES) for a in ("--exclude-maze", f"d{i}")])
+    assert result.exit_code == 2, result.output
+    assert "--cv-mazes 2 (allowed: 0 for none: the run's mazes form one group" in result.output
+
+
+def test_model_walks_are_walked_in_bounded_batches_with_the_same_result(monkeypatch):
+    """Issue 33, point 13: all walks of a maze were held at once (2.4 GB at 1,000 walks on
+    experiment 1, about 22 GB at the allowed 10,000). Batches of at most CHUNK_MOVES moves,
+    each measured and dropped, give the same walks."""
+    from mazesim.agents.base import KernelAgent
+    from mazesim.humans import predict_walks
+
+    maze = generate("digging", (9, 9), seed=3)
+    sight = sight_of_goal(maze, parse_vision(2))
+    args = (maze, parse_vision(2), "random-walk", [{"lapse": 0.0}] * 3, 7, [5, 1], [0, 1, 2],
+            sight, maze.start)
+    whole = predict_walks.model_walks(*args)
+    batches, walk = [], KernelAgent.run_trials
+
+    def spy(self, maze, vision, streams, max_steps, **keys):
+        batches.append(len(streams) * max_steps)
+        return walk(self, maze, vision, streams, max_steps, **keys)
+
+    monkeypatch.setattr(KernelAgent, "run_trials", spy)
+    monkeypatch.setattr(predict_walks, "CHUNK_MOVES", 2 * make_agent(
+        "random-walk").resolved_max_steps(maze))
+    parts = predict_walks.model_walks(*args)
+    assert len(batches) == 11 and max(batches) <= predict_walks.CHUNK_MOVES
+    for field in ("steps", "reached", "revisits", "exit_seen", "first", "visits"):
+        assert np.array_equal(getattr(whole, field), getattr(parts, field)), field

@@ -142,6 +142,11 @@ def test_a_huge_head_is_refused_after_its_limit(session_factory, serve):
                 sock.sendall(b"a" * 65536)
                 sent += 65536
     assert sent < 32 * 2**20                         # socket buffers aside, little was taken
+    for size in (20_000, 100_000):          # issue 33, point 20: a whole head in one write
+        with _connect(port) as sock:
+            sock.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + b"a" * size
+                         + b"\r\nConnection: close\r\n\r\n")
+            assert _answer(sock, 10).startswith(b"HTTP/1.1 431 ")
     headers = "".join(f"X-H{i}: {'v' * 100}\r\n" for i in range(100))   # 10 KB: allowed
     with _connect(port) as sock:
         sock.sendall(f"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n{headers}Connection: close\r\n\r\n"
