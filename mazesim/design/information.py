@@ -129,7 +129,8 @@ def _group(model: NodeModel, settings: Sequence[tuple[Mapping[str, float], float
 class MazeTable:
     """A maze's decision tree as the walk's arithmetic needs it: the flat decisions; per node
     its parent (-1 at the root), whether the walk goes on past it (`live`: it does not reveal
-    the exit), the steps from its parent and, where the walk ends, the steps on to the exit."""
+    the exit), the steps from its parent and, where the walk ends, the steps on to the exit;
+    `met` the decisions a walk can meet (the others lie below a node that reveals the exit)."""
 
     name: str
     maze: Maze
@@ -138,6 +139,7 @@ class MazeTable:
     live: np.ndarray
     steps: np.ndarray
     exit_steps: np.ndarray
+    met: np.ndarray
 
     def reach(self, probabilities: np.ndarray) -> np.ndarray:
         """The chance (nodes, C) that a walk passes each node, from P of every child row
@@ -166,7 +168,11 @@ def maze_table(maze: Maze, vision=SWEEP_VISION, *, max_nodes: int = MAX_TREE_NOD
     cells = np.array([node.cell for node in tree.nodes])
     exit_steps = np.where(live, 0.0, dist[cells[:, 0], cells[:, 1]])
     steps = np.array([node.steps for node in tree.nodes], dtype=float)
-    return MazeTable(name, maze, decisions, decisions.parent, live, steps, exit_steps)
+    table = MazeTable(name, maze, decisions, decisions.parent, live, steps, exit_steps,
+                      np.zeros(0, np.int64))
+    at = table.reach(np.ones((decisions.rows, 1)))[decisions.decision_node, 0]
+    met = np.flatnonzero((at > 0) & live[decisions.decision_node])
+    return MazeTable(name, maze, decisions, decisions.parent, live, steps, exit_steps, met)
 
 
 @dataclass(frozen=True, eq=False)
@@ -185,14 +191,15 @@ def score_maze(panel: Panel, table: MazeTable) -> MazeScore:
     """The divergences of every ordered pair of the panel's models on one maze (module
     docstring): per pair one matrix product over the child rows."""
     d = table.decisions
+    rows = np.flatnonzero(np.isin(d.row_decision, table.met))    # the rows a walk can take
     own, logs, weights, decisions, steps = {}, {}, {}, {}, {}
     for name in panel.names:
         p = panel.people[name].probabilities(d)
         reach = table.reach(p)
         at = reach[d.decision_node] * table.live[d.decision_node][:, None]
-        weights[name] = at[d.row_decision] * p
-        own[name] = (weights[name] * np.log(np.maximum(p, FLOOR))).sum(axis=0)
-        logs[name] = np.log(np.maximum(panel.rivals[name].probabilities(d), FLOOR))
+        weights[name] = at[d.row_decision[rows]] * p[rows]
+        own[name] = (weights[name] * np.log(np.maximum(p[rows], FLOOR))).sum(axis=0)
+        logs[name] = np.log(np.maximum(panel.rivals[name].probabilities(d)[rows], FLOOR))
         decisions[name] = at.sum(axis=0)
         steps[name] = table.steps @ reach + table.exit_steps @ reach
     kl = {(a, b): np.maximum(own[a][:, None] - weights[a].T @ logs[b], 0.0)
