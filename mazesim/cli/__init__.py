@@ -29,6 +29,7 @@ COMMANDS = {
     "import": "human_commands", "fit": "human_commands", "compare": "human_commands",
     "predict": "human_commands",
     "tree": "tree_commands",
+    "design": "design_commands",
 }
 """Each command's module in this package, which registers it on `main` when imported (importing
 every module took 0.9 s of scipy and more before any command ran)."""
@@ -41,6 +42,8 @@ SUMMARIES = {
              "they catch the player or STEPS run out.",
     "compare": "People of HUMAN_RUN beside the agents of SIM_RUN on their shared mazes "
                "(Markdown).",
+    "design": "Choose the mazes that tell node models apart and write the study that runs "
+              "them.",
     "fit": "Fit models to the people of RUN_DIR by maximum likelihood (bits per junction "
            "decision, or per node decision with --level node); with --params, score another "
            "fit's models.",

@@ -26,7 +26,7 @@ from mazesim.errors import AgentError, DataError
 from mazesim.maze import Maze
 
 __all__ = ["MST_MEDIAN_STEPS", "CANDIDATE_NODES", "MAX_CANDIDATES", "MAX_MAZES", "MAX_EDITS",
-           "Candidate", "Design", "score_candidate", "score_mazes", "design"]
+           "Candidate", "Design", "score_candidate", "score_mazes", "design", "check_design"]
 
 MST_MEDIAN_STEPS = 12
 """The median moves of a walk of the Maze Search Task's experiment 1 (4,758 walks)."""
@@ -94,7 +94,7 @@ def design(panel: Panel, spec: MapSpec, mazes: int, candidates: int, seed: int, 
     """Choose `mazes` mazes among `candidates` drawn from `spec` (module docstring), each
     improved by up to `edits` local edits; DataError for a count past its ceiling or too few
     candidates within the constraints."""
-    _check(mazes, candidates, edits, max_steps)
+    check_design(mazes, candidates, edits, max_steps)
     pool = []
     for k in range(candidates):
         layout = sample_layout(spec, np.random.default_rng(np.random.SeedSequence(
@@ -144,7 +144,9 @@ def _improve(panel: Panel, pick: Candidate, sums: Mapping, rng: np.random.Genera
     return pick, taken
 
 
-def _check(mazes: int, candidates: int, edits: int, max_steps: float) -> None:
+def check_design(mazes: int, candidates: int, edits: int,
+                 max_steps: float = 2 * MST_MEDIAN_STEPS) -> None:
+    """The counts of a design within their ceilings; DataError naming the first that is not."""
     for name, value, low, high in (("mazes", mazes, 1, MAX_MAZES),
                                    ("candidates", candidates, 1, MAX_CANDIDATES),
                                    ("edits", edits, 0, MAX_EDITS)):
