@@ -34,15 +34,16 @@ DESIGNED, RANDOM, BASELINE = "designed", "random", "baseline"
 
 @dataclass(frozen=True, eq=False)
 class SetResult:
-    """A set of mazes: their names, joint information and predicted recovery."""
+    """A set of mazes: their names, joint information and predicted recovery (none without
+    simulated people)."""
 
     names: tuple[str, ...]
     information: Information
-    recovery: Recovery
+    recovery: Recovery | None
 
     def to_json(self) -> dict:
         return {"mazes": list(self.names), "information": self.information.to_json(),
-                "recovery": self.recovery.to_json()}
+                "recovery": None if self.recovery is None else self.recovery.to_json()}
 
 
 @dataclass(frozen=True, eq=False)
