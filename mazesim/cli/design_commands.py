@@ -41,11 +41,14 @@ _MAX_BASELINE = 1_000
 @click.option("--baseline", type=click.Path(exists=True, file_okay=False), metavar="DIR",
               help="A folder of maze files (mazesim text or JSON, or Maze Search Task maps) "
                    "to report beside the design, such as the task's 40 maps.")
+@click.option("--judge", "judge_dir", metavar="FIT_DIR",
+              help="Another node-level fit of the same models whose people are simulated for "
+                   "the recovery (default: --fit's): a population the design has not seen.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as one JSON object.")
 @click.option("-o", "--output", required=True, type=click.Path(file_okay=False),
               help="Folder for mazes/, session.yaml, report.md and report.json.")
 def design(fit_dir, models, mazes, seed, candidates, people, sample, edits, size, baseline,
-           as_json, output):
+           judge_dir, as_json, output):
     """Choose mazes on which a person's walk tells the models apart best, jointly (the
     information a walk gives, exact over the models' choices at each node), and write them
     with a `mazesim play` session and a report of the predicted per-person recovery beside
@@ -59,11 +62,13 @@ def design(fit_dir, models, mazes, seed, candidates, people, sample, edits, size
     if len(set(models)) != len(models) or len(models) < 2:
         raise click.UsageError("--model: at least two different models")
     fits = _fits(fit_dir, models)
+    judge = _fits(judge_dir, models) if judge_dir else None
     mst = _baseline(baseline) if baseline else None
     if mst is not None and not mst:
         raise DataError(f"--baseline {baseline}: no maze file (.txt or .json)")
     result = run_design(fits, mazes=mazes, seed=seed, people=people, sample=sample,
-                        candidates=candidates, edits=edits, spec=spec, baseline=mst)
+                        candidates=candidates, edits=edits, spec=spec, baseline=mst,
+                        judge=judge)
     write_study(result, output)
     click.echo(json.dumps(study_json(result)) if as_json else format_study(result), nl=False)
 

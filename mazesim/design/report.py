@@ -58,26 +58,30 @@ class StudyResult:
 
 def run_design(fits: Mapping[str, Sequence], *, mazes: int, seed: int, people: int,
                sample: int, candidates: int, edits: int, spec: MapSpec,
-               baseline: Mapping[str, Maze] | None = None) -> StudyResult:
+               baseline: Mapping[str, Maze] | None = None,
+               judge: Mapping[str, Sequence] | None = None) -> StudyResult:
     """Design `mazes` mazes from `candidates` for the models of `fits` (model -> per-person
     (params, lapse)), `sample` people per model scoring the candidates, `people` other ones
-    per model simulated for the recovery of every set."""
+    per model (from `judge`'s population if given, one the design has not seen) simulated for
+    the recovery of every set."""
     if not 2 <= len(fits) <= MAX_MODELS:
         raise DataError(f"models: {len(fits)} (allowed: 2 to {MAX_MODELS})")
     if isinstance(people, bool) or not 0 <= people <= MAX_PEOPLE:
         raise DataError(f"people: {people!r} (allowed: 0 to {MAX_PEOPLE:,})")
     check_design(mazes, candidates, edits)
     chooser = panel(fits, sample, seed)
-    judge = panel(fits, people, seed + RECOVERY_STREAM) if people else None
+    if judge is not None and list(judge) != list(fits):
+        raise DataError(f"judge: models {list(judge)} (expected: {list(fits)}, the design's)")
+    simulated = panel(judge or fits, people, seed + RECOVERY_STREAM) if people else None
     found = design(chooser, spec, mazes, candidates, seed, edits=edits)
     named = tuple(_renamed(c, f"design-{i + 1:02d}") for i, c in enumerate(found.chosen))
     found = Design(named, found.random, found.drawn, found.kept, found.edits)
     sets = {DESIGNED: found.chosen, RANDOM: found.random}
     if baseline:
         sets[BASELINE] = tuple(score_mazes(chooser, baseline))
-    results = {k: _set(chooser, judge, v, seed) for k, v in sets.items()}
+    results = {k: _set(chooser, simulated, v, seed) for k, v in sets.items()}
     settings = {"models": list(fits), "mazes": mazes, "seed": seed, "people": people,
-                "sample": sample, "candidates": candidates, "edits": edits,
+                "sample": sample, "judge": judge is not None, "candidates": candidates, "edits": edits,
                 "size": list(spec.size), "rooms": list(spec.rooms),
                 "room_cells": list(spec.room_cells), "max_steps": 2 * MST_MEDIAN_STEPS}
     return StudyResult(found, results, settings, chooser.vision)
@@ -141,7 +145,8 @@ def format_study(result: StudyResult) -> str:
              f"{len(d.chosen)} mazes chosen from {d.drawn:,} candidates ({d.kept:,} within the "
              f"constraints: a decision, a walk of at most {s['max_steps']} moves), {d.edits} "
              f"local edits kept; {s['sample']} people per model scored the candidates, "
-             f"{s['people']} others per model were simulated for the recovery (seed "
+             f"{s['people']} others per model were simulated for the recovery "
+             f"({'from the --judge population' if s['judge'] else 'from the same fit'}; seed "
              f"{s['seed']}); vision: {result.vision}.", "",
              "## The sets", "",
              "| set | mazes | predicted error | recovery | walk (moves) |",

@@ -58,3 +58,22 @@ def test_a_fit_without_people_or_folder_is_refused(runner, fit_dir, tmp_path):
     result = runner.invoke(main, ["design", "--fit", str(fit_dir), "--model", "steps",
                                   "--model", "cells", "--mazes", "1", "-o", str(tmp_path / "o")])
     assert result.exit_code == 2 and "no per-person fit" in error_line(result)
+
+
+
+def test_a_judge_population_is_simulated_and_must_hold_the_models(runner, fit_dir, tmp_path):
+    result = runner.invoke(main, ["design", "--fit", str(fit_dir), "--model", "steps",
+                                  "--model", "cells", *SMALL, "--judge", str(fit_dir),
+                                  "-o", str(tmp_path / "o")])
+    assert result.exit_code == 0, result.output
+    assert "from the --judge population" in result.stdout
+    judge = tmp_path / "judge"
+    judge.mkdir()
+    for name in ("fit.csv", "fit_participants.csv"):
+        lines = (fit_dir / name).read_text().splitlines()
+        (judge / name).write_text("\n".join(l for l in lines if not l.startswith("cells"))
+                                  + "\n")
+    result = runner.invoke(main, ["design", "--fit", str(fit_dir), "--model", "steps",
+                                  "--model", "cells", *SMALL, "--judge", str(judge),
+                                  "-o", str(tmp_path / "p")])
+    assert result.exit_code == 2 and "--model cells: not in the fit" in error_line(result)
