@@ -36,7 +36,7 @@ _MAX_BASELINE = 1_000
 @click.option("--edits", type=click.IntRange(0, 1_000), default=20, show_default=True,
               help="Local edits tried on each chosen maze (move or resize a room, move a "
                    "corridor's walls, the exit or the start).")
-@click.option("--size", default="11x11", show_default=True, metavar="HxW",
+@click.option("--size", default="13x13", show_default=True, metavar="HxW",
               help="Size of the candidate maps (sides 5 to 31).")
 @click.option("--baseline", type=click.Path(exists=True, file_okay=False), metavar="DIR",
               help="A folder of maze files (mazesim text or JSON, or Maze Search Task maps) "

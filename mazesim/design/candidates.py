@@ -39,7 +39,7 @@ class MapSpec:
     """The ranges a layout is drawn from: `size` (rows, cols) of the map, `rooms` (fewest,
     most) dark rooms, `room_cells` (fewest, most) cells of a room."""
 
-    size: tuple[int, int] = (11, 11)
+    size: tuple[int, int] = (13, 13)
     rooms: tuple[int, int] = (3, 6)
     room_cells: tuple[int, int] = (2, 12)
 

@@ -71,7 +71,7 @@ def test_a_judge_population_is_simulated_and_must_hold_the_models(runner, fit_di
     judge.mkdir()
     for name in ("fit.csv", "fit_participants.csv"):
         lines = (fit_dir / name).read_text().splitlines()
-        (judge / name).write_text("\n".join(l for l in lines if not l.startswith("cells"))
+        (judge / name).write_text("\n".join(x for x in lines if not x.startswith("cells"))
                                   + "\n")
     result = runner.invoke(main, ["design", "--fit", str(fit_dir), "--model", "steps",
                                   "--model", "cells", *SMALL, "--judge", str(judge),

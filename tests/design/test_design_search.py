@@ -2,6 +2,8 @@
 the same seed gives the same design, the greedy's first maze is the best alone, and a design
 beats random maps of the generator on a toy pair of models."""
 
+import csv
+import statistics
 import time
 
 import numpy as np
@@ -13,9 +15,10 @@ from mazesim.agents.vision import seen_at_start
 from mazesim.design.candidates import MapSpec, build, edit, sample_layout
 from mazesim.design.information import information, panel
 from mazesim.design.report import run_design
-from mazesim.design.search import design, score_candidate
+from mazesim.design.search import MST_MEDIAN_STEPS, design, score_candidate
 from mazesim.errors import DataError, GeneratorError
 from mazesim.maze import PASSAGE
+from tests.humans.mst_data import mst_folder
 
 TOY = {"steps": [({"tau": 0.2}, 0.0)], "cells": [({"tau": 0.2}, 0.0)]}
 
@@ -96,3 +99,10 @@ def test_scoring_a_candidate_takes_under_a_tenth_of_a_second():
     for layout in layouts:
         score_candidate(pan, layout, "c")
     assert (time.perf_counter() - start) / len(layouts) < 0.1
+
+
+def test_the_walk_ceiling_is_twice_the_median_walk_of_experiment_1():
+    with open(mst_folder() / "plandata.csv", newline="") as handle:
+        moves = [row["path"].count("p(") - 1 for row in csv.DictReader(handle, delimiter="\t")]
+    assert len(moves) == 4758
+    assert statistics.median(moves) == MST_MEDIAN_STEPS == 12
