@@ -149,11 +149,12 @@ def format_study(result: StudyResult) -> str:
              f"({'from the --judge population' if s['judge'] else 'from the same fit'}; seed "
              f"{s['seed']}); vision: {result.vision}.", "",
              "## The sets", "",
-             "| set | mazes | predicted error | recovery | walk (moves) |",
-             "|---|---:|---:|---:|---:|"]
+             "| set | mazes | predicted error | recovery | unfit | walk (moves) |",
+             "|---|---:|---:|---:|---:|---:|"]
     for name, v in result.sets.items():
         walk = max(v.information.steps.values())
-        rec = "-" if v.recovery is None else f"{v.recovery.accuracy:.3f}"
+        rec = "- | -" if v.recovery is None else \
+            f"{v.recovery.accuracy:.3f} | {float(v.recovery.unfit.mean()):.3f}"
         lines.append(f"| {name} | {len(v.names)} | {v.information.mean_error:.3f} | {rec} | "
                      f"{walk:.1f} |")
     lines += ["", "## Information per pair (bits per person; per decision)", "",
