@@ -20,7 +20,7 @@ import numpy as np
 
 from mazesim.agents.decision_nodes import DecisionNodes, decision_nodes
 from mazesim.design.information import MazeTable, Panel
-from mazesim.humans.grid_fit import FOLDS, fit_node_model
+from mazesim.humans.grid_fit import FOLDS, MAX_GRID_CELLS, fit_node_model
 
 __all__ = ["Recovery", "recovery", "simulate_walks"]
 
@@ -91,13 +91,29 @@ def recovery(panel: Panel, tables: Sequence[MazeTable], seed: int) -> Recovery:
         rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(m,)))
         together, rows, person = simulate_walks(panel, name, tables, rng)
         counts = np.bincount(person, minlength=n)
-        keep = counts[person] >= FOLDS
-        unfit[m] = float(np.mean(counts < FOLDS))
-        if not keep.any():
+        fitted = np.flatnonzero(counts >= FOLDS)
+        unfit[m] = 1.0 - len(fitted) / n
+        if not len(fitted):
             continue
-        ids = [f"{i:06d}" for i in person[keep]]
-        ll = np.stack([fit_node_model(panel.rivals[b].model, together, rows[keep], ids,
-                                      seed=seed).test_ll for b in names], axis=1)
+        ll = np.stack([_test_ll(panel.rivals[b].model, together, rows, person, counts, fitted,
+                                seed) for b in names], axis=1)
         best = ll == ll.max(axis=1, keepdims=True)
         confusion[m] = (best / best.sum(axis=1, keepdims=True)).sum(axis=0) / n
     return Recovery(names, confusion, unfit, n)
+
+
+def _test_ll(model, together: DecisionNodes, rows: np.ndarray, person: np.ndarray,
+             counts: np.ndarray, fitted: np.ndarray, seed: int) -> np.ndarray:
+    """The protocol's test log-likelihood of each person of `fitted` under `model`, fitted in
+    groups of people whose decisions x grid points stay within the protocol's ceiling."""
+    out, group, cells = [], [], 0
+    for i in fitted.tolist() + [-1]:
+        if group and (i < 0 or cells + counts[i] * model.size > MAX_GRID_CELLS // 2):
+            keep = np.isin(person, group)
+            out.append(fit_node_model(model, together, rows[keep],
+                                      [f"{p:06d}" for p in person[keep]], seed=seed).test_ll)
+            group, cells = [], 0
+        if i >= 0:
+            group.append(i)
+            cells += counts[i] * model.size
+    return np.concatenate(out)

@@ -62,3 +62,20 @@ def test_the_study_folder_is_a_play_session_of_the_designed_mazes(tmp_path):
     with pytest.raises(Exception, match="people"):
         run_design(fits, mazes=2, seed=1, people=-1, sample=1, candidates=20, edits=2,
                    spec=MapSpec(size=(9, 9)))
+
+
+def test_recovery_fits_people_in_groups_within_the_protocol_s_ceiling(monkeypatch):
+    from mazesim.design import study
+
+    tables = [maze_table(ROOMS)] * 3
+    pan = panel({"du": [(DU, 0.0)], "steps": [({"tau": 0.2}, 0.0)]}, 8, 0)
+    whole = study.recovery(pan, tables, 0)
+    calls = []
+    real = study.fit_node_model
+    monkeypatch.setattr(study, "MAX_GRID_CELLS", 2 * 144 * 12)     # about one person a fit
+    monkeypatch.setattr(study, "fit_node_model", lambda *a, **k: calls.append(1) or real(*a, **k))
+    grouped = study.recovery(pan, tables, 0)
+    assert len(calls) > 2 * 2
+    for r in (whole, grouped):
+        assert np.allclose(r.confusion.sum(axis=1) + r.unfit, 1.0)
+    assert grouped.confusion[1, 1] == whole.confusion[1, 1] == 1.0   # steps at tau 0.2 is sure
