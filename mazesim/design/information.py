@@ -31,6 +31,7 @@ from typing import Mapping, Sequence
 import numpy as np
 from scipy.special import ndtr
 
+from mazesim import _grid
 from mazesim.agents.decision_nodes import DecisionNodes, decision_nodes
 from mazesim.agents.node_models import NodeModel, node_model
 from mazesim.agents.trees import MAX_TREE_NODES, dark_floor, decision_tree
@@ -158,8 +159,6 @@ class MazeTable:
 def maze_table(maze: Maze, vision=SWEEP_VISION, *, max_nodes: int = MAX_TREE_NODES,
                name: str = "maze") -> MazeTable:
     """The `MazeTable` of `maze` under `vision` (AgentError past `max_nodes` nodes)."""
-    from mazesim import _grid
-
     tree = decision_tree(maze, vision, max_nodes=max_nodes)
     decisions = decision_nodes({name: tree})
     live = np.array([maze.goal not in node.revealed for node in tree.nodes])
