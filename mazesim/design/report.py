@@ -19,7 +19,7 @@ from mazesim.design.information import (MAX_MODELS, MAX_PEOPLE, Information, Pan
                                         information, panel)
 from mazesim.design.search import (MST_MEDIAN_STEPS, Candidate, Design, check_design, design,
                                    score_mazes)
-from mazesim.design.study import Recovery, recovery
+from mazesim.design.study import GROUP_SIZES, Recovery, recovery
 from mazesim.errors import DataError
 from mazesim.maze import Maze, write_maze
 
@@ -149,12 +149,13 @@ def format_study(result: StudyResult) -> str:
              f"({'from the --judge population' if s['judge'] else 'from the same fit'}; seed "
              f"{s['seed']}); vision: {result.vision}.", "",
              "## The sets", "",
-             "| set | mazes | predicted error | recovery | unfit | walk (moves) |",
-             "|---|---:|---:|---:|---:|---:|"]
+             "| set | mazes | predicted error | recovery | unfit | people needed | "
+             "walk (moves) |", "|---|---:|---:|---:|---:|---:|---:|"]
     for name, v in result.sets.items():
         walk = max(v.information.steps.values())
-        rec = "- | -" if v.recovery is None else \
-            f"{v.recovery.accuracy:.3f} | {float(v.recovery.unfit.mean()):.3f}"
+        r = v.recovery
+        rec = "- | - | -" if r is None else (f"{r.accuracy:.3f} | {float(r.unfit.mean()):.3f} | "
+                                             f"{r.people_needed() or f'> {GROUP_SIZES[-1]}'}")
         lines.append(f"| {name} | {len(v.names)} | {v.information.mean_error:.3f} | {rec} | "
                      f"{walk:.1f} |")
     lines += ["", "## Information per pair (bits per person; per decision)", "",
@@ -168,12 +169,20 @@ def format_study(result: StudyResult) -> str:
     for name, v in result.sets.items():
         if v.recovery is not None:
             lines += ["", f"## Recovery on the {name} set (rows: the generating model; "
-                      "columns: the best fit)", "", _confusion(v.recovery)]
+                      "columns: the best fit)", "", _confusion(v.recovery), "",
+                      "A study of n people of one model names it (the share of groups):", "",
+                      _groups(v.recovery)]
     lines += ["", "## The designed mazes", "", "| maze | size | tree decisions | walk (moves) |",
               "|---|---|---:|---:|"]
     lines += [f"| {c.table.name} | {c.maze.shape[0]}x{c.maze.shape[1]} | "
               f"{c.table.decisions.size} | {c.steps:.1f} |" for c in d.chosen]
     return "\n".join(lines) + "\n"
+
+
+def _groups(r: Recovery) -> str:
+    head = "| people | " + " | ".join(r.models) + " |\n|---:|" + "---:|" * len(r.models)
+    rows = [f"| {n} | " + " | ".join(f"{x:.2f}" for x in v) + " |" for n, v in r.groups.items()]
+    return "\n".join([head, *rows])
 
 
 def _confusion(r: Recovery) -> str:

@@ -9,6 +9,10 @@ fitted alone by the Maze Search Task authors' protocol (`mazesim.humans.grid_fit
 grid, 5 folds of the person's decisions, the 1/tau prior), the model with the highest
 cross-validated likelihood taken (equal ones share the person). A person with fewer decisions
 than folds cannot be fitted: counted apart (`unfit`), never as recovered.
+
+**How many people.** A study of n people who all follow one model names the model whose summed
+cross-validated log-likelihood is highest; `Recovery.groups[n][i]` is the share of `GROUPS`
+groups of n of model i's fitted people (drawn with replacement) for which that is model i.
 """
 
 from __future__ import annotations
@@ -22,29 +26,43 @@ from mazesim.agents.decision_nodes import DecisionNodes, decision_nodes
 from mazesim.design.information import MazeTable, Panel
 from mazesim.humans.grid_fit import FOLDS, MAX_GRID_CELLS, fit_node_model
 
-__all__ = ["Recovery", "recovery", "simulate_walks"]
+__all__ = ["Recovery", "recovery", "simulate_walks", "GROUP_SIZES", "GROUPS"]
+
+GROUP_SIZES = (1, 2, 5, 10, 20, 50, 100)
+GROUPS = 500
+"""Groups of people drawn per size and model (`Recovery.groups`)."""
+GROUP_STREAM = 2**32 - 4
 
 
 @dataclass(frozen=True, eq=False)
 class Recovery:
     """`confusion[i, j]`: the share of model i's simulated people best fitted by model j;
-    `unfit[i]`: the share with too few decisions to fit; `people` per model."""
+    `unfit[i]`: the share with too few decisions to fit; `people` per model; `groups[n][i]`:
+    the share of groups of n of model i's people whose summed score names model i."""
 
     models: tuple[str, ...]
     confusion: np.ndarray
     unfit: np.ndarray
     people: int
+    groups: dict[int, np.ndarray]
 
     @property
     def accuracy(self) -> float:
         """The share of simulated people whose own model fits them best."""
         return float(np.mean(np.diag(self.confusion)))
 
+    def people_needed(self, share: float = 0.95) -> int | None:
+        """The smallest group size of `GROUP_SIZES` at which every model is named in at least
+        `share` of the groups (None if no size is enough)."""
+        return next((n for n, v in self.groups.items() if v.min() >= share), None)
+
     def to_json(self) -> dict:
         return {"models": list(self.models), "people": self.people,
                 "accuracy": self.accuracy,
                 "confusion": [[float(v) for v in row] for row in self.confusion],
-                "unfit": [float(v) for v in self.unfit]}
+                "unfit": [float(v) for v in self.unfit],
+                "groups": {str(n): [float(x) for x in v] for n, v in self.groups.items()},
+                "people_needed": self.people_needed()}
 
 
 def simulate_walks(panel: Panel, model: str, tables: Sequence[MazeTable],
@@ -87,6 +105,7 @@ def recovery(panel: Panel, tables: Sequence[MazeTable], seed: int) -> Recovery:
     names = panel.names
     n = len(panel.people[names[0]])
     confusion, unfit = np.zeros((len(names), len(names))), np.zeros(len(names))
+    groups = {g: np.zeros(len(names)) for g in GROUP_SIZES}
     for m, name in enumerate(names):
         rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(m,)))
         together, rows, person = simulate_walks(panel, name, tables, rng)
@@ -97,9 +116,18 @@ def recovery(panel: Panel, tables: Sequence[MazeTable], seed: int) -> Recovery:
             continue
         ll = np.stack([_test_ll(panel.rivals[b].model, together, rows, person, counts, fitted,
                                 seed) for b in names], axis=1)
-        best = ll == ll.max(axis=1, keepdims=True)
-        confusion[m] = (best / best.sum(axis=1, keepdims=True)).sum(axis=0) / n
-    return Recovery(names, confusion, unfit, n)
+        confusion[m] = _shares(ll).sum(axis=0) / n
+        rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(GROUP_STREAM, m)))
+        for g in GROUP_SIZES:
+            pick = rng.integers(0, len(ll), size=(GROUPS, g))
+            groups[g][m] = _shares(ll[pick].sum(axis=1))[:, m].mean()
+    return Recovery(names, confusion, unfit, n, groups)
+
+
+def _shares(ll: np.ndarray) -> np.ndarray:
+    """Each row's best column (equal ones share the row)."""
+    best = ll == ll.max(axis=1, keepdims=True)
+    return best / best.sum(axis=1, keepdims=True)
 
 
 def _test_ll(model, together: DecisionNodes, rows: np.ndarray, person: np.ndarray,

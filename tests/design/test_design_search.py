@@ -85,6 +85,9 @@ def test_a_design_beats_random_maps_on_a_toy_pair():
     designed, random = result.sets["designed"], result.sets["random"]
     assert designed.information.mean_error < random.information.mean_error / 2
     assert designed.recovery.accuracy == 1.0 > random.recovery.accuracy
+    assert designed.recovery.people_needed() == 1          # one person tells them apart
+    assert random.recovery.groups[1].mean() == pytest.approx(random.recovery.accuracy, abs=0.05)
+    assert random.recovery.people_needed() in (2, 5, 10)   # a few people decide
     assert all(c.steps <= 24 for c in result.design.chosen)
 
 
