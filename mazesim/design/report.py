@@ -81,8 +81,8 @@ def run_design(fits: Mapping[str, Sequence], *, mazes: int, seed: int, people: i
         sets[BASELINE] = tuple(score_mazes(chooser, baseline))
     results = {k: _set(chooser, simulated, v, seed) for k, v in sets.items()}
     settings = {"models": list(fits), "mazes": mazes, "seed": seed, "people": people,
-                "sample": sample, "judge": judge is not None, "candidates": candidates, "edits": edits,
-                "size": list(spec.size), "rooms": list(spec.rooms),
+                "sample": sample, "judge": judge is not None, "candidates": candidates,
+                "edits": edits, "size": list(spec.size), "rooms": list(spec.rooms),
                 "room_cells": list(spec.room_cells), "max_steps": 2 * MST_MEDIAN_STEPS}
     return StudyResult(found, results, settings, chooser.vision)
 
