@@ -49,10 +49,12 @@ _MAX_BASELINE = 1_000
               help="Folder for mazes/, session.yaml, report.md and report.json.")
 def design(fit_dir, models, mazes, seed, candidates, people, sample, edits, size, baseline,
            judge_dir, as_json, output):
-    """Choose mazes on which a person's walk tells the models apart best, jointly (the
-    information a walk gives, exact over the models' choices at each node), and write them
-    with a `mazesim play` session and a report of the predicted per-person recovery beside
-    random maps of the generator (and the --baseline folder's)."""
+    """Choose the mazes that tell node models apart and write the study that runs them.
+
+    The mazes are chosen jointly by the information a person's walk gives about its model
+    (exact over the models' choices at each node), and written with a `mazesim play` session
+    and a report of the predicted per-person recovery beside random maps of the generator (and
+    the --baseline folder's)."""
     from mazesim.design.candidates import MapSpec
     from mazesim.design.report import format_study, run_design, study_json, write_study
     from mazesim.errors import DataError
