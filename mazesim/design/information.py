@@ -225,11 +225,16 @@ class Information:
 
     def to_json(self) -> dict:
         return {"pairs": [{"model": a, "rival": b, "bits": self.divergence[(a, b)][0],
-                           "bits_se": self.divergence[(a, b)][1],
+                           "bits_se": _finite(self.divergence[(a, b)][1]),
                            "bits_per_decision": self.per_decision[(a, b)],
                            "predicted_error": self.error[(a, b)]} for a, b in self.divergence],
                 "predicted_error": self.mean_error,
                 "steps": dict(self.steps)}
+
+
+def _finite(value: float) -> float | None:
+    """JSON has no NaN: a standard error of one sampled person is null."""
+    return value if math.isfinite(value) else None
 
 
 def information(scores: Sequence[MazeScore]) -> Information:

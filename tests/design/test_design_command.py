@@ -7,7 +7,7 @@ import pytest
 from cli_errors import error_line
 from mazesim.cli import main
 
-SMALL = ["--mazes", "2", "--candidates", "20", "--people", "6", "--sample", "2", "--edits",
+SMALL = ["--mazes", "2", "--candidates", "20", "--people", "6", "--sample", "1", "--edits",
          "2", "--size", "9x9", "--seed", "4"]
 
 
@@ -32,6 +32,7 @@ def test_the_same_seed_writes_the_same_bytes(runner, fit_dir, tmp_path):
     assert report["settings"]["models"] == ["steps", "cells"]
     assert set(report["sets"]) == {"designed", "random"}
     assert report["sets"]["designed"]["recovery"]["people"] == 6
+    assert b"NaN" not in outs[0]["report.json"]     # one sampled person: no standard error
 
 
 @pytest.mark.parametrize("args, message", [
