@@ -61,7 +61,7 @@ def _paths(table, p, node=0, prob=1.0):
     if not table.live[node] or not kids:
         yield prob, ()
         return
-    k = d._decision_of.get((0, node))
+    k = {int(n): j for j, n in enumerate(d.decision_node)}.get(node)
     for j, kid in enumerate(kids):
         q = 1.0 if k is None else p[d.start[k] + j]
         for rest_p, rest in _paths(table, p, kid, prob * q):
