@@ -172,10 +172,17 @@ def format_study(result: StudyResult) -> str:
                       "columns: the best fit)", "", _confusion(v.recovery), "",
                       "A study of n people of one model names it (the share of groups):", "",
                       _groups(v.recovery)]
-    lines += ["", "## The designed mazes", "", "| maze | size | tree decisions | walk (moves) |",
-              "|---|---|---:|---:|"]
-    lines += [f"| {c.table.name} | {c.maze.shape[0]}x{c.maze.shape[1]} | "
-              f"{c.table.decisions.size} | {c.steps:.1f} |" for c in d.chosen]
+    pairs = list(next(iter(result.sets.values())).information.divergence)
+    lines += ["", "## The designed mazes (bits per person of each pair on the maze alone; "
+              "report.json has their errors)", "",
+              "| maze | size | tree decisions | walk (moves) | "
+              + " | ".join(f"{a} > {b}" for a, b in pairs) + " |",
+              "|---|---|---:|---:|" + "---:|" * len(pairs)]
+    for c in d.chosen:
+        alone = information([c.score]).divergence
+        lines.append(f"| {c.table.name} | {c.maze.shape[0]}x{c.maze.shape[1]} | "
+                     f"{c.table.decisions.size} | {c.steps:.1f} | "
+                     + " | ".join(f"{alone[p][0]:.3g}" for p in pairs) + " |")
     return "\n".join(lines) + "\n"
 
 
