@@ -19,6 +19,7 @@ LAYERS = [
     {"agents"},
     {"walks"},
     {"experiment", "humans", "play", "search", "export", "envs"},
+    {"design"},
     {"cli", "__main__", "__init__"},
 ]
 LAYER = {name: level for level, names in enumerate(LAYERS) for name in names}

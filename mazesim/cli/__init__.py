@@ -30,6 +30,7 @@ COMMANDS = {
     "predict": "human_commands", "transfer": "human_commands",
     "tree": "tree_commands",
     "export": "export_commands",
+    "design": "design_commands",
 }
 """Each command's module in this package, which registers it on `main` when imported (importing
 every module took 0.9 s of scipy and more before any command ran)."""
@@ -43,6 +44,8 @@ SUMMARIES = {
     "compare": "People of HUMAN_RUN beside the agents of SIM_RUN on their shared mazes "
                "(Markdown).",
     "export": "Write the people of RUN_DIR (played or imported) as a Psych-DS or BIDS dataset.",
+    "design": "Choose the mazes that tell node models apart and write the study that runs "
+              "them.",
     "fit": "Fit models to the people of RUN_DIR by maximum likelihood (bits per junction "
            "or step decision, or per node decision with --level node); with --params, score "
            "another fit's models.",
