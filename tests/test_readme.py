@@ -31,6 +31,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from tests.play.conftest import Client
+from tests.processes import STOP_SECONDS, reaped
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
@@ -214,7 +215,7 @@ class Workspace:
         words = argv(substitute(line, self))
         process = subprocess.Popen(words, cwd=self.repo, env=self.env, stdout=subprocess.PIPE,
                                    stderr=subprocess.PIPE, text=True)
-        try:
+        with reaped(process):               # stopped, or killed, whatever the test's outcome
             first = process.stdout.readline()
             assert first, f"{line}: no start line\n{process.stderr.read()}"
             if "--json" in words:
@@ -228,12 +229,11 @@ class Workspace:
             if during:
                 during(self)
             yield self
-        finally:
             process.send_signal(signal.SIGINT)     # right after the start line: must stop too
-            code = process.wait(timeout=60)
-            process.stdout.close()
-            errors = process.stderr.read()
-            process.stderr.close()
+            code = process.wait(timeout=STOP_SECONDS)
+        errors = process.stderr.read()
+        process.stdout.close()
+        process.stderr.close()
         assert code == 0, f"{line}: exit code {code}\n{errors}"
 
 
