@@ -7,7 +7,7 @@ import json
 import click
 
 from mazesim.cli import main
-from mazesim.cli._options import SEED, TRIALS, VISION, LibraryDefault, parse_params
+from mazesim.cli._options import SEED, TRIALS, VISION, LibraryDefault, parse_params, wrote
 
 __all__ = ["simulate", "agents"]
 
@@ -52,9 +52,11 @@ def simulate(maze_file, agent_name, vision, occlusion, forget, map_known, trials
     batch = simulate_many(maze, agent, view, trials, seed, keep_positions=bool(output),
                           choices="marks")  # the summary reads first choices at marks only
     report = {"vision": str(view), **batch_report(batch)}
-    click.echo(json.dumps(report) if as_json else _summary_text(agent_name, view, report))
     if output:
         _save_picture(maze, batch, output)
+    click.echo(json.dumps(report) if as_json else _summary_text(agent_name, view, report))
+    if output and not as_json:
+        wrote([output])
 
 
 @main.command()

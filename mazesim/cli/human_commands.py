@@ -9,7 +9,7 @@ import json
 import click
 
 from mazesim.cli import main
-from mazesim.cli._options import SEED, LibraryDefault
+from mazesim.cli._options import SEED, LibraryDefault, output_folder, wrote
 
 __all__ = ["import_group", "fit", "compare", "predict"]
 
@@ -42,7 +42,7 @@ def import_mst(folder: str, output: str, skip_invalid: bool, as_json: bool) -> N
     """A Maze Search Task FOLDER (plandata.csv and mazes/; Kryven et al. 2024)."""
     from mazesim.humans import import_mst as run_import
 
-    _report(run_import(folder, output, skip_invalid=skip_invalid), as_json)
+    _report(_flagged(run_import, folder, output, skip_invalid=skip_invalid), as_json)
 
 
 @import_group.command("csv")
@@ -62,8 +62,23 @@ def import_csv(trajectories: str, mazes: str, vision: str, output: str, skip_inv
     [, t_ms, vision]."""
     from mazesim.humans import import_csv as run_import
 
-    _report(run_import(trajectories, mazes, output, vision=vision, skip_invalid=skip_invalid),
-            as_json)
+    _report(_flagged(run_import, trajectories, mazes, output, vision=vision,
+                     skip_invalid=skip_invalid), as_json)
+
+
+def _flagged(run_import, *args, **options):
+    """`run_import(*args, **options)`; its advice to set `skip_invalid` names the flag."""
+    from mazesim.errors import DataError
+    from mazesim.humans.importer import SKIP_HINT
+
+    try:
+        return run_import(*args, **options)
+    except DataError as err:
+        text = str(err)
+        if not text.endswith(SKIP_HINT):
+            raise
+        raise DataError(text.removesuffix(SKIP_HINT)
+                        + SKIP_HINT.replace("skip_invalid", "--skip-invalid")) from None
 
 
 def _report(summary, as_json: bool) -> None:
@@ -72,12 +87,14 @@ def _report(summary, as_json: bool) -> None:
     _print(summary, as_json, format_summary)
 
 
-def _print(result, as_json: bool, text) -> None:
-    """`result` as one JSON object (its `to_json()`), or as the text `text(result)`."""
+def _print(result, as_json: bool, text, written=(), names=()) -> None:
+    """`result` as one JSON object (its `to_json()`), or as the text `text(result)` and what
+    was written (`_options.wrote`)."""
     if as_json:
         click.echo(json.dumps(result.to_json()))
     else:
         click.echo(text(result), nl=False)
+        wrote(written, names)
 
 
 @main.command()
@@ -116,8 +133,9 @@ def _print(result, as_json: bool, text) -> None:
 @_EXCLUDE_MAZE
 @_JSON
 @click.option("-o", "--output", type=click.Path(file_okay=False),
-              help="Folder for fit.csv, fit_participants.csv and fit.png (node level: and "
-                   "ranking.csv).")
+              help="Folder for fit.csv, fit_participants.csv, fit.png and, when two or more "
+                   "models are compared over people (cross-validated, or scored with "
+                   "--params), ranking.csv; new, empty, or an earlier fit's folder.")
 def fit(run_dir: str, level: str, protocol: str, models: tuple[str, ...], by: str, folds: int,
         seed: int, starts: int, max_iterations: int | None, params: str | None,
         refit_lapse: bool, exclude_participants: str | None, exclude_mazes: tuple[str, ...],
@@ -128,7 +146,7 @@ def fit(run_dir: str, level: str, protocol: str, models: tuple[str, ...], by: st
     from mazesim.humans import fit_models, fit_node_models, score_models
     from mazesim.humans.data import participant_list
     from mazesim.humans.fit import DEFAULT_ITERATIONS
-    from mazesim.humans.fit_output import format_fit, write_fit
+    from mazesim.humans.fit_output import FILES, format_fit, write_fit
     from mazesim.humans.node_fit_output import format_node_fit, write_node_fit
 
     junction_only = [name for name, given in (("--params", params),
@@ -138,6 +156,7 @@ def fit(run_dir: str, level: str, protocol: str, models: tuple[str, ...], by: st
         raise DataError(f"{junction_only[0]}: junction level only (not with --level node)")
     if refit_lapse and not params:
         raise DataError("--refit-lapse: only with --params")
+    output_folder(output, FILES)
     excluded = dict(exclude_mazes=exclude_mazes,
                     exclude_participants=participant_list(exclude_participants)
                     if exclude_participants else ())
@@ -154,11 +173,10 @@ def fit(run_dir: str, level: str, protocol: str, models: tuple[str, ...], by: st
                             folds=folds, seed=seed, starts=starts,
                             max_iterations=DEFAULT_ITERATIONS if max_iterations is None
                             else max_iterations, **excluded)
-    if output:
-        write(report, output)
+    written = write(report, output) if output else []
     for line in getattr(report, "warnings", ()):
         click.echo(f"Warning: {line}", err=True)
-    _print(report, as_json, text)
+    _print(report, as_json, text, written, FILES)
 
 
 @main.command()
@@ -172,7 +190,8 @@ def fit(run_dir: str, level: str, protocol: str, models: tuple[str, ...], by: st
 @_EXCLUDE_MAZE
 @_JSON
 @click.option("-o", "--output", type=click.Path(file_okay=False),
-              help="Folder for comparison.md and its tables (comparison_*.csv).")
+              help="Folder for comparison.md and its tables (comparison_*.csv); new, empty, or "
+                   "an earlier comparison's folder.")
 def compare(human_run: str, sim_run: str, fit_params: bool, seed: int,
             exclude_participants: str | None, exclude_mazes: tuple[str, ...], as_json: bool,
             output: str | None) -> None:
@@ -182,17 +201,16 @@ def compare(human_run: str, sim_run: str, fit_params: bool, seed: int,
     choices at each mark (Fisher's test, Holm-adjusted), moves per maze correlations.
     """
     from mazesim.humans.compare import compare_runs, format_comparison
-    from mazesim.humans.compare_output import write_comparison
-
+    from mazesim.humans.compare_output import FILES, write_comparison
     from mazesim.humans.data import participant_list
 
+    output_folder(output, FILES)
     comparison = compare_runs(human_run, sim_run, fit=fit_params, seed=seed,
                               exclude_mazes=exclude_mazes,
                               exclude_participants=participant_list(exclude_participants)
                               if exclude_participants else ())
-    if output:
-        write_comparison(comparison, output)
-    _print(comparison, as_json, format_comparison)
+    written = write_comparison(comparison, output) if output else []
+    _print(comparison, as_json, format_comparison, written, FILES)
 
 
 @main.command()
@@ -217,7 +235,8 @@ def compare(human_run: str, sim_run: str, fit_params: bool, seed: int,
 @_EXCLUDE_MAZE
 @_JSON
 @click.option("-o", "--output", type=click.Path(file_okay=False),
-              help="Folder for predict.csv, predict_models.csv, predict.png and heatmaps.png.")
+              help="Folder for predict.csv, predict_models.csv, predict.png and heatmaps.png; "
+                   "new, empty, or an earlier check's folder.")
 def predict(run_dir: str, fit_dir: str, walks: int, seed: int, cv_mazes: int,
             models: tuple[str, ...], pooled: bool, workers: int,
             exclude_participants: str | None, exclude_mazes: tuple[str, ...], as_json: bool,
@@ -227,12 +246,12 @@ def predict(run_dir: str, fit_dir: str, walks: int, seed: int, cv_mazes: int,
     from mazesim.humans import excluded, load_human_run
     from mazesim.humans.data import participant_list
     from mazesim.humans.predict import predict_run
-    from mazesim.humans.predict_output import format_predict, write_predict
+    from mazesim.humans.predict_output import FILES, format_predict, write_predict
 
+    output_folder(output, FILES)
     run = excluded(load_human_run(run_dir), participant_list(exclude_participants)
                    if exclude_participants else (), exclude_mazes)
     report = predict_run(run, fit_dir, walks=walks, seed=seed, cv_mazes=cv_mazes,
                          models=models, pooled=pooled, workers=workers)
-    if output:
-        write_predict(report, output)
-    _print(report, as_json, format_predict)
+    written = write_predict(report, output) if output else []
+    _print(report, as_json, format_predict, written, FILES)

@@ -8,7 +8,7 @@ import json
 import click
 
 from mazesim.cli import main
-from mazesim.cli._options import VISION, LibraryDefault
+from mazesim.cli._options import VISION, LibraryDefault, wrote
 from mazesim.render import MAX_SCALE, TREE_SCALE
 
 __all__ = ["tree"]
@@ -48,3 +48,5 @@ def tree(maze_file, vision, as_json, output, scale):
     click.echo(f"{maze_name(built.maze)} ({built.vision}): {len(nodes):,} nodes, "
                f"{len(built.decisions()):,} decisions, {sum(not n.children for n in nodes):,} "
                f"leaves, depth {max(n.depth for n in nodes)}")
+    if output:
+        wrote([output])

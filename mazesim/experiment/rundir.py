@@ -58,6 +58,10 @@ class RunLock:
     def __init__(self, key: tuple[int, int], fd: int, path: Path) -> None:
         self._key, self._fd, self._path = key, fd, path
 
+    def moved(self, run_dir: Path) -> None:
+        """The locked directory was renamed `run_dir` (the file removed at release is there)."""
+        self._path = Path(run_dir) / LOCK_FILE
+
     def release(self) -> None:
         with _HELD_GUARD:
             if self._fd is not None:

@@ -34,6 +34,7 @@ from mazesim.humans.data import HumanRun, bits
 from mazesim.agents.base import INTEGER, LINEAR, LOG
 from mazesim.humans.models import (LogitModel, ModelSpec, PlanSteps, build_model, parse_model,
                                    with_lapse)
+from mazesim.humans.ranking import Ranking, rank_fitted
 
 __all__ = ["BY", "Estimate", "ParticipantFit", "ModelFit", "FitReport", "fit_run",
            "DEFAULT_FOLDS", "DEFAULT_STARTS", "MAX_FOLDS", "MAX_STARTS", "MAX_MODELS",
@@ -189,6 +190,10 @@ class FitReport:
     models: tuple[ModelFit, ...]
     params_from: str | None = None
     refit_lapse: bool = False
+    ranking: Ranking | None = None
+    """The models compared over people (`ranking.rank_fitted`), or None ..."""
+    ranking_note: str = ""
+    """... and why not."""
 
     @property
     def warnings(self) -> list[str]:
@@ -204,6 +209,9 @@ class FitReport:
                                     "and observed-information errors"),
                "converged": not self.warnings, "warnings": self.warnings,
                "models": [m.to_json() for m in self.models]}
+        out["ranking"] = None if self.ranking is None else self.ranking.to_json()
+        if self.ranking is None:
+            out["ranking_note"] = self.ranking_note
         if self.params_from is not None:
             out.update(params_from=self.params_from, refit_lapse=self.refit_lapse)
         if self.by == "participant":
@@ -248,8 +256,10 @@ def fit_run(run: HumanRun, models: Sequence[str | ModelSpec], *, by: str = "pool
                               _score(spec, model, run, pooled, every), cluster, naive,
                               tuple(fit.failed)))
     key = (lambda m: m.cv_bits) if folds else (lambda m: m.bits)
-    return FitReport(str(run.path), len(d), people, d.baseline_bits(), folds, seed, by,
-                     tuple(sorted(out, key=key)))
+    fits = tuple(sorted(out, key=key))
+    ranking, note = rank_fitted(fits, seed=seed)
+    return FitReport(str(run.path), len(d), people, d.baseline_bits(), folds, seed, by, fits,
+                     ranking=ranking, ranking_note=note)
 
 
 def score_run(run: HumanRun, fitted: Sequence[tuple[str, Estimate]], *,
@@ -294,8 +304,10 @@ def score_run(run: HumanRun, fitted: Sequence[tuple[str, Estimate]], *,
         estimate = Estimate(dict(held.params), float(lapse), float(log_probs.sum()), len(d))
         out.append(ModelFit(spec.label, spec.agent, estimate, int(refit_lapse), None, None,
                             parts, log_probs, None, {}, {p.name: p.scale for p in spec.free}))
-    return FitReport(str(run.path), len(d), people, d.baseline_bits(), 0, 0, "pooled",
-                     tuple(sorted(out, key=lambda m: m.bits)), params_from, refit_lapse)
+    fits = tuple(sorted(out, key=lambda m: m.bits))
+    ranking, note = rank_fitted(fits, held_out=True)
+    return FitReport(str(run.path), len(d), people, d.baseline_bits(), 0, 0, "pooled", fits,
+                     params_from, refit_lapse, ranking, note)
 
 
 def _finite(interval: tuple[float, float]) -> list[float] | None:

@@ -20,13 +20,16 @@ from typing import Any, Mapping, Sequence
 from mazesim import csvfile
 from mazesim.errors import DataError, read_text
 from mazesim.humans.fit import Estimate, FitReport
+from mazesim.humans.ranking_output import RANKING_CSV, format_ranking, write_ranking
 
-__all__ = ["FIT_CSV", "PARTICIPANTS_CSV", "FIGURE", "PARAM_PREFIX", "format_fit", "write_fit",
-           "read_fitted", "fit_rows", "fitted_row", "MAX_FIT_ROWS"]
+__all__ = ["FIT_CSV", "PARTICIPANTS_CSV", "FIGURE", "FILES", "PARAM_PREFIX", "format_fit",
+           "write_fit", "read_fitted", "fit_rows", "fitted_row", "MAX_FIT_ROWS"]
 
 FIT_CSV = "fit.csv"
 PARTICIPANTS_CSV = "fit_participants.csv"
 FIGURE = "fit.png"
+FILES = (FIT_CSV, PARTICIPANTS_CSV, FIGURE, RANKING_CSV)
+"""Every file a fit writes into its folder (`ranking.csv` when models were compared)."""
 PARAM_PREFIX = "param_"
 MAX_FIT_ROWS = 1_000_000
 """Most rows of a fit's table that are read (one per model, or per model and person)."""
@@ -54,6 +57,7 @@ def format_fit(report: FitReport) -> str:
         cv_bits = "" if m.cv_bits is None else f"{m.cv_bits:.3f}"
         lines.append(f"| {m.model} | {m.k} | {m.estimate.lapse:.4f} | {m.bits:.3f} | "
                      f"{cv_bits} | {ci} | {m.aic:.1f} | {m.bic:.1f} |")
+    lines += format_ranking(report.ranking, report.ranking_note)
     lines += ["", "Fitted parameters (all decisions; 95 % Wald intervals from the larger of "
               "the cluster-robust (by participant) and the observed-information errors):", ""]
     for m in report.models:
@@ -87,6 +91,7 @@ def _format_scored(report: FitReport) -> str:
              "bits per decision. Bits = -mean log2 p(chosen).", *_warnings(report), "",
              "| model | lapse | bits |", "|---|---:|---:|"]
     lines += [f"| {m.model} | {m.estimate.lapse:.4f} | {m.bits:.3f} |" for m in report.models]
+    lines += format_ranking(report.ranking, report.ranking_note, "held-out")
     return "\n".join(lines) + "\n"
 
 
@@ -102,8 +107,9 @@ def _interval(interval: tuple[float, float], spec: str = ".3g") -> str:
 
 
 def write_fit(report: FitReport, folder: str | Path) -> list[Path]:
-    """Write `fit.csv`, `fit_participants.csv` and the figure of cross-validated bits per model
-    (in-sample bits without cross-validation) into `folder`; returns their paths."""
+    """Write `fit.csv`, `fit_participants.csv`, the figure of cross-validated bits per model
+    (in-sample bits without cross-validation) and, when models were compared over people,
+    `ranking.csv` into `folder`; returns their paths."""
     folder = Path(folder)
     try:
         return _write(report, folder)
@@ -143,6 +149,8 @@ def _write(report: FitReport, folder: Path) -> list[Path]:
                                  "" if p.pooled_bits is None else p.pooled_bits,
                                  *_values(fit.params, names)])
     _figure(report, paths[2])
+    if report.ranking is not None:
+        paths.append(write_ranking(report.ranking, folder))
     return paths
 
 

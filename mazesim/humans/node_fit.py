@@ -45,7 +45,7 @@ from mazesim.humans.models import with_lapse
 from mazesim.humans.mixed_logit import (chosen_log_probabilities, grouped, map_weights,
                                         population)
 from mazesim.humans.node_choices import NodeChoices
-from mazesim.humans.ranking import Ranking, rank_models
+from mazesim.humans.ranking import Ranking, rank_fitted
 
 __all__ = ["PROTOCOLS", "POPULATION_FOLDS", "NodeFitReport", "fit_nodes", "logit_peer_fit",
            "LogitPeerFit"]
@@ -69,11 +69,14 @@ _METHOD = "SLSQP"
 class NodeFitReport:
     """Node models fitted under one protocol: the models as the junction fit reports them
     (`report`, best first by cross-validated bits) and their ranking over people (none for a
-    single model or without cross-validation)."""
+    single model or without cross-validation: `report.ranking_note` says why)."""
 
     protocol: str
     report: FitReport
-    ranking: Ranking | None
+
+    @property
+    def ranking(self) -> Ranking | None:
+        return self.report.ranking
 
     @property
     def level(self) -> str:
@@ -82,8 +85,7 @@ class NodeFitReport:
     def to_json(self) -> dict:
         r = self.report
         return {"level": LEVEL, "protocol": self.protocol, "run": r.run, "folds": r.folds,
-                "seed": r.seed, "by": r.by, **r.to_json(),
-                "ranking": None if self.ranking is None else self.ranking.to_json()}
+                "seed": r.seed, "by": r.by, **r.to_json()}
 
 
 @dataclass(frozen=True, eq=False)
@@ -109,19 +111,14 @@ def fit_nodes(choices: NodeChoices, models: Sequence[str] | None = None, *,
     person's folds under `peer` (at least 2)."""
     names = _check(choices, models, protocol, by, folds, seed, starts)
     people, n = len(choices.participants), len(choices)
-    counts = np.bincount(choices.participant, minlength=people)
     fits = [(_peer_model if protocol == "peer" else _ml_model)(
         name, choices, folds=folds, seed=seed, starts=starts, by=by) for name in names]
     key = (lambda m: m.cv_bits) if (folds or protocol == "peer") else (lambda m: m.bits)
     fits.sort(key=key)
-    ranking = None
-    if len(fits) >= 2 and (folds or protocol == "peer"):
-        ll = np.array([[-p.cv_bits * p.decisions * math.log(2) for p in m.participants]
-                       for m in fits]).T
-        ranking = rank_models([m.model for m in fits], np.minimum(ll, 0.0), counts, seed=seed)
+    ranking, note = rank_fitted(fits, seed=seed)
     report = FitReport(choices.source, n, people, choices.baseline_bits(), folds, seed, by,
-                       tuple(fits))
-    return NodeFitReport(protocol, report, ranking)
+                       tuple(fits), ranking=ranking, ranking_note=note)
+    return NodeFitReport(protocol, report)
 
 
 def _check(choices: NodeChoices, models: Sequence[str] | None, protocol: str, by: str,

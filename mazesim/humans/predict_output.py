@@ -20,11 +20,13 @@ from mazesim.humans.predict_stats import ALPHA, FIRST, MEASURES, ModelCheck  # n
 from mazesim.markup import markdown_text  # noqa: E402
 from mazesim.render import maze_image, save_image, side_by_side  # noqa: E402
 
-__all__ = ["PREDICT_CSV", "MODELS_CSV", "FIGURE", "HEATMAPS", "HEATMAP_MAZES",
+__all__ = ["PREDICT_CSV", "MODELS_CSV", "FIGURE", "HEATMAPS", "FILES", "HEATMAP_MAZES",
            "format_predict", "write_predict"]
 
 PREDICT_CSV, MODELS_CSV = "predict.csv", "predict_models.csv"
 FIGURE, HEATMAPS = "predict.png", "heatmaps.png"
+FILES = (PREDICT_CSV, MODELS_CSV, FIGURE, HEATMAPS)
+"""Every file a predictive check writes into its folder."""
 HEATMAP_MAZES = 3
 """Maps drawn: the first model's worst, median and best by |log(model / people mean steps)|."""
 _DPI = 90
