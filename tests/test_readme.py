@@ -2,8 +2,9 @@
 
 The command lines of the README's indented code blocks are read from the file (a new line is
 picked up by itself) and run with `subprocess` in a temporary workspace laid out like a clone:
-`root/shared` (the data repository, `../shared`) beside `root/repo`, whose `configs/`, `tests/`
-and `experiments/` are links to this checkout's, so that `results/` is written in the workspace.
+`root/shared` (the data repository, `../shared`) beside `root/repo`, whose `configs/`, `tests/`,
+`experiments/` and `examples/` are links to this checkout's, so that `results/` is written in
+the workspace.
 One test per block; each block is self-contained (it first makes what another block would have
 made: PREPARE). Lines that cannot run unattended are in SKIP with the reason; what the test
 changes in a line is in SUBSTITUTIONS. A line with a placeholder nobody substitutes fails.
@@ -177,7 +178,7 @@ class Workspace:
         (root / "shared").symlink_to(SHARED.resolve())
         for config in (ROOT / "configs").iterdir():     # files linked one by one: a session's
             (self.repo / "configs" / config.name).symlink_to(config)   # ../results stays here
-        for name in ("tests", "experiments"):
+        for name in ("tests", "experiments", "examples"):
             (self.repo / name).symlink_to(ROOT / name)
         self.env = {**os.environ, "PYTHONPATH": os.pathsep.join(
             [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}

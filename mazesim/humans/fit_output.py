@@ -252,11 +252,10 @@ def _figure(report: FitReport, path: Path) -> None:
     ax.set_yticks(list(y))
     ax.set_yticklabels([m.model for m in models], fontsize=8)
     ax.set_xlabel(("cross-validated " if cv else "in-sample ") + "bits per decision"
-                  + (" (95 % CI)" if cv else ""), fontsize=9)
-    ax.set_title(f"{report.decisions:,} decisions, {report.participants} participants",
-                 fontsize=9)
-    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.3 / len(models) - 0.25),
-              frameon=False)
+                  + (" (95 % CI)" if cv else "") + ": lower is better", fontsize=9)
+    ax.set_title(f"How well each model predicts people's choices: {report.decisions:,} "
+                 f"decisions of {report.participants} participants", fontsize=9)
+    ax.legend(fontsize=8, loc="best", framealpha=0.8)
     fig.tight_layout()
     fig.savefig(path, dpi=_DPI)
     plt.close(fig)
