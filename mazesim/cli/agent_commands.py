@@ -71,13 +71,18 @@ def agents(as_json):
         return
     for name, keys in listing.items():
         summary = (AGENTS[name].__doc__ or "").strip().splitlines()[0]
+        entries = getattr(AGENTS[name], "ENTRIES", {})
         click.echo(f"{name:<16} {summary}")
-        click.echo(" " * 17 + ", ".join(f"{k}={_yaml(v)}" for k, v in keys.items()))
+        click.echo(" " * 17 + ", ".join(f"{k}={_yaml(v, entries.get(k))}"
+                                        for k, v in keys.items()))
 
 
-def _yaml(value) -> str:
+def _yaml(value, names=None) -> str:
+    """A default as a config writes it; a list whose entries have names as a mapping."""
     if isinstance(value, bool):
         return str(value).lower()
+    if names is not None:
+        return "{" + ", ".join(f"{n}: {_yaml(v)}" for n, v in zip(names, value)) + "}"
     return "null" if value is None else str(value)
 
 
