@@ -471,6 +471,17 @@ def test_every_benchmark_is_in_the_readme():
     assert not missing, missing
 
 
+def test_the_library_example_runs_and_its_random_walk_is_random():
+    """The example printed the solution length for a random walk (goal seeking at full vision
+    walks the shortest path): its first block runs, and the walk's mean is far above it."""
+    code = re.search(r"```python\n(from mazesim import generate.*?)```",
+                     README.read_text(encoding="utf-8"), re.S).group(1)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True, timeout=TIMEOUT)
+    solution, _, mean = done.stdout.splitlines()
+    assert float(mean) > 3 * int(solution)
+
+
 def test_the_seed_one_liner_prints_a_seed_of_at_least_2_62():
     words = shlex.split('python -c "import secrets; print(2**62 + secrets.randbelow(2**62))"')
     out = subprocess.run([sys.executable, *words[1:]], capture_output=True, text=True,
