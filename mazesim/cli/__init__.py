@@ -125,7 +125,12 @@ def main() -> None:
 
 
 def say_compiling() -> None:
-    """Said on a terminal before a cold kernel cache is filled (the first run after installing
-    or editing; `experiment.warmup`, `solve_sokoban`)."""
-    if sys.stderr.isatty():
-        click.echo("compiling kernels, first run only ...", err=True)
+    """Said once, on a terminal, before a cold kernel cache is filled (the first run after
+    installing or editing; `jit.compiling` calls it: `sokoban`, `simulate`, `fit`, ...)."""
+    global _SAID
+    if sys.stderr.isatty() and not _SAID:
+        _SAID = True
+        click.echo("\r\x1b[Kcompiling kernels, first run only ...", err=True)
+
+
+_SAID = False

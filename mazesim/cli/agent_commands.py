@@ -6,7 +6,7 @@ import json
 
 import click
 
-from mazesim.cli import main
+from mazesim.cli import main, say_compiling
 from mazesim.cli._options import SEED, TRIALS, VISION, LibraryDefault, parse_params, wrote
 
 __all__ = ["simulate", "agents"]
@@ -42,6 +42,7 @@ def simulate(maze_file, agent_name, vision, occlusion, forget, map_known, trials
 
     from mazesim.agents import make_agent
     from mazesim.humans.sources import read_any_maze
+    from mazesim.jit import compiling
     from mazesim.walks import batch_report, simulate_many
 
     maze = read_any_maze(maze_file)
@@ -49,8 +50,9 @@ def simulate(maze_file, agent_name, vision, occlusion, forget, map_known, trials
     view = replace(vision, occlusion=vision.occlusion or occlusion,
                    memory=vision.memory and not forget,
                    known_map=vision.known_map or map_known)
-    batch = simulate_many(maze, agent, view, trials, seed, keep_positions=bool(output),
-                          choices="marks")  # the summary reads first choices at marks only
+    with compiling(say_compiling):               # a planner's first run compiles for seconds
+        batch = simulate_many(maze, agent, view, trials, seed, keep_positions=bool(output),
+                              choices="marks")  # the summary reads first choices at marks only
     report = {"vision": str(view), **batch_report(batch)}
     if output:
         _save_picture(maze, batch, output)

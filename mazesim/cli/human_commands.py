@@ -8,7 +8,8 @@ import json
 
 import click
 
-from mazesim.cli import main
+from mazesim.cli import main, say_compiling
+from mazesim.cli._progress import Progress
 from mazesim.cli._options import SEED, LibraryDefault, output_folder, wrote
 
 __all__ = ["import_group", "fit", "compare", "predict"]
@@ -143,11 +144,10 @@ def fit(run_dir: str, level: str, protocol: str, models: tuple[str, ...], by: st
     """Fit models to the people of RUN_DIR by maximum likelihood (bits per junction decision,
     or per node decision with --level node); with --params, score another fit's models."""
     from mazesim.errors import DataError
-    from mazesim.humans import fit_models, fit_node_models, score_models
     from mazesim.humans.data import participant_list
-    from mazesim.humans.fit import DEFAULT_ITERATIONS
     from mazesim.humans.fit_output import FILES, format_fit, write_fit
     from mazesim.humans.node_fit_output import format_node_fit, write_node_fit
+    from mazesim.jit import compiling
 
     junction_only = [name for name, given in (("--params", params),
                                               ("--max-iterations", max_iterations is not None))
@@ -160,23 +160,33 @@ def fit(run_dir: str, level: str, protocol: str, models: tuple[str, ...], by: st
     excluded = dict(exclude_mazes=exclude_mazes,
                     exclude_participants=participant_list(exclude_participants)
                     if exclude_participants else ())
-    text, write = format_fit, write_fit
-    if params:
-        report = score_models(run_dir, params, list(models) or None, refit_lapse=refit_lapse,
-                              **excluded)
-    elif level == "node":
-        text, write = format_node_fit, write_node_fit
-        report = fit_node_models(run_dir, list(models) or None, protocol=protocol, by=by,
-                                 folds=folds, seed=seed, starts=starts, **excluded)
-    else:
-        report = fit_models(run_dir, list(models) or None, protocol=protocol, by=by,
-                            folds=folds, seed=seed, starts=starts,
-                            max_iterations=DEFAULT_ITERATIONS if max_iterations is None
-                            else max_iterations, **excluded)
-    written = write(report, output) if output else []
+    with compiling(say_compiling):
+        report = _fit(run_dir, level, protocol, models, by, folds, seed, starts, max_iterations,
+                      params, refit_lapse, excluded, Progress().count)
+    node = level == "node" and not params
+    written = (write_node_fit if node else write_fit)(report, output) if output else []
     for line in getattr(report, "warnings", ()):
         click.echo(f"Warning: {line}", err=True)
-    _print(report, as_json, text, written, FILES)
+    _print(report, as_json, format_node_fit if node else format_fit, written, FILES)
+
+
+def _fit(run_dir, level, protocol, models, by, folds, seed, starts, max_iterations, params,
+         refit_lapse, excluded, progress):
+    """The report of `fit`: another fit's models scored, or the models fitted at a level."""
+    from mazesim.humans import fit_models, fit_node_models, score_models
+    from mazesim.humans.fit import DEFAULT_ITERATIONS
+
+    if params:
+        return score_models(run_dir, params, list(models) or None, refit_lapse=refit_lapse,
+                            **excluded)
+    if level == "node":
+        return fit_node_models(run_dir, list(models) or None, protocol=protocol, by=by,
+                               folds=folds, seed=seed, starts=starts, progress=progress,
+                               **excluded)
+    return fit_models(run_dir, list(models) or None, protocol=protocol, by=by, folds=folds,
+                      seed=seed, starts=starts, progress=progress,
+                      max_iterations=DEFAULT_ITERATIONS if max_iterations is None
+                      else max_iterations, **excluded)
 
 
 @main.command()
@@ -249,9 +259,13 @@ def predict(run_dir: str, fit_dir: str, walks: int, seed: int, cv_mazes: int,
     from mazesim.humans.predict_output import FILES, format_predict, write_predict
 
     output_folder(output, FILES)
+    from mazesim.jit import compiling
+
     run = excluded(load_human_run(run_dir), participant_list(exclude_participants)
                    if exclude_participants else (), exclude_mazes)
-    report = predict_run(run, fit_dir, walks=walks, seed=seed, cv_mazes=cv_mazes,
-                         models=models, pooled=pooled, workers=workers)
+    with compiling(say_compiling):
+        report = predict_run(run, fit_dir, walks=walks, seed=seed, cv_mazes=cv_mazes,
+                             models=models, pooled=pooled, workers=workers,
+                             progress=Progress().count)
     written = write_predict(report, output) if output else []
     _print(report, as_json, format_predict, written, FILES)

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 from scipy import optimize, stats
@@ -222,14 +222,16 @@ class FitReport:
 
 def fit_run(run: HumanRun, models: Sequence[str | ModelSpec], *, by: str = "pooled",
             folds: int = DEFAULT_FOLDS, seed: int = 0, starts: int = DEFAULT_STARTS,
-            max_iterations: int = DEFAULT_ITERATIONS) -> FitReport:
+            max_iterations: int = DEFAULT_ITERATIONS,
+            progress: Callable[[str, int, int], None] | None = None) -> FitReport:
     """Fit each model of `models` (names, `mazesim.humans.models.parse_model`, or specs) to
     `run`.
 
     `folds` 0 skips cross-validation; otherwise 2 <= folds <= the participants who made a
     junction decision (the folds are dealt among them, so that no fold trains or tests on
     nothing). `max_iterations` caps each optimiser run; a fit that reaches it is flagged
-    (`ModelFit.not_converged`), not dropped.
+    (`ModelFit.not_converged`), not dropped. `progress(label, done, total)` hears of each model
+    as it starts and when all are done.
     """
     d = run.decisions
     people = len(run.participants)
@@ -241,7 +243,9 @@ def fit_run(run: HumanRun, models: Sequence[str | ModelSpec], *, by: str = "pool
         0, people, size=(BOOTSTRAP_SAMPLES, people))
     plans = PlanSteps(run) if any(s.make().goal_seeking for s in specs) else None
     out = []
-    for spec in specs:
+    tell = progress or (lambda label, done, total: None)
+    for i, spec in enumerate(specs):
+        tell(f"models fitted (now {spec.label})", i, len(specs))
         model = build_model(spec, run, plans)
         rng = np.random.default_rng(np.random.SeedSequence([seed, *spec.label.encode()]))
         every = np.arange(len(d))
@@ -255,6 +259,7 @@ def fit_run(run: HumanRun, models: Sequence[str | ModelSpec], *, by: str = "pool
         out.append(_model_fit(spec, run, pooled, cv_log, samples, own,
                               _score(spec, model, run, pooled, every), cluster, naive,
                               tuple(fit.failed)))
+    tell("models fitted", len(specs), len(specs))
     key = (lambda m: m.cv_bits) if folds else (lambda m: m.bits)
     fits = tuple(sorted(out, key=key))
     ranking, note = rank_fitted(fits, seed=seed)

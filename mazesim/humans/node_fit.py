@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 from scipy import optimize
@@ -105,14 +105,20 @@ class LogitPeerFit:
 
 def fit_nodes(choices: NodeChoices, models: Sequence[str] | None = None, *,
               protocol: str = PROTOCOLS[0], by: str = BY[0], folds: int = DEFAULT_FOLDS,
-              seed: int = 0, starts: int = DEFAULT_STARTS) -> NodeFitReport:
+              seed: int = 0, starts: int = DEFAULT_STARTS,
+              progress: Callable[[str, int, int], None] | None = None) -> NodeFitReport:
     """Fit `models` (names of the node-model registry; default every one) to `choices` under
     `protocol` (module docstring). `folds`: participants' folds under `ml` (0: none), each
-    person's folds under `peer` (at least 2)."""
+    person's folds under `peer` (at least 2). `progress(label, done, total)` as `fit_run`'s."""
     names = _check(choices, models, protocol, by, folds, seed, starts)
     people, n = len(choices.participants), len(choices)
-    fits = [(_peer_model if protocol == "peer" else _ml_model)(
-        name, choices, folds=folds, seed=seed, starts=starts, by=by) for name in names]
+    tell = progress or (lambda label, done, total: None)
+    fits = []
+    for i, name in enumerate(names):
+        tell(f"models fitted (now {name})", i, len(names))
+        fits.append((_peer_model if protocol == "peer" else _ml_model)(
+            name, choices, folds=folds, seed=seed, starts=starts, by=by))
+    tell("models fitted", len(names), len(names))
     key = (lambda m: m.cv_bits) if (folds or protocol == "peer") else (lambda m: m.bits)
     fits.sort(key=key)
     ranking, note = rank_fitted(fits, seed=seed)

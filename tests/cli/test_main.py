@@ -33,13 +33,17 @@ def test_a_command_imports_its_own_module_only():
     assert done.stdout.splitlines()[-1] == "['mazesim.cli.sokoban_commands'] False"
 
 
-def test_the_first_run_notice_is_said_on_a_terminal_only(monkeypatch, capsys):
-    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
-    say_compiling()
-    assert capsys.readouterr().err == "compiling kernels, first run only ...\n"
+def test_the_first_run_notice_is_said_once_on_a_terminal_only(monkeypatch, capsys):
+    import mazesim.cli
+
+    monkeypatch.setattr(mazesim.cli, "_SAID", False)
     monkeypatch.setattr(sys.stderr, "isatty", lambda: False)
     say_compiling()
     assert capsys.readouterr().err == ""
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    say_compiling()
+    say_compiling()                          # (a command that compiles twice says it once)
+    assert capsys.readouterr().err == "\r\x1b[Kcompiling kernels, first run only ...\n"
 
 
 def test_a_mistyped_command_is_one_line_with_the_closest_name():

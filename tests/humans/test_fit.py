@@ -182,6 +182,13 @@ def test_two_models_are_compared_over_people_or_a_line_says_why_not(small, tmp_p
     assert one.ranking is None and one.to_json()["ranking_note"] == "one model: nothing to compare"
 
 
+def test_a_fit_tells_its_progress(small):
+    heard = []
+    fit_run(small, ["random-walk", "turn-bias"], folds=0, progress=lambda *a: heard.append(a))
+    assert heard == [("models fitted (now random-walk)", 0, 2),
+                     ("models fitted (now turn-bias)", 1, 2), ("models fitted", 2, 2)]
+
+
 @pytest.mark.parametrize("models, folds, message", [
     (["choice-model"], 4, "folds: 4 (allowed: 0 for none, or 2 to 3: the participants with a "
                           "junction decision, at most 100)"),

@@ -100,8 +100,12 @@ def test_per_person_parameters_are_walked_where_the_fit_has_them(walkers, tmp_pa
     fitted = read_fit(tmp_path / "own")[0]
     assert len(fitted.own) == PEOPLE
     own = predict_run(run, tmp_path / "own", walks=3, seed=0)
-    pooled = predict_run(run, tmp_path / "own", walks=3, seed=0, pooled=True)
+    heard = []
+    pooled = predict_run(run, tmp_path / "own", walks=3, seed=0, pooled=True,
+                         progress=lambda *a: heard.append(a))
     assert (own.models[0].own_params, pooled.models[0].own_params) == (PEOPLE, 0)
+    mazes = len(own.models[0].mazes)                    # one walk task per model and maze
+    assert heard == [("mazes walked by the models", k, mazes) for k in range(mazes + 1)]
     assert own.models[0].mazes[0].steps != pooled.models[0].mazes[0].steps
 
 
