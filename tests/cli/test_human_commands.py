@@ -239,6 +239,11 @@ def test_fit_node_level_json_and_files(three, tmp_path):
     text = run("fit", three, "--level", "node", "--model", "random", "--cv", "0")
     assert text.exit_code == 0 and text.output.startswith("# Node models fitted to")
     assert "3 node decisions of 3 participants" in text.output
+    out = tmp_path / "in-sample"          # --cv 0 wrote no ranking.csv and said nothing of it
+    text = run("fit", three, "--level", "node", "--model", "du", "--model", "random", "--cv",
+               "0", "-o", out)
+    assert "Paired comparison: none (no paired comparison without cross-validation" in \
+        text.output and not (out / "ranking.csv").exists()
 
 
 def test_fit_excludes_participants_and_mazes(three, tmp_path):
