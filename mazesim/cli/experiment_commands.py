@@ -10,7 +10,6 @@ from pathlib import Path
 import click
 
 from mazesim.cli import main
-from mazesim.cli._progress import Progress
 from mazesim.experiment.executors import MAX_WORKERS
 from mazesim.limits import INT64_MAX
 
@@ -33,6 +32,7 @@ _INTERRUPTED = 130  # the shell's exit status for SIGINT
 def run(config_file: str, workers: int, resume: bool, dask_address: str | None,
         output: str | None, as_json: bool) -> None:
     """Run the experiment CONFIG into OUTPUT/<name>/<run-id>/."""
+    from mazesim.cli._progress import Progress
     from mazesim.experiment.config import load_config
     from mazesim.experiment.runner import RunInterrupted, resume_command, run_experiment
 

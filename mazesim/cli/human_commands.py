@@ -9,7 +9,6 @@ import json
 import click
 
 from mazesim.cli import main, say_compiling
-from mazesim.cli._progress import Progress
 from mazesim.cli._options import SEED, LibraryDefault, output_folder, wrote
 
 __all__ = ["import_group", "fit", "compare", "predict"]
@@ -143,6 +142,7 @@ def fit(run_dir: str, level: str, protocol: str, models: tuple[str, ...], by: st
         as_json: bool, output: str | None) -> None:
     """Fit models to the people of RUN_DIR by maximum likelihood (bits per junction decision,
     or per node decision with --level node); with --params, score another fit's models."""
+    from mazesim.cli._progress import Progress
     from mazesim.errors import DataError
     from mazesim.humans.data import participant_list
     from mazesim.humans.fit_output import FILES, format_fit, write_fit
@@ -259,6 +259,7 @@ def predict(run_dir: str, fit_dir: str, walks: int, seed: int, cv_mazes: int,
     from mazesim.humans.predict_output import FILES, format_predict, write_predict
 
     output_folder(output, FILES)
+    from mazesim.cli._progress import Progress
     from mazesim.jit import compiling
 
     run = excluded(load_human_run(run_dir), participant_list(exclude_participants)
