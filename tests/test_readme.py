@@ -320,7 +320,9 @@ def write_study(ws: Workspace) -> None:
 def check_backup(ws: Workspace) -> None:
     """The copies are whole databases; `mazesim report results/maze-study` works while the
     server records ("Export at any time, also while recording")."""
-    copies = [ws.repo / "backup.sqlite", *sorted(ws.repo.glob("backup-*.sqlite"))]
+    results = ws.repo / "results"
+    copies = [results / "backup.sqlite", *sorted(results.glob("backup-*.sqlite"))]
+    assert len(copies) == 2 and copies[0].is_file()      # (the README writes them there)
     for copy in copies:
         with sqlite3.connect(copy) as db:
             assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
