@@ -118,15 +118,16 @@ def output_folder(path: str | None, names: Collection[str]) -> None:
                               "or one this command wrote before")
 
 
-def wrote(paths: Sequence[str | Path], names: Collection[str] = ()) -> None:
-    """Say what a command wrote (`wrote PATH`, a folder's files listed); the files of `names`
-    left from an earlier output and not written again are removed (no stale table stays)."""
+def wrote(paths: Sequence[str | Path], names: Collection[str] = (), say: bool = True) -> None:
+    """Say what a command wrote (`wrote PATH`, a folder's files listed; not with `say` False:
+    a JSON result); the files of `names` left from an earlier output and not written again
+    are removed (no stale table stays)."""
     if not paths:
         return
     if names:
         folder = Path(paths[0]).parent
         for name in set(names) - {Path(p).name for p in paths}:
             (folder / name).unlink(missing_ok=True)
-        click.echo(f"wrote {folder}: {', '.join(Path(p).name for p in paths)}")
-    else:
-        click.echo(f"wrote {', '.join(map(str, paths))}")
+    if say:
+        click.echo(f"wrote {Path(paths[0]).parent}: {', '.join(Path(p).name for p in paths)}"
+                   if names else f"wrote {', '.join(map(str, paths))}")

@@ -90,11 +90,8 @@ def _report(summary, as_json: bool) -> None:
 def _print(result, as_json: bool, text, written=(), names=()) -> None:
     """`result` as one JSON object (its `to_json()`), or as the text `text(result)` and what
     was written (`_options.wrote`)."""
-    if as_json:
-        click.echo(json.dumps(result.to_json()))
-    else:
-        click.echo(text(result), nl=False)
-        wrote(written, names)
+    click.echo(json.dumps(result.to_json()) if as_json else text(result), nl=as_json)
+    wrote(written, names, say=not as_json)
 
 
 @main.command()

@@ -120,8 +120,9 @@ def test_one_output_rule_and_one_message_for_every_folder(three, tmp_path):
     assert result.exit_code == 0, result.output
     assert result.output.endswith(f"wrote {out}: fit.csv, fit_participants.csv, fit.png, "
                                   "ranking.csv\n")
-    result = run("fit", three, "--model", "random-walk", "--cv", "3", "-o", out)
-    assert result.exit_code == 0 and "Paired comparison: none (one model" in result.output
+    result = run("fit", three, "--model", "random-walk", "--cv", "3", "-o", out, "--json")
+    assert result.exit_code == 0 and json.loads(result.stdout)["ranking_note"] == (
+        "one model: nothing to compare")
     assert sorted(p.name for p in out.iterdir()) == ["fit.csv", "fit.png",
                                                      "fit_participants.csv"]
     (out / "notes.txt").write_text("mine")
