@@ -199,7 +199,12 @@ def run(participants: int, seconds: float, seed: int) -> dict:
             client_cpu = time.process_time() - mine
         finally:
             server.send_signal(signal.SIGINT)
-            server.wait(timeout=30)
+            try:
+                server.wait(timeout=30)
+            except subprocess.TimeoutExpired:       # never left running
+                server.kill()
+                server.wait()
+                raise
         stored = stored_moves(Path(info["output"]))
     accepted = {(f"b{i:03d}", m): n for i, t in enumerate(tallies) for m, n in t.accepted.items()}
     latencies = sorted(x * 1000 for t in tallies for x in t.latencies)

@@ -55,7 +55,10 @@ CALLER_SOURCE = ("from numba import njit\nfrom mazesim.jit import kernel\n\n@ker
 
 def test_numba_kernels_call_a_kernel_and_python_kernels_run_its_source(tmp_path, monkeypatch):
     (tmp_path / "caller_kernels.py").write_text(CALLER_SOURCE)
-    monkeypatch.syspath_prepend(str(tmp_path))
+    # sys.path set by hand: monkeypatch.syspath_prepend warns (PytestRemovedIn10Warning) where
+    # another test has loaded pkg_resources with legacy namespace packages
+    monkeypatch.setattr(sys, "path", [str(tmp_path), *sys.path])
+    importlib.invalidate_caches()
     module = importlib.import_module("caller_kernels")
     assert isinstance(module.halve, Kernel) and module.halve.__name__ == "halve"
     assert pickle.loads(pickle.dumps(module.halve)) is module.halve

@@ -2,8 +2,9 @@
 
 The command lines of the README's indented code blocks are read from the file (a new line is
 picked up by itself) and run with `subprocess` in a temporary workspace laid out like a clone:
-`root/shared` (the data repository, `../shared`) beside `root/repo`, whose `configs/`, `tests/`
-and `experiments/` are links to this checkout's, so that `results/` is written in the workspace.
+`root/shared` (the data repository, `../shared`) beside `root/repo`, whose `configs/`, `tests/`,
+`experiments/` and `examples/` are links to this checkout's, so that `results/` is written in
+the workspace.
 One test per block; each block is self-contained (it first makes what another block would have
 made: PREPARE). Lines that cannot run unattended are in SKIP with the reason; what the test
 changes in a line is in SUBSTITUTIONS. A line with a placeholder nobody substitutes fails.
@@ -31,6 +32,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from tests.play.conftest import Client
+from tests.processes import STOP_SECONDS, reaped
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
@@ -77,7 +79,7 @@ SLOW = {
 }
 
 # README lines that other blocks rely on (PREPARE runs them first).
-GENERATE_MAZE = "mazesim generate digging --size 31x31 --seed 1 -o maze.txt"
+GENERATE_MAZE = "mazesim generate digging --size 31x31 --seed 1 -o results/maze.txt"
 PLAY_DEMO = "mazesim play configs/play-demo.yaml"
 RUN_DEMO_AGENTS = "mazesim run configs/play-demo-agents.yaml"
 
@@ -89,9 +91,10 @@ INLINE = {
     "mazesim play SESSION.yaml": "a form (SESSION.yaml); run as the Human trials block's lines",
     "mazesim report RUN_DIR": "a form (RUN_DIR); run as `mazesim report results/play-demo`",
     "mazesim play": "a name, not a line",
+    "mazesim tree": "a name, not a line",
     "mazesim report": "a name, not a line",
     "mazesim run CONFIG": "a form (CONFIG); run as the Experiments block's lines",
-    "mazesim analyze FILE --json": "a form (FILE); run as `mazesim analyze maze.txt --json`",
+    "mazesim analyze FILE --json": "a form (FILE); run as `mazesim analyze results/maze.txt --json`",
     'python -c "import secrets; print(2**62 + secrets.randbelow(2**62))"':
         "run by test_the_seed_one_liner_prints_a_seed_of_at_least_2_62",
     "mazesim report results/maze-study": "run by the backup block while the server records",
@@ -173,10 +176,11 @@ class Workspace:
                         "missing; README lines read ../shared/...")
         self.repo = root / "repo"
         (self.repo / "configs").mkdir(parents=True)
+        (self.repo / "results").mkdir()                 # a clone has it (results/README.md)
         (root / "shared").symlink_to(SHARED.resolve())
         for config in (ROOT / "configs").iterdir():     # files linked one by one: a session's
             (self.repo / "configs" / config.name).symlink_to(config)   # ../results stays here
-        for name in ("tests", "experiments"):
+        for name in ("tests", "experiments", "examples"):
             (self.repo / name).symlink_to(ROOT / name)
         self.env = {**os.environ, "PYTHONPATH": os.pathsep.join(
             [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
@@ -214,7 +218,7 @@ class Workspace:
         words = argv(substitute(line, self))
         process = subprocess.Popen(words, cwd=self.repo, env=self.env, stdout=subprocess.PIPE,
                                    stderr=subprocess.PIPE, text=True)
-        try:
+        with reaped(process):               # stopped, or killed, whatever the test's outcome
             first = process.stdout.readline()
             assert first, f"{line}: no start line\n{process.stderr.read()}"
             if "--json" in words:
@@ -228,12 +232,11 @@ class Workspace:
             if during:
                 during(self)
             yield self
-        finally:
             process.send_signal(signal.SIGINT)     # right after the start line: must stop too
-            code = process.wait(timeout=60)
-            process.stdout.close()
-            errors = process.stderr.read()
-            process.stderr.close()
+            code = process.wait(timeout=STOP_SECONDS)
+        errors = process.stderr.read()
+        process.stdout.close()
+        process.stderr.close()
         assert code == 0, f"{line}: exit code {code}\n{errors}"
 
 
@@ -314,25 +317,12 @@ def write_study(ws: Workspace) -> None:
     shutil.copy(ROOT / "experiments" / "play-demo" / "branch.txt", ws.repo / "branch.txt")
 
 
-def write_walks(ws: Workspace) -> None:
-    """walks.csv and mazes/ for `import csv`: two people on two mazes, one trial through a
-    wall (left out by --skip-invalid)."""
-    (ws.repo / "mazes").mkdir()
-    (ws.repo / "mazes" / "corridor.txt").write_text("######\n#S..G#\n######\n", encoding="utf-8")
-    (ws.repo / "mazes" / "fork.txt").write_text("#######\n#S.A.G#\n###.###\n#######\n",
-                                                encoding="utf-8")
-    rows = ["participant,maze,trial,step,row,col,t_ms"]
-    for person, trial in (("p1", 1), ("p2", 2)):
-        rows += [f"{person},corridor,{trial},{k},1,{k + 1},{k * 300}" for k in range(4)]
-        rows += [f"{person},fork,{trial + 2},{k},1,{k + 1},{k * 250}" for k in range(5)]
-    rows += ["p3,fork,9,0,1,1,0", "p3,fork,9,1,2,1,400"]          # into a wall
-    (ws.repo / "walks.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
-
-
 def check_backup(ws: Workspace) -> None:
     """The copies are whole databases; `mazesim report results/maze-study` works while the
     server records ("Export at any time, also while recording")."""
-    copies = [ws.repo / "backup.sqlite", *sorted(ws.repo.glob("backup-*.sqlite"))]
+    results = ws.repo / "results"
+    copies = [results / "backup.sqlite", *sorted(results.glob("backup-*.sqlite"))]
+    assert len(copies) == 2 and copies[0].is_file()      # (the README writes them there)
     for copy in copies:
         with sqlite3.connect(copy) as db:
             assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
@@ -366,7 +356,6 @@ def prepare_study(ws):
 
 
 def prepare_human_data(ws):
-    write_walks(ws)
     ws.run(PLAY_DEMO)
     ws.run(RUN_DEMO_AGENTS)
     return nullcontext()
@@ -464,6 +453,35 @@ def test_inline_commands_are_run_or_named():
     text = README.read_text(encoding="utf-8")
     spans = set(re.findall(r"`((?:mazesim|python)(?: [^`]*)?)`", text))
     assert spans == set(INLINE), (spans - set(INLINE), set(INLINE) - spans)
+
+
+def test_readme_commands_write_under_results():
+    """Lines wrote maze.txt, maze.png and walk.png into the clone's root, untracked and not
+    ignored: every file or folder a README line writes is under `results/` (git-ignored)."""
+    for line in (line for block in BLOCKS for line in block.lines):
+        words = shlex.split(line)
+        written = [words[i + 1] for i, w in enumerate(words[:-1]) if w in ("-o", "--output")]
+        written += re.findall(r"\.backup (\S+)", line)                 # sqlite3's and Python's
+        written += re.findall(r"backup\(sqlite3\.connect\('([^']+)'\)", line)
+        assert all(w.startswith("results/") for w in written), line
+
+
+def test_every_benchmark_is_in_the_readme():
+    text = README.read_text(encoding="utf-8")
+    missing = [p.name for p in sorted((ROOT / "benchmarks").glob("bench_*.py"))
+               if p.name not in text]
+    assert not missing, missing
+
+
+def test_the_library_example_runs_and_its_random_walk_is_random():
+    """The example printed the solution length for a random walk (goal seeking at full vision
+    walks the shortest path): its first block runs, and the walk's mean is far above it."""
+    code = re.search(r"```python\n(from mazesim import generate.*?)```",
+                     README.read_text(encoding="utf-8"), re.S).group(1)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True, timeout=TIMEOUT)
+    solution, _, mean = done.stdout.splitlines()
+    assert float(mean) > 3 * int(solution)
 
 
 def test_the_seed_one_liner_prints_a_seed_of_at_least_2_62():

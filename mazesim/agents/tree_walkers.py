@@ -284,6 +284,8 @@ class NodeChoiceWalker(TreeWalker):
     """
 
     name = "node-choice"
+    ENTRIES = {"weights": NODE_FEATURES}
+    """The names of a list-valued key's entries (`mazesim agents` shows them)."""
     weights: Any = tuple(NODE_CHOICE_WEIGHTS.values())
 
     def _check_values(self) -> None:

@@ -50,7 +50,7 @@ class WallFollower(KernelAgent):
 
 @dataclass(frozen=True, kw_only=True)
 class RightHand(WallFollower):
-    """Wall follower with the right hand on the wall (see WallFollower)."""
+    """Keeps its right hand on the wall: at a junction right, else straight, else left."""
 
     name = "right-hand"
     hand = _RIGHT
@@ -58,7 +58,7 @@ class RightHand(WallFollower):
 
 @dataclass(frozen=True, kw_only=True)
 class LeftHand(WallFollower):
-    """Wall follower with the left hand on the wall (see WallFollower)."""
+    """Keeps its left hand on the wall: at a junction left, else straight, else right."""
 
     name = "left-hand"
     hand = _LEFT

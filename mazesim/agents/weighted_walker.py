@@ -66,7 +66,9 @@ RULE = Rule("weighted-walker", probabilities, update=update, reset=reset)
 
 @dataclass(frozen=True, kw_only=True)
 class WeightedWalker(KernelAgent):
-    """The study's direction-weighted walker (appendix A), as DESIGN section 6 states it.
+    """The study's direction-weighted walker (the rule of its appendix A).
+
+    As DESIGN section 6 states it.
 
     Cells are unexplored, passed once or passed twice or more; the start is passed once. With w
     unexplored open neighbours: w >= 1 step into an unexplored one; w = 0 go back the way it

@@ -11,9 +11,8 @@ import importlib
 import sys
 
 import click
-from click.utils import make_default_short_help
 
-from mazesim.errors import MazesimError, printable
+from mazesim.errors import MazesimError, did_you_mean, printable
 
 __all__ = ["main", "COMMANDS", "SUMMARIES", "say_compiling"]
 
@@ -96,10 +95,15 @@ class _Group(click.Group):
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """The commands' list as click writes it, from `SUMMARIES` (no module imported)."""
         width = formatter.width - 6 - max(map(len, COMMANDS))
-        rows = [(name, make_default_short_help(SUMMARIES[name], width))
-                for name in sorted(COMMANDS)]
+        rows = [(name, _shortened(SUMMARIES[name], width)) for name in sorted(COMMANDS)]
         with formatter.section("Commands"):
             formatter.write_dl(rows)
+
+    def resolve_command(self, ctx: click.Context, args: list[str]):
+        """A name that is no command is refused with the closest one (`mazesim simulat`)."""
+        if args and args[0] not in COMMANDS and not args[0].startswith("-"):
+            ctx.fail(f"no such command {args[0]!r}{did_you_mean(args[0], COMMANDS)}")
+        return super().resolve_command(ctx, args)
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         if name in COMMANDS and name not in self.commands:
@@ -116,6 +120,14 @@ class _Group(click.Group):
             raise _BadInput(printable(f"{where}: {err.format_message()}")) from None
 
 
+def _shortened(text: str, width: int) -> str:
+    """`text` cut after a whole word to fit `width`, "..." marking the cut (the listing's form;
+    click's own helper for it goes in Click 9)."""
+    if len(text) <= width:
+        return text
+    return text[:width - 2].rsplit(" ", 1)[0].rstrip(" ,;:(") + "..."
+
+
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="mazesim")
 def main() -> None:
@@ -123,7 +135,12 @@ def main() -> None:
 
 
 def say_compiling() -> None:
-    """Said on a terminal before a cold kernel cache is filled (the first run after installing
-    or editing; `experiment.warmup`, `solve_sokoban`)."""
-    if sys.stderr.isatty():
-        click.echo("compiling kernels, first run only ...", err=True)
+    """Said once, on a terminal, before a cold kernel cache is filled (the first run after
+    installing or editing; `jit.compiling` calls it: `sokoban`, `simulate`, `fit`, ...)."""
+    global _SAID
+    if sys.stderr.isatty() and not _SAID:
+        _SAID = True
+        click.echo("\r\x1b[Kcompiling kernels, first run only ...", err=True)
+
+
+_SAID = False

@@ -16,14 +16,16 @@ from __future__ import annotations
 
 import importlib
 import re
-from typing import Any
+from pathlib import Path
+from typing import Any, Collection, Sequence
 
 import click
 
-from mazesim.errors import ConfigError, MazesimError, short
+from mazesim.errors import ConfigError, DataError, MazesimError, short
 from mazesim.limits import INT64_MAX, MAX_TRIALS
 
-__all__ = ["CELL", "VISION", "SEED", "TRIALS", "LibraryDefault", "parse_params"]
+__all__ = ["CELL", "VISION", "SEED", "TRIALS", "LibraryDefault", "parse_params", "output_folder",
+           "wrote"]
 
 _INTEGER = re.compile(r"-?[0-9]{1,19}")
 _OWN_NAME = re.compile(r"^--vision[.:]? *")
@@ -92,3 +94,38 @@ def parse_params(pairs: tuple[str, ...]) -> dict[str, Any]:
                 raise ConfigError(f"--param {key}: given twice")
             params[key] = value
     return params
+
+
+def output_folder(path: str | None, names: Collection[str]) -> None:
+    """The one rule of every command that writes a folder (`-o FOLDER`), checked before the
+    work starts: the folder is new, empty, or holds only files named in `names` (an earlier
+    output of the same command, which is replaced). Anything else is refused, so that nothing
+    of another kind is written over; a run directory (`import`) is never written over."""
+    if path is None:
+        return
+    folder = Path(path)
+    if folder.exists() and not folder.is_dir():
+        raise DataError(f"-o {path}: is a file, not a folder")
+    if folder.is_dir():
+        foreign = sorted(p.name for p in folder.iterdir() if p.name not in names
+                         or not p.is_file() or p.is_symlink())
+        if foreign:
+            raise DataError(f"-o {path}: holds {short(foreign[0])}"
+                            + (f" and {len(foreign) - 1} more" if len(foreign) > 1 else "")
+                            + ", which this command does not write; give a new or empty folder, "
+                              "or one this command wrote before")
+
+
+def wrote(paths: Sequence[str | Path], names: Collection[str] = (), say: bool = True) -> None:
+    """Say what a command wrote (`wrote PATH`, a folder's files listed; not with `say` False:
+    a JSON result); the files of `names` left from an earlier output and not written again
+    are removed (no stale table stays)."""
+    if not paths:
+        return
+    if names:
+        folder = Path(paths[0]).parent
+        for name in set(names) - {Path(p).name for p in paths}:
+            (folder / name).unlink(missing_ok=True)
+    if say:
+        click.echo(f"wrote {Path(paths[0]).parent}: {', '.join(Path(p).name for p in paths)}"
+                   if names else f"wrote {', '.join(map(str, paths))}")

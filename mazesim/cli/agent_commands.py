@@ -6,8 +6,8 @@ import json
 
 import click
 
-from mazesim.cli import main
-from mazesim.cli._options import SEED, TRIALS, VISION, LibraryDefault, parse_params
+from mazesim.cli import main, say_compiling
+from mazesim.cli._options import SEED, TRIALS, VISION, LibraryDefault, parse_params, wrote
 
 __all__ = ["simulate", "agents"]
 
@@ -42,6 +42,7 @@ def simulate(maze_file, agent_name, vision, occlusion, forget, map_known, trials
 
     from mazesim.agents import make_agent
     from mazesim.humans.sources import read_any_maze
+    from mazesim.jit import compiling
     from mazesim.walks import batch_report, simulate_many
 
     maze = read_any_maze(maze_file)
@@ -49,12 +50,15 @@ def simulate(maze_file, agent_name, vision, occlusion, forget, map_known, trials
     view = replace(vision, occlusion=vision.occlusion or occlusion,
                    memory=vision.memory and not forget,
                    known_map=vision.known_map or map_known)
-    batch = simulate_many(maze, agent, view, trials, seed, keep_positions=bool(output),
-                          choices="marks")  # the summary reads first choices at marks only
+    with compiling(say_compiling):               # a planner's first run compiles for seconds
+        batch = simulate_many(maze, agent, view, trials, seed, keep_positions=bool(output),
+                              choices="marks")  # the summary reads first choices at marks only
     report = {"vision": str(view), **batch_report(batch)}
-    click.echo(json.dumps(report) if as_json else _summary_text(agent_name, view, report))
     if output:
         _save_picture(maze, batch, output)
+    click.echo(json.dumps(report) if as_json else _summary_text(agent_name, view, report))
+    if output and not as_json:
+        wrote([output])
 
 
 @main.command()
@@ -69,13 +73,18 @@ def agents(as_json):
         return
     for name, keys in listing.items():
         summary = (AGENTS[name].__doc__ or "").strip().splitlines()[0]
+        entries = getattr(AGENTS[name], "ENTRIES", {})
         click.echo(f"{name:<16} {summary}")
-        click.echo(" " * 17 + ", ".join(f"{k}={_yaml(v)}" for k, v in keys.items()))
+        click.echo(" " * 17 + ", ".join(f"{k}={_yaml(v, entries.get(k))}"
+                                        for k, v in keys.items()))
 
 
-def _yaml(value) -> str:
+def _yaml(value, names=None) -> str:
+    """A default as a config writes it; a list whose entries have names as a mapping."""
     if isinstance(value, bool):
         return str(value).lower()
+    if names is not None:
+        return "{" + ", ".join(f"{n}: {_yaml(v)}" for n, v in zip(names, value)) + "}"
     return "null" if value is None else str(value)
 
 

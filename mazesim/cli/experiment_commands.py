@@ -4,11 +4,8 @@ from __future__ import annotations
 
 import gc
 import json
-import math
 import sys
-import time
 from pathlib import Path
-from typing import Any, Callable, TextIO
 
 import click
 
@@ -19,7 +16,6 @@ from mazesim.limits import INT64_MAX
 __all__ = ["run", "validate", "replay", "report"]
 
 _INTERRUPTED = 130  # the shell's exit status for SIGINT
-_REDRAW_SECONDS = 0.2  # the trials bar is drawn at most this often (and at the end)
 
 
 @main.command()
@@ -36,11 +32,12 @@ _REDRAW_SECONDS = 0.2  # the trials bar is drawn at most this often (and at the 
 def run(config_file: str, workers: int, resume: bool, dask_address: str | None,
         output: str | None, as_json: bool) -> None:
     """Run the experiment CONFIG into OUTPUT/<name>/<run-id>/."""
+    from mazesim.cli._progress import Progress
     from mazesim.experiment.config import load_config
     from mazesim.experiment.runner import RunInterrupted, resume_command, run_experiment
 
     config = load_config(config_file)
-    bar = _Progress()
+    bar = Progress()
     try:
         result = run_experiment(config, output=output, workers=workers, dask=dask_address,
                                 resume=resume, progress=bar.trials, compiling=bar.compiling,
@@ -177,66 +174,3 @@ def report(run_dir: str, as_json: bool) -> None:
         return
     click.echo(f"wrote {result.path} and {len(result.figures)} figures in "
                f"{result.path.parent / FIGURES}")
-
-
-class _Progress:
-    """What a run says on stderr as it goes.
-
-    On a terminal: the compilation of a cold kernel cache counted in place (which kernel group,
-    how many done), each long step by name, and a trials bar that starts after the compilation
-    and the mazes (its rate and ETA count the trials alone; resumed trials are not in it).
-    Piped (a log): one line per step, with the time since the start, and no bar.
-    """
-
-    def __init__(self, stream: TextIO | None = None,
-                 clock: Callable[[], float] = time.perf_counter) -> None:
-        self.stream = stream or sys.stderr
-        self.tty = self.stream.isatty()
-        self.clock = clock
-        self.began = clock()
-        self.bar: Any = None
-        self.compiled_from: float | None = None
-
-    def compiling(self, done: int, total: int, label: str) -> None:
-        if self.compiled_from is None:
-            self.compiled_from = self.clock()
-            if not self.tty:
-                self._line(f"compiling {total} kernel groups (first run only) ...")
-        if not self.tty:
-            return
-        if done < total:
-            self._echo(f"\r\x1b[Kcompiling kernels (first run only): {done} of {total} done; "
-                       f"now {label}", nl=False)
-        else:
-            self._echo(f"\r\x1b[Kcompiled {total} kernel groups in "
-                       f"{self.clock() - self.compiled_from:.1f} s (first run only)")
-
-    def stage(self, text: str) -> None:
-        self.close()
-        self._line(text + " ...")
-
-    def trials(self, done: int, total: int) -> None:
-        if not self.tty:
-            return
-        now = self.clock()
-        if self.bar is None:
-            self.first, self.started, self.drawn = done, now, -math.inf
-            self.bar = click.progressbar(length=total - done, label="trials", show_pos=True,
-                                         file=self.stream, item_show_func=lambda s: s)
-            self.bar.__enter__()
-        if now - self.drawn < _REDRAW_SECONDS and done < total:
-            return
-        self.drawn = now
-        rate = (done - self.first) / max(now - self.started, 1e-9)
-        self.bar.update(done - self.first - self.bar.pos, f"{rate:,.0f} trials/s")
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.__exit__(None, None, None)
-            self.bar = None
-
-    def _line(self, text: str) -> None:
-        self._echo(text if self.tty else f"[{self.clock() - self.began:6.1f} s] {text}")
-
-    def _echo(self, text: str, nl: bool = True) -> None:
-        click.echo(text, file=self.stream, nl=nl)

@@ -8,11 +8,12 @@ import json
 
 import click
 
-from mazesim.cli import main
-from mazesim.cli._options import SEED, VISION, LibraryDefault
+from mazesim.cli import main, say_compiling
+from mazesim.cli._options import SEED, VISION, LibraryDefault, output_folder, wrote
 
 __all__ = ["import_group", "fit", "compare", "predict", "transfer"]
 
+ROUTES_JSON = "routes.json"
 _JSON = click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 _OUTPUT = click.option("-o", "--output", "output", required=True,
                        type=click.Path(file_okay=False),
@@ -42,7 +43,7 @@ def import_mst(folder: str, output: str, skip_invalid: bool, as_json: bool) -> N
     """A Maze Search Task FOLDER (plandata.csv and mazes/; Kryven et al. 2024)."""
     from mazesim.humans import import_mst as run_import
 
-    _report(run_import(folder, output, skip_invalid=skip_invalid), as_json)
+    _report(_flagged(run_import, folder, output, skip_invalid=skip_invalid), as_json)
 
 
 @import_group.command("vgc")
@@ -75,8 +76,23 @@ def import_csv(trajectories: str, mazes: str, vision: str, output: str, skip_inv
     [, t_ms, vision]."""
     from mazesim.humans import import_csv as run_import
 
-    _report(run_import(trajectories, mazes, output, vision=vision, skip_invalid=skip_invalid),
-            as_json)
+    _report(_flagged(run_import, trajectories, mazes, output, vision=vision,
+                     skip_invalid=skip_invalid), as_json)
+
+
+def _flagged(run_import, *args, **options):
+    """`run_import(*args, **options)`; its advice to set `skip_invalid` names the flag."""
+    from mazesim.errors import DataError
+    from mazesim.humans.importer import SKIP_HINT
+
+    try:
+        return run_import(*args, **options)
+    except DataError as err:
+        text = str(err)
+        if not text.endswith(SKIP_HINT):
+            raise
+        raise DataError(text.removesuffix(SKIP_HINT)
+                        + SKIP_HINT.replace("skip_invalid", "--skip-invalid")) from None
 
 
 @import_group.command("dataset")
@@ -97,12 +113,11 @@ def _report(summary, as_json: bool) -> None:
     _print(summary, as_json, format_summary)
 
 
-def _print(result, as_json: bool, text) -> None:
-    """`result` as one JSON object (its `to_json()`), or as the text `text(result)`."""
-    if as_json:
-        click.echo(json.dumps(result.to_json()))
-    else:
-        click.echo(text(result), nl=False)
+def _print(result, as_json: bool, text, written=(), names=()) -> None:
+    """`result` as one JSON object (its `to_json()`), or as the text `text(result)` and what
+    was written (`_options.wrote`)."""
+    click.echo(json.dumps(result.to_json()) if as_json else text(result), nl=as_json)
+    wrote(written, names, say=not as_json)
 
 
 @main.command()
@@ -147,8 +162,9 @@ def _print(result, as_json: bool, text) -> None:
 @_EXCLUDE_MAZE
 @_JSON
 @click.option("-o", "--output", type=click.Path(file_okay=False),
-              help="Folder for fit.csv, fit_participants.csv and fit.png (node level: and "
-                   "ranking.csv).")
+              help="Folder for fit.csv, fit_participants.csv, fit.png and, when two or more "
+                   "models are compared over people (cross-validated, or scored with "
+                   "--params), ranking.csv; new, empty, or an earlier fit's folder.")
 def fit(run_dir: str, level: str, protocol: str, models: tuple[str, ...], by: str, folds: int,
         cv_mazes: int, seed: int, starts: int, max_iterations: int | None, params: str | None,
         refit_lapse: bool, exclude_participants: str | None, exclude_mazes: tuple[str, ...],
@@ -156,12 +172,12 @@ def fit(run_dir: str, level: str, protocol: str, models: tuple[str, ...], by: st
     """Fit models to the people of RUN_DIR by maximum likelihood (bits per junction or step
     decision, or per node decision with --level node); with --params, score another fit's
     models."""
+    from mazesim.cli._progress import Progress
     from mazesim.errors import DataError
-    from mazesim.humans import fit_models, fit_node_models, score_models
     from mazesim.humans.data import participant_list
-    from mazesim.humans.fit import DEFAULT_ITERATIONS
-    from mazesim.humans.fit_output import format_fit, write_fit
+    from mazesim.humans.fit_output import FILES, format_fit, write_fit
     from mazesim.humans.node_fit_output import format_node_fit, write_node_fit
+    from mazesim.jit import compiling
 
     if level == "node" and max_iterations is not None:
         raise DataError("--max-iterations: junction level only (not with --level node)")
@@ -170,29 +186,37 @@ def fit(run_dir: str, level: str, protocol: str, models: tuple[str, ...], by: st
     if cv_mazes and (params or protocol == "peer"):
         raise DataError(f"--cv-mazes: not with {'--params' if params else '--protocol peer'} "
                         "(folds over mazes are for a maximum-likelihood fit)")
+    output_folder(output, FILES)
     excluded = dict(exclude_mazes=exclude_mazes,
                     exclude_participants=participant_list(exclude_participants)
                     if exclude_participants else ())
-    text, write = format_fit, write_fit
-    if level == "node":
-        text, write = format_node_fit, write_node_fit
-    if params:
-        report = score_models(run_dir, params, list(models) or None, level=level,
-                              refit_lapse=refit_lapse, **excluded)
-    elif level == "node":
-        report = fit_node_models(run_dir, list(models) or None, protocol=protocol, by=by,
-                                 folds=folds, seed=seed, starts=starts, cv_mazes=cv_mazes,
-                                 **excluded)
-    else:
-        report = fit_models(run_dir, list(models) or None, protocol=protocol, by=by,
-                            level=level, folds=folds, seed=seed, starts=starts, cv_mazes=cv_mazes,
-                            max_iterations=DEFAULT_ITERATIONS if max_iterations is None
-                            else max_iterations, **excluded)
-    if output:
-        write(report, output)
+    with compiling(say_compiling):
+        report = _fit(run_dir, level, protocol, models, by, folds, cv_mazes, seed, starts,
+                      max_iterations, params, refit_lapse, excluded, Progress().count)
+    node = level == "node"
+    written = (write_node_fit if node else write_fit)(report, output) if output else []
     for line in getattr(report, "warnings", ()):
         click.echo(f"Warning: {line}", err=True)
-    _print(report, as_json, text)
+    _print(report, as_json, format_node_fit if node else format_fit, written, FILES)
+
+
+def _fit(run_dir, level, protocol, models, by, folds, cv_mazes, seed, starts, max_iterations,
+         params, refit_lapse, excluded, progress):
+    """The report of `fit`: another fit's models scored, or the models fitted at a level."""
+    from mazesim.humans import fit_models, fit_node_models, score_models
+    from mazesim.humans.fit import DEFAULT_ITERATIONS
+
+    if params:
+        return score_models(run_dir, params, list(models) or None, level=level,
+                            refit_lapse=refit_lapse, **excluded)
+    if level == "node":
+        return fit_node_models(run_dir, list(models) or None, protocol=protocol, by=by,
+                               folds=folds, seed=seed, starts=starts, cv_mazes=cv_mazes,
+                               progress=progress, **excluded)
+    return fit_models(run_dir, list(models) or None, protocol=protocol, by=by, level=level,
+                      folds=folds, seed=seed, starts=starts, cv_mazes=cv_mazes,
+                      progress=progress, max_iterations=DEFAULT_ITERATIONS
+                      if max_iterations is None else max_iterations, **excluded)
 
 
 @main.command()
@@ -206,7 +230,8 @@ def fit(run_dir: str, level: str, protocol: str, models: tuple[str, ...], by: st
 @_EXCLUDE_MAZE
 @_JSON
 @click.option("-o", "--output", type=click.Path(file_okay=False),
-              help="Folder for comparison.md and its tables (comparison_*.csv).")
+              help="Folder for comparison.md and its tables (comparison_*.csv); new, empty, or "
+                   "an earlier comparison's folder.")
 def compare(human_run: str, sim_run: str, fit_params: bool, seed: int,
             exclude_participants: str | None, exclude_mazes: tuple[str, ...], as_json: bool,
             output: str | None) -> None:
@@ -216,17 +241,16 @@ def compare(human_run: str, sim_run: str, fit_params: bool, seed: int,
     choices at each mark (Fisher's test, Holm-adjusted), moves per maze correlations.
     """
     from mazesim.humans.compare import compare_runs, format_comparison
-    from mazesim.humans.compare_output import write_comparison
-
+    from mazesim.humans.compare_output import FILES, write_comparison
     from mazesim.humans.data import participant_list
 
+    output_folder(output, FILES)
     comparison = compare_runs(human_run, sim_run, fit=fit_params, seed=seed,
                               exclude_mazes=exclude_mazes,
                               exclude_participants=participant_list(exclude_participants)
                               if exclude_participants else ())
-    if output:
-        write_comparison(comparison, output)
-    _print(comparison, as_json, format_comparison)
+    written = write_comparison(comparison, output) if output else []
+    _print(comparison, as_json, format_comparison, written, FILES)
 
 
 @main.command()
@@ -255,7 +279,8 @@ def compare(human_run: str, sim_run: str, fit_params: bool, seed: int,
 @_EXCLUDE_MAZE
 @_JSON
 @click.option("-o", "--output", type=click.Path(file_okay=False),
-              help="Folder for predict.csv, predict_models.csv, predict.png and heatmaps.png.")
+              help="Folder for predict.csv, predict_models.csv, predict.png and heatmaps.png; "
+                   "new, empty, or an earlier check's folder.")
 def predict(run_dir: str, fit_dir: str, walks: int, seed: int, cv_mazes: int,
             models: tuple[str, ...], pooled: bool, workers: int, routes: bool,
             exclude_participants: str | None, exclude_mazes: tuple[str, ...], as_json: bool,
@@ -265,8 +290,11 @@ def predict(run_dir: str, fit_dir: str, walks: int, seed: int, cv_mazes: int,
     from mazesim.humans import excluded, load_human_run
     from mazesim.humans.data import participant_list
     from mazesim.humans.predict import predict_run
-    from mazesim.humans.predict_output import format_predict, write_predict
+    from mazesim.cli._progress import Progress
+    from mazesim.humans.predict_output import FILES, format_predict, write_predict
+    from mazesim.jit import compiling
 
+    output_folder(output, (*FILES, ROUTES_JSON))
     run = excluded(load_human_run(run_dir), participant_list(exclude_participants)
                    if exclude_participants else (), exclude_mazes)
     if routes:
@@ -276,16 +304,19 @@ def predict(run_dir: str, fit_dir: str, walks: int, seed: int, cv_mazes: int,
 
         checked = check_routes(run, fit_dir, walks=walks, seed=seed, cv_mazes=cv_mazes,
                                models=models)
+        written = []
         if output:
             Path(output).mkdir(parents=True, exist_ok=True)
-            (Path(output) / "routes.json").write_text(json.dumps(checked.to_json()) + "\n")
-        _print(checked, as_json, format_routes)
+            written = [Path(output) / ROUTES_JSON]
+            written[0].write_text(json.dumps(checked.to_json()) + "\n")
+        _print(checked, as_json, format_routes, written, (*FILES, ROUTES_JSON))
         return
-    report = predict_run(run, fit_dir, walks=walks, seed=seed, cv_mazes=cv_mazes,
-                         models=models, pooled=pooled, workers=workers)
-    if output:
-        write_predict(report, output)
-    _print(report, as_json, format_predict)
+    with compiling(say_compiling):
+        report = predict_run(run, fit_dir, walks=walks, seed=seed, cv_mazes=cv_mazes,
+                             models=models, pooled=pooled, workers=workers,
+                             progress=Progress().count)
+    written = write_predict(report, output) if output else []
+    _print(report, as_json, format_predict, written, FILES)
 
 
 @main.command()
@@ -316,12 +347,12 @@ def transfer(run_dir: str, fit_dir: str, folds: int, walks: int, models: tuple[s
     beside the same model refitted here (cross-validated), the gap in bits per decision with a
     paired interval over people, and with --walks the per-maze correlation of steps."""
     from mazesim.humans.data import participant_list
-    from mazesim.humans.transfer import format_transfer, load_and_transfer, write_transfer
+    from mazesim.humans.transfer import FILES, format_transfer, load_and_transfer, write_transfer
 
+    output_folder(output, FILES)
     report = load_and_transfer(run_dir, fit_dir, folds=folds, seed=seed, walks=walks,
                                models=models, workers=workers,
                                exclude_participants=participant_list(exclude_participants)
                                if exclude_participants else (), exclude_mazes=exclude_mazes)
-    if output:
-        write_transfer(report, output)
-    _print(report, as_json, format_transfer)
+    written = [write_transfer(report, output)] if output else []
+    _print(report, as_json, format_transfer, written, FILES)

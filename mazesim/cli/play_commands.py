@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import signal
 from typing import Iterator
 
 import click
@@ -36,6 +37,7 @@ def play(config: str, host: str | None, port: int | None, public_url: str | None
     server = open_server(config, public_url=public_url, **given)   # defaults: play.server
     info = start_info(server)
     try:                                # a Ctrl-C as soon as the start is read stops it too
+        _stop_on_signals()
         if as_json:
             click.echo(json.dumps(info))
         else:
@@ -54,6 +56,18 @@ def play(config: str, host: str | None, port: int | None, public_url: str | None
     finally:
         server.server_close()
         server.recorder.store.close()
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def _stop_on_signals() -> None:
+    """SIGINT and SIGTERM stop the server whatever this process inherited: a command started
+    in the background (`cmd &` from a script) starts with SIGINT ignored, and a signal before
+    the server's own handlers are in place (or after they are gone) would be lost."""
+    for number in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(number, _interrupt)
 
 
 @contextlib.contextmanager

@@ -9,7 +9,7 @@ import click
 import numpy as np
 
 from mazesim.cli import main
-from mazesim.cli._options import CELL, SEED
+from mazesim.cli._options import CELL, SEED, wrote
 from mazesim.errors import LevelError
 from mazesim.maze import read_maze
 from mazesim.search.knight import MAX_PATH_BOARD, knight_distance, knight_path
@@ -96,6 +96,8 @@ def chase(maze_file, chasers, steps, seed, wander, output, as_json):
     text = json.dumps(report) if as_json else _chase_text(maze, report, not output)
     if text:                                   # nothing to say: a picture of no chasers
         click.echo(text)
+    if output and not as_json:
+        wrote([output])
 
 
 def _chase_text(maze, report: dict, picture: bool) -> str:

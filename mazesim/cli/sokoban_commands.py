@@ -29,8 +29,12 @@ __all__ = ["sokoban"]
 def sokoban(level_file: str, number: int, method: str, prune: str | None,
             time_limit: float | None, as_json: bool) -> None:
     """Solve a Sokoban level: moves, pushes, the LURD solution, states explored and time."""
-    level = read_level(level_file, number)
-    result = solve(level, method=method, prune=prune, time_limit=time_limit, notice=say_compiling)
+    from mazesim.jit import compiling
+
+    with compiling(say_compiling):               # on a terminal, a first run says it compiles
+        level = read_level(level_file, number)
+        result = solve(level, method=method, prune=prune, time_limit=time_limit,
+                       notice=say_compiling)
     click.echo(json.dumps(result.to_dict()) if as_json else _text(printable(level.source), result))
 
 

@@ -8,7 +8,7 @@ import json
 import click
 
 from mazesim.cli import main
-from mazesim.cli._options import VISION, LibraryDefault
+from mazesim.cli._options import VISION, LibraryDefault, wrote
 from mazesim.render import MAX_SCALE, TREE_SCALE
 
 __all__ = ["tree"]
@@ -55,3 +55,5 @@ def tree(maze_file, vision, merged, as_json, output, scale):
     click.echo(f"{maze_name(built.maze)} ({built.vision}{', merged' if merged else ''}): "
                f"{counts}{sum(len(n.children) >= 2 for n in nodes):,} decisions, "
                f"{sum(not n.children for n in nodes):,} leaves, depth {max(built.levels())}")
+    if output:
+        wrote([output])

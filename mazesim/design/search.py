@@ -15,7 +15,7 @@ generator under the same constraints.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import Mapping
 
 import numpy as np
 from scipy.special import ndtr

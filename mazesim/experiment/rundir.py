@@ -7,6 +7,9 @@ was written in (`ENVIRONMENT_FILE`, by `storage.RunStore.write_head`).
   included), so no lock is ever stale, and forked workers do not inherit it. A second writer
   (another process, or another writer in this one) is refused with one line naming the
   holder's pid and command; a writer that holds the lock passes it on (`RunStore(lock=...)`).
+  A writer that finishes removes the file while it still holds the lock; a writer that locked
+  a file since removed locks again (the file it took must be the one at the path), so a
+  finished run keeps no lock file and two writers never hold two files.
 - **Readers never write.** The database is opened `mode=ro`; in a directory this process may
   not write (a read-only copy, another user's run), SQLite cannot make its WAL index there, so
   the database is opened `immutable` (nobody can be writing it), unless a WAL file holds
@@ -30,7 +33,7 @@ import sys
 import threading
 import time
 import zipfile
-from contextlib import closing
+from contextlib import closing, suppress
 from importlib import metadata
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -49,14 +52,21 @@ _SAMPLE_FILE = re.compile(r"trajectories/trials-[0-9]{9}(-[0-9]+)?\.npz")
 
 
 class RunLock:
-    """The writer's lock of one run directory, held until `release()` (idempotent)."""
+    """The writer's lock of one run directory, held until `release()` (idempotent), which
+    removes the lock file."""
 
-    def __init__(self, key: tuple[int, int], fd: int) -> None:
-        self._key, self._fd = key, fd
+    def __init__(self, key: tuple[int, int], fd: int, path: Path) -> None:
+        self._key, self._fd, self._path = key, fd, path
+
+    def moved(self, run_dir: Path) -> None:
+        """The locked directory was renamed `run_dir` (the file removed at release is there)."""
+        self._path = Path(run_dir) / LOCK_FILE
 
     def release(self) -> None:
         with _HELD_GUARD:
             if self._fd is not None:
+                with suppress(OSError):   # a read-only or vanished directory
+                    os.unlink(self._path)
                 os.close(self._fd)
                 del _HELD[self._key]
                 self._fd = None
@@ -81,16 +91,9 @@ def lock_run(run_dir: Path, writer: str = "mazesim run") -> RunLock:
             holder = _HELD.get((info.st_dev, info.st_ino))
         except OSError:
             holder = None
-        if holder is None:
-            try:
-                fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
-            except OSError as err:
-                raise RunError(f"{run_dir}: cannot write ({err.strerror})") from None
-            try:
-                fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError:
-                holder = _holder(fd)
-                os.close(fd)
+        fd = None
+        while holder is None and fd is None:
+            fd, holder = _try_lock(run_dir, path)
         if holder is not None:
             raise RunError(f"{run_dir}: {holder} is writing this run; wait for it to finish "
                            "or stop it (a run has one writer at a time)")
@@ -100,7 +103,31 @@ def lock_run(run_dir: Path, writer: str = "mazesim run") -> RunLock:
         os.ftruncate(fd, len(words))
         info = os.fstat(fd)
         _HELD[(info.st_dev, info.st_ino)] = holder
-        return RunLock((info.st_dev, info.st_ino), fd)
+        return RunLock((info.st_dev, info.st_ino), fd, path)
+
+
+def _try_lock(run_dir: Path, path: Path) -> tuple[int | None, str | None]:
+    """(descriptor, None) with the lock taken on the file at `path`; (None, holder's words)
+    when another holds it; (None, None) when the file locked was removed meanwhile by a writer
+    that finished (try again)."""
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    except OSError as err:
+        raise RunError(f"{run_dir}: cannot write ({err.strerror})") from None
+    try:
+        fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        holder = _holder(fd)
+        os.close(fd)
+        return None, holder
+    try:
+        same = os.path.samestat(os.fstat(fd), os.stat(path))
+    except OSError:
+        same = False
+    if same:
+        return fd, None
+    os.close(fd)
+    return None, None
 
 
 def _holder(fd: int) -> str:

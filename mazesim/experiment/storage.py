@@ -22,7 +22,7 @@ import os
 import sqlite3
 import tempfile
 import zipfile
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, Iterable, Iterator, Mapping, NamedTuple, Sequence
@@ -157,6 +157,7 @@ class RunStore:
         self.conn: sqlite3.Connection | None = None
         self.legacy = False
         self._config: dict[str, Any] | None = None
+        self._writer = False
         if not create and not self.path.is_file():
             raise RunError(f"{self.run_dir}: not a run directory (no {DATABASE})")
         if create and lock is None:
@@ -170,29 +171,38 @@ class RunStore:
             if create:
                 self._close_connection()
                 self.conn = open_database(self.path, writable=True)
+                self._writer = True
                 with self._sqlite():
                     if fresh:
                         self.conn.executescript(_SCHEMA)
                     elif self.legacy:
                         self._migrate()
         except BaseException:
-            self.close()
+            self.close(finished=False)
             raise
 
     def __enter__(self) -> RunStore:
         return self
 
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
+    def __exit__(self, kind: Any, *exc: Any) -> None:
+        self.close(finished=kind is None)
 
-    def close(self) -> None:
-        self._close_connection()
+    def close(self, finished: bool = True) -> None:
+        """Close; `finished` False (a failure) leaves the database file exactly as it is."""
+        self._close_connection(finished)
         if self._lock is not None:
             self._lock.release()
             self._lock = None
 
-    def _close_connection(self) -> None:
+    def _close_connection(self, finished: bool = False) -> None:
+        """Close the connection; a finished writer's last act turns the database back into one file (a
+        rollback journal: WAL's -wal and -shm go), so that the readers that open a finished run
+        later (`mode=ro`, which cannot remove them) leave none behind; while another process
+        still reads, it stays in WAL mode (changing needs the database alone)."""
         if self.conn is not None:
+            if self._writer and finished:
+                with suppress(sqlite3.OperationalError):
+                    self.conn.execute("PRAGMA journal_mode=DELETE")
             self.conn.close()
             self.conn = None
 

@@ -212,8 +212,7 @@ def omitted_conditions(run: Run) -> list[Omitted]:
     s, t = run.settings, run.trials
     lengths = t["maze_id"].map(solution_lengths(run))
     shortest = (t["reached"] & (t["moves"] == lengths)).to_numpy()
-    out = [Omitted(a, v, "walks the shortest path in every trial: its moves are the solution "
-                   "length, so r = 1 with solution_length by construction")
+    out = [Omitted(a, v, _SHORTEST.format(why=_why_shortest(s.specs.get(a, {}), v)))
            for a, v in condition_keys(run) if shortest[run.condition_rows[(a, v)]].all()]
     done = {(o.agent, o.vision) for o in out}
     stored = t[t["trial_id"].isin(run.sampled)]
@@ -224,6 +223,20 @@ def omitted_conditions(run: Run) -> list[Omitted]:
             out += [Omitted(agent, v, f"ignores vision: the same agent as at vision {shown}, "
                             "shown there") for v in visions if v != shown]
     return out
+
+
+_SHORTEST = ("walks the shortest path in every trial{why}: its moves are the solution length, so "
+             "r = 1 with solution_length by construction")
+
+
+def _why_shortest(spec: Mapping[str, Any], vision: str) -> str:
+    """Why an agent that is not `shortest` walks the shortest path: at full vision the exit is
+    in sight from the first step, and goal seeking (every agent's default but the study's
+    walkers') walks straight to it; a random walk then is no random walk."""
+    if vision != "full" or not spec.get("goal_seeking") or spec.get("type") == "shortest":
+        return ""
+    return (" (at full vision it sees the exit from the first step, and goal seeking, the "
+            "default, walks straight to it; `goal_seeking: false` walks by its own rule)")
 
 
 def solution_lengths(run: Run) -> pd.Series:

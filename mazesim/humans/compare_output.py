@@ -11,7 +11,7 @@ from typing import Any, Iterable
 from mazesim.errors import DataError
 from mazesim.humans.compare import Comparison, format_comparison, moves_note
 
-__all__ = ["COMPARISON", "BITS_CSV", "PARTICIPANTS_CSV", "MOVES_CSV", "CHOICES_CSV",
+__all__ = ["COMPARISON", "BITS_CSV", "PARTICIPANTS_CSV", "MOVES_CSV", "CHOICES_CSV", "FILES",
            "write_comparison"]
 
 COMPARISON = "comparison.md"
@@ -19,6 +19,8 @@ BITS_CSV = "comparison_bits.csv"
 PARTICIPANTS_CSV = "comparison_participants.csv"
 MOVES_CSV = "comparison_moves.csv"
 CHOICES_CSV = "comparison_choices.csv"
+FILES = (COMPARISON, BITS_CSV, PARTICIPANTS_CSV, MOVES_CSV, CHOICES_CSV)
+"""Every file a comparison writes into its folder."""
 
 
 def write_comparison(c: Comparison, folder: str | Path) -> list[Path]:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 from scipy import optimize, stats
@@ -35,6 +35,7 @@ from mazesim.humans.data import HumanRun, bits
 from mazesim.humans.folds import group_name, maze_folds
 from mazesim.humans.models import (LogitModel, ModelSpec, PlanSteps, build_model, parse_model,
                                    with_lapse)
+from mazesim.humans.ranking import Ranking, rank_fitted
 
 __all__ = ["BY", "Estimate", "ParticipantFit", "ModelFit", "FitReport", "fit_run",
            "DEFAULT_FOLDS", "DEFAULT_STARTS", "MAX_FOLDS", "MAX_STARTS", "MAX_MODELS",
@@ -197,6 +198,10 @@ class FitReport:
     (new mazes, `mazesim.humans.folds`)."""
     level: str = "junction"
     """The decisions fitted (`humans.data.LEVELS`)."""
+    ranking: Ranking | None = None
+    """The models compared over people (`ranking.rank_fitted`), or None ..."""
+    ranking_note: str = ""
+    """... and why not."""
 
     @property
     def warnings(self) -> list[str]:
@@ -213,6 +218,9 @@ class FitReport:
                                     "and observed-information errors"),
                "converged": not self.warnings, "warnings": self.warnings,
                "models": [m.to_json() for m in self.models]}
+        out["ranking"] = None if self.ranking is None else self.ranking.to_json()
+        if self.ranking is None:
+            out["ranking_note"] = self.ranking_note
         if self.params_from is not None:
             out.update(params_from=self.params_from, refit_lapse=self.refit_lapse)
         if self.by == "participant":
@@ -223,7 +231,8 @@ class FitReport:
 
 def fit_run(run: HumanRun, models: Sequence[str | ModelSpec], *, by: str = "pooled",
             folds: int = DEFAULT_FOLDS, seed: int = 0, starts: int = DEFAULT_STARTS,
-            max_iterations: int = DEFAULT_ITERATIONS, cv_mazes: int = 0) -> FitReport:
+            max_iterations: int = DEFAULT_ITERATIONS, cv_mazes: int = 0,
+            progress: Callable[[str, int, int], None] | None = None) -> FitReport:
     """Fit each model of `models` (names, `mazesim.humans.models.parse_model`, or specs) to
     `run`.
 
@@ -232,7 +241,8 @@ def fit_run(run: HumanRun, models: Sequence[str | ModelSpec], *, by: str = "pool
     nothing). `cv_mazes` K > 0 cross-validates over K folds of groups of mazes instead
     (`mazesim.humans.folds`: each decision scored by the fit without its maze's group).
     `max_iterations` caps each optimiser run; a fit that reaches it is flagged
-    (`ModelFit.not_converged`), not dropped.
+    (`ModelFit.not_converged`), not dropped. `progress(label, done, total)` hears of each model
+    as it starts and when all are done.
     """
     d = run.decisions
     people = len(run.participants)
@@ -247,7 +257,9 @@ def fit_run(run: HumanRun, models: Sequence[str | ModelSpec], *, by: str = "pool
         0, people, size=(BOOTSTRAP_SAMPLES, people))
     plans = PlanSteps(run) if any(s.make().goal_seeking for s in specs) else None
     out = []
-    for spec in specs:
+    tell = progress or (lambda label, done, total: None)
+    for i, spec in enumerate(specs):
+        tell(f"models fitted (now {spec.label})", i, len(specs))
         model = build_model(spec, run, plans)
         rng = np.random.default_rng(np.random.SeedSequence([seed, *spec.label.encode()]))
         every = np.arange(len(d))
@@ -261,10 +273,13 @@ def fit_run(run: HumanRun, models: Sequence[str | ModelSpec], *, by: str = "pool
         out.append(_model_fit(spec, run, pooled, cv_log, samples, own,
                               _score(spec, model, run, pooled, every), cluster, naive,
                               tuple(fit.failed)))
+    tell("models fitted", len(specs), len(specs))
     key = (lambda m: m.cv_bits) if folds else (lambda m: m.bits)
-    return FitReport(str(run.path), len(d), people, d.baseline_bits(), folds, seed, by,
-                     tuple(sorted(out, key=key)),
-                     folds_over=MAZE_GROUPS if cv_mazes else PARTICIPANTS, level=run.level)
+    fits = tuple(sorted(out, key=key))
+    ranking, note = rank_fitted(fits, seed=seed)
+    return FitReport(str(run.path), len(d), people, d.baseline_bits(), folds, seed, by, fits,
+                     folds_over=MAZE_GROUPS if cv_mazes else PARTICIPANTS, level=run.level,
+                     ranking=ranking, ranking_note=note)
 
 
 def decision_maze_folds(run: HumanRun, folds: int, seed: int) -> np.ndarray:
@@ -320,9 +335,11 @@ def score_run(run: HumanRun, fitted: Sequence[tuple[str, Estimate]], *,
         estimate = Estimate(dict(held.params), float(lapse), float(log_probs.sum()), len(d))
         out.append(ModelFit(spec.label, spec.agent, estimate, int(refit_lapse), None, None,
                             parts, log_probs, None, {}, {p.name: p.scale for p in spec.free}))
-    return FitReport(str(run.path), len(d), people, d.baseline_bits(), 0, 0, "pooled",
-                     tuple(sorted(out, key=lambda m: m.bits)), params_from, refit_lapse,
-                     run.level)
+    fits = tuple(sorted(out, key=lambda m: m.bits))
+    ranking, note = rank_fitted(fits, held_out=True)
+    return FitReport(str(run.path), len(d), people, d.baseline_bits(), 0, 0, "pooled", fits,
+                     params_from, refit_lapse, level=run.level, ranking=ranking,
+                     ranking_note=note)
 
 
 def _finite(interval: tuple[float, float]) -> list[float] | None:

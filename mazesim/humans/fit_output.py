@@ -25,18 +25,18 @@ from mazesim.errors import (DataError, MazesimError, file_problem, load_json, ne
                             read_text, short)
 from mazesim.humans.fit import MAX_MODELS, Estimate, FitReport
 from mazesim.humans.models import parse_model
+from mazesim.humans.ranking_output import RANKING_CSV, format_ranking, write_ranking
 from mazesim.limits import MAX_NESTING
 
-__all__ = ["FIT_CSV", "PARTICIPANTS_CSV", "FIGURE", "RANKING_CSV", "PARAM_PREFIX", "format_fit",
-           "write_fit", "read_fitted", "fit_rows", "fitted_row", "declared_params",
-           "MAX_FIT_ROWS"]
+__all__ = ["FIT_CSV", "PARTICIPANTS_CSV", "FIGURE", "FILES", "RANKING_CSV", "PARAM_PREFIX",
+           "format_fit", "write_fit", "read_fitted", "fit_rows", "fitted_row", "declared_params",
+           "only_models", "MAX_FIT_ROWS"]
 
 FIT_CSV = "fit.csv"
 PARTICIPANTS_CSV = "fit_participants.csv"
 FIGURE = "fit.png"
-RANKING_CSV = "ranking.csv"
-"""A node fit's paired comparison (`node_fit_output`): removed by every write of a fit, so that
-an earlier fit's ranking never sits beside a later fit's table."""
+FILES = (FIT_CSV, PARTICIPANTS_CSV, FIGURE, RANKING_CSV)
+"""Every file a fit writes into its folder (`ranking.csv` when models were compared)."""
 PARAM_PREFIX = "param_"
 MAX_FIT_ROWS = 1_000_000
 """Most rows of a fit's table that are read (one per model, or per model and person)."""
@@ -66,6 +66,7 @@ def format_fit(report: FitReport) -> str:
         cv_bits = "" if m.cv_bits is None else f"{m.cv_bits:.3f}"
         lines.append(f"| {m.model} | {m.k} | {m.estimate.lapse:.4f} | {m.bits:.3f} | "
                      f"{cv_bits} | {ci} | {m.aic:.1f} | {m.bic:.1f} |")
+    lines += format_ranking(report.ranking, report.ranking_note)
     lines += ["", "Fitted parameters (all decisions; 95 % Wald intervals from the larger of "
               "the cluster-robust (by participant) and the observed-information errors):", ""]
     for m in report.models:
@@ -99,6 +100,7 @@ def _format_scored(report: FitReport) -> str:
              "bits per decision. Bits = -mean log2 p(chosen).", *_warnings(report), "",
              "| model | lapse | bits |", "|---|---:|---:|"]
     lines += [f"| {m.model} | {m.estimate.lapse:.4f} | {m.bits:.3f} |" for m in report.models]
+    lines += format_ranking(report.ranking, report.ranking_note, "held-out")
     return "\n".join(lines) + "\n"
 
 
@@ -114,9 +116,9 @@ def _interval(interval: tuple[float, float], spec: str = ".3g") -> str:
 
 
 def write_fit(report: FitReport, folder: str | Path) -> list[Path]:
-    """Write `fit.csv`, `fit_participants.csv` and the figure of cross-validated bits per model
-    (in-sample bits without cross-validation) into `folder`, removing an earlier fit's
-    `RANKING_CSV`; returns their paths."""
+    """Write `fit.csv`, `fit_participants.csv`, the figure of cross-validated bits per model
+    (in-sample bits without cross-validation) and, when models were compared over people,
+    `ranking.csv` into `folder`; returns their paths."""
     folder = Path(folder)
     try:
         return _write(report, folder)
@@ -157,6 +159,8 @@ def _write(report: FitReport, folder: Path) -> list[Path]:
                                  "" if p.pooled_bits is None else p.pooled_bits,
                                  *_values(fit.params, names)])
     _figure(report, paths[2])
+    if report.ranking is not None:
+        paths.append(write_ranking(report.ranking, folder))
     return paths
 
 
@@ -326,11 +330,10 @@ def _figure(report: FitReport, path: Path) -> None:
     ax.set_yticks(list(y))
     ax.set_yticklabels([m.model for m in models], fontsize=8)
     ax.set_xlabel(("cross-validated " if cv else "in-sample ") + "bits per decision"
-                  + (" (95 % CI)" if cv else ""), fontsize=9)
-    ax.set_title(f"{report.decisions:,} decisions, {report.participants} participants",
-                 fontsize=9)
-    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.3 / len(models) - 0.25),
-              frameon=False)
+                  + (" (95 % CI)" if cv else "") + ": lower is better", fontsize=9)
+    ax.set_title(f"How well each model predicts people's choices: {report.decisions:,} "
+                 f"decisions of {report.participants} participants", fontsize=9)
+    ax.legend(fontsize=8, loc="best", framealpha=0.8)
     fig.tight_layout()
     fig.savefig(path, dpi=_DPI)
     plt.close(fig)

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import os
 import shutil
-import tempfile
+import secrets
 from glob import escape as glob_escape
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,7 +42,11 @@ from mazesim.maze import Maze, format_maze
 from mazesim.records import CHOICE_DTYPE
 
 __all__ = ["RECORDER", "WARN_TRIALS", "ImportSummary", "import_mst", "import_csv", "import_vgc",
-           "import_source", "check_recording", "map_warnings", "format_summary"]
+           "import_source", "check_recording", "map_warnings", "format_summary", "SKIP_HINT"]
+
+SKIP_HINT = " (skip_invalid imports the valid trials and lists the others)"
+"""The end of the error of a bad trial: the parameter that imports the rest (the command line
+names its own flag instead)."""
 
 RECORDER = "import"
 """The `recorder` (meta) of a run of people imported by `mazesim import`."""
@@ -150,8 +154,7 @@ def import_source(source: Source, run_dir: str | Path, *, skip_invalid: bool = F
     if problems and not skip_invalid:
         first = problems[0]
         hint = next((f"; {w}" for w in warnings if w.startswith(f"maze {first.maze}: ")), "")
-        raise DataError(first.describe(source.path) + printable(hint) + " (skip_invalid "
-                        "imports the valid trials and lists the others)")
+        raise DataError(first.describe(source.path) + printable(hint) + SKIP_HINT)
     if not valid:
         raise DataError(f"{source.path}: no valid trial to import")
     return _write_aside(source, valid, tuple(problems), warnings, run_dir)
@@ -198,7 +201,8 @@ def _write_aside(source: Source, valid: list[Recording], skipped: tuple[Problem,
     try:
         run_dir.parent.mkdir(parents=True, exist_ok=True)
         _clear_leftovers(run_dir)
-        part = Path(tempfile.mkdtemp(prefix=_leftover_prefix(run_dir), dir=run_dir.parent))
+        part = run_dir.parent / f"{_leftover_prefix(run_dir)}{secrets.token_hex(8)}"
+        part.mkdir()                   # as any run directory: the umask's mode, not mkdtemp's 0700
     except OSError as err:
         raise DataError(f"-o {run_dir}: cannot write ({err.strerror or err})") from None
     lock = None
@@ -206,6 +210,7 @@ def _write_aside(source: Source, valid: list[Recording], skipped: tuple[Problem,
         lock = lock_run(part, "mazesim import")
         summary = _write(source, valid, skipped, warnings, part, run_dir, lock)
         os.rename(part, run_dir)
+        lock.moved(run_dir)
     except OSError as err:
         shutil.rmtree(part, ignore_errors=True)
         raise DataError(f"-o {run_dir}: cannot write ({err.strerror or err})") from None

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 from scipy import optimize
@@ -46,7 +46,7 @@ from mazesim.humans.models import with_lapse
 from mazesim.humans.mixed_logit import (chosen_log_probabilities, grouped, map_weights,
                                         population)
 from mazesim.humans.node_choices import NodeChoices
-from mazesim.humans.ranking import Ranking, rank_models
+from mazesim.humans.ranking import Ranking, rank_fitted
 
 __all__ = ["PROTOCOLS", "POPULATION_FOLDS", "NodeFitReport", "fit_nodes", "logit_peer_fit",
            "LogitPeerFit", "node_maze_folds", "score_nodes", "held_probabilities"]
@@ -70,11 +70,14 @@ _METHOD = "SLSQP"
 class NodeFitReport:
     """Node models fitted under one protocol: the models as the junction fit reports them
     (`report`, best first by cross-validated bits) and their ranking over people (none for a
-    single model or without cross-validation)."""
+    single model or without cross-validation: `report.ranking_note` says why)."""
 
     protocol: str
     report: FitReport
-    ranking: Ranking | None
+
+    @property
+    def ranking(self) -> Ranking | None:
+        return self.report.ranking
 
     @property
     def level(self) -> str:
@@ -83,8 +86,7 @@ class NodeFitReport:
     def to_json(self) -> dict:
         r = self.report
         return {"level": LEVEL, "protocol": self.protocol, "run": r.run, "folds": r.folds,
-                "seed": r.seed, "by": r.by, **r.to_json(),
-                "ranking": None if self.ranking is None else self.ranking.to_json()}
+                "seed": r.seed, "by": r.by, **r.to_json()}
 
 
 @dataclass(frozen=True, eq=False)
@@ -104,17 +106,18 @@ class LogitPeerFit:
 
 def fit_nodes(choices: NodeChoices, models: Sequence[str] | None = None, *,
               protocol: str = PROTOCOLS[0], by: str = BY[0], folds: int = DEFAULT_FOLDS,
-              seed: int = 0, starts: int = DEFAULT_STARTS, cv_mazes: int = 0) -> NodeFitReport:
+              seed: int = 0, starts: int = DEFAULT_STARTS, cv_mazes: int = 0,
+              progress: Callable[[str, int, int], None] | None = None) -> NodeFitReport:
     """Fit `models` (names of the node-model registry; default every one) to `choices` under
     `protocol` (module docstring). `folds`: participants' folds under `ml` (0: none), each
     person's folds under `peer` (at least 2); `cv_mazes` K > 0 (`ml` only): K folds over groups
-    of mazes instead of participants (`mazesim.humans.folds`)."""
+    of mazes instead of participants (`mazesim.humans.folds`). `progress(label, done, total)` as
+    `fit_run`'s."""
     names = _check(choices, models, protocol, by, 0 if cv_mazes else folds, seed, starts)
     if cv_mazes and protocol == "peer":
         raise DataError("cv_mazes: folds over mazes are the ml protocol's (the peer protocol "
                         "folds each person's decisions)")
     people, n = len(choices.participants), len(choices)
-    counts = np.bincount(choices.participant, minlength=people)
     if cv_mazes:
         fold_of, folds = node_maze_folds(choices, cv_mazes, seed), cv_mazes
     elif protocol == "ml" and folds:
@@ -122,20 +125,20 @@ def fit_nodes(choices: NodeChoices, models: Sequence[str] | None = None, *,
             np.random.SeedSequence(seed).spawn(1)[0]))[choices.participant]
     else:
         fold_of = None
-    fits = [(_peer_model if protocol == "peer" else _ml_model)(
-        name, choices, folds=folds, seed=seed, starts=starts, by=by, fold_of=fold_of)
-        for name in names]
+    tell = progress or (lambda label, done, total: None)
+    fits = []
+    for i, name in enumerate(names):
+        tell(f"models fitted (now {name})", i, len(names))
+        fits.append((_peer_model if protocol == "peer" else _ml_model)(
+            name, choices, folds=folds, seed=seed, starts=starts, by=by, fold_of=fold_of))
+    tell("models fitted", len(names), len(names))
     key = (lambda m: m.cv_bits) if (folds or protocol == "peer") else (lambda m: m.bits)
     fits.sort(key=key)
-    ranking = None
-    if len(fits) >= 2 and (folds or protocol == "peer"):
-        ll = np.array([[-p.cv_bits * p.decisions * math.log(2) for p in m.participants]
-                       for m in fits]).T
-        ranking = rank_models([m.model for m in fits], np.minimum(ll, 0.0), counts, seed=seed)
+    ranking, note = rank_fitted(fits, seed=seed)
     report = FitReport(choices.source, n, people, choices.baseline_bits(), folds, seed, by,
                        tuple(fits), folds_over=MAZE_GROUPS if cv_mazes else PARTICIPANTS,
-                       level=LEVEL)
-    return NodeFitReport(protocol, report, ranking)
+                       level=LEVEL, ranking=ranking, ranking_note=note)
+    return NodeFitReport(protocol, report)
 
 
 def node_maze_folds(choices: NodeChoices, folds: int, seed: int) -> np.ndarray:

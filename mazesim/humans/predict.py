@@ -26,8 +26,9 @@ Every random choice flows from `seed`: model m, maze id i, person p walks with t
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -159,10 +160,12 @@ def read_fit(fit_dir: str | Path) -> list[FittedModel]:
 
 def predict_run(run: HumanRun, fit_dir: str | Path, *, walks: int = DEFAULT_WALKS,
                 seed: int = 0, cv_mazes: int = 0, models: Sequence[str] = (),
-                pooled: bool = False, workers: int = 1) -> PredictReport:
+                pooled: bool = False, workers: int = 1,
+                progress: Callable[[str, int, int], None] | None = None) -> PredictReport:
     """The predictive check of the fit in `fit_dir` on `run` (the module docstring); `models`
     picks labels of the fit (default: all), `pooled` walks everyone with the pooled parameters,
-    `workers` local processes walk."""
+    `workers` local processes walk; `progress(label, done, total)` hears of the (model, maze)
+    walks as they finish."""
     fitted = _pick(read_fit(fit_dir), models, fit_dir)
     if fitted[0].level == NODE:
         from mazesim.humans.node_choices import check_observed
@@ -170,11 +173,13 @@ def predict_run(run: HumanRun, fit_dir: str | Path, *, walks: int = DEFAULT_WALK
         check_observed(run)          # else its walkers walk a full-vision run's shortest path
     units = _units(run)
     _check(walks, seed, cv_mazes, len(fitted), units, workers)
-    checks = _walk_all(run, fitted, units, walks, seed, pooled, range(len(units)), workers)
+    tell = progress or (lambda label, done, total: None)
+    checks = _walk_all(run, fitted, units, walks, seed, pooled, range(len(units)), workers,
+                       partial(tell, "mazes walked by the models"))
     heldout: list[HeldOut | None] = [None] * len(fitted)
     if cv_mazes:
         steps, unfinished = _cross_validate(run, fitted, units, walks, seed, pooled, cv_mazes,
-                                            workers)
+                                            workers, tell)
         heldout = [held_out(_people_means(units), steps[m], _unfinished(units), seed,
                             unfinished[m]) for m in range(len(fitted))]
     out = tuple(model_check(f.label, f.agent, _own_count(f, run, pooled), checks[m],
@@ -283,9 +288,10 @@ def _own_count(fitted: FittedModel, run: HumanRun, pooled: bool) -> int:
 
 
 def _walk_all(run: HumanRun, fitted: Sequence[FittedModel], units: Sequence[Unit], walks: int,
-              seed: int, pooled: bool, which: Sequence[int], workers: int
-              ) -> list[list[MazeCheck | None]]:
-    """checks[model][unit] of the units `which` (None elsewhere): one task per model and unit."""
+              seed: int, pooled: bool, which: Sequence[int], workers: int,
+              tell: Callable[[int, int], None]) -> list[list[MazeCheck | None]]:
+    """checks[model][unit] of the units `which` (None elsewhere): one task per model and unit;
+    `tell(done, total)` as tasks finish."""
     from mazesim.experiment.executors import execute
 
     tasks = []
@@ -297,10 +303,14 @@ def _walk_all(run: HumanRun, fitted: Sequence[FittedModel], units: Sequence[Unit
             tasks.append((m, u, unit.name, unit.maze, unit.vision, f.agent, settings,
                           walks, entropy, unit.people, unit.sight, unit.probe, unit.walked))
     out: list[list[MazeCheck | None]] = [[None] * len(units) for _ in fitted]
+    finished = 0
+    tell(finished, len(tasks))
     for done in execute(_task, tasks, workers=workers):
         if done is not None:                # (None: a pause without a finished task)
             m, u, check = done
             out[m][u] = check
+            finished += 1
+            tell(finished, len(tasks))
     return out
 
 
@@ -312,7 +322,8 @@ def _task(task: tuple) -> tuple[int, int, MazeCheck]:
 
 
 def _cross_validate(run: HumanRun, fitted: Sequence[FittedModel], units: Sequence[Unit],
-                    walks: int, seed: int, pooled: bool, folds: int, workers: int
+                    walks: int, seed: int, pooled: bool, folds: int, workers: int,
+                    tell: Callable[[str, int, int], None]
                     ) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """Each model's mean steps and unfinished share on each maze, walked with the fit without
     that maze's fold."""
@@ -324,6 +335,7 @@ def _cross_validate(run: HumanRun, fitted: Sequence[FittedModel], units: Sequenc
     unfinished = [np.full(len(units), np.nan) for _ in fitted]
     for fold in range(folds):
         train = run.select(fold_of[trial_unit] != fold)
+        tell(f"fold {fold + 1} of {folds}: refitting", 0, 1)
         try:
             refits = _refit(train, fitted, by, seed)
         except DataError as err:
@@ -332,7 +344,8 @@ def _cross_validate(run: HumanRun, fitted: Sequence[FittedModel], units: Sequenc
                             f"{held}) failed: {err}") from None
         again = [_refitted(f, refits[f.label]) for f in fitted]
         which = [int(u) for u in np.flatnonzero(fold_of == fold)]
-        checks = _walk_all(run, again, units, walks, seed, pooled, which, workers)
+        checks = _walk_all(run, again, units, walks, seed, pooled, which, workers,
+                           partial(tell, f"fold {fold + 1} of {folds}: mazes walked"))
         for m in range(len(fitted)):
             for u in which:
                 steps[m][u] = checks[m][u].steps.model_mean

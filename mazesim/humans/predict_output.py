@@ -18,13 +18,15 @@ from mazesim.errors import DataError  # noqa: E402
 from mazesim.humans.predict import PredictReport  # noqa: E402
 from mazesim.humans.predict_stats import ALPHA, FIRST, MEASURES, ModelCheck  # noqa: E402
 from mazesim.markup import markdown_text  # noqa: E402
-from mazesim.render import maze_image, save_image, side_by_side  # noqa: E402
+from mazesim.render import HEAT_COLOURS, maze_image  # noqa: E402
 
-__all__ = ["PREDICT_CSV", "MODELS_CSV", "FIGURE", "HEATMAPS", "HEATMAP_MAZES",
+__all__ = ["PREDICT_CSV", "MODELS_CSV", "FIGURE", "HEATMAPS", "FILES", "HEATMAP_MAZES",
            "format_predict", "write_predict"]
 
 PREDICT_CSV, MODELS_CSV = "predict.csv", "predict_models.csv"
 FIGURE, HEATMAPS = "predict.png", "heatmaps.png"
+FILES = (PREDICT_CSV, MODELS_CSV, FIGURE, HEATMAPS)
+"""Every file a predictive check writes into its folder."""
 HEATMAP_MAZES = 3
 """Maps drawn: the first model's worst, median and best by |log(model / people mean steps)|."""
 _DPI = 90
@@ -32,6 +34,7 @@ _METADATA = {"Software": None}       # no version string: same run, same bytes
 _PANEL = 3.0                         # inches per panel of the figure
 _COLUMNS = 4
 _SCALE = 24                          # pixels per cell of a heat map
+_MAP = 2.6                           # inches per map of the heat maps
 
 
 def format_predict(report: PredictReport) -> str:
@@ -159,7 +162,9 @@ def _panel(ax, m: ModelCheck) -> None:
     finite = np.concatenate([x[np.isfinite(x)], y[np.isfinite(y)]])
     top = float(finite.max()) * 1.05 if len(finite) else 1.0
     ax.plot([0, top], [0, top], color="tab:gray", linewidth=0.6, linestyle="--")
-    ax.set_title(f"{m.name[:40]}: r {_f(m.maze_r)}", fontsize=8)
+    ax.set_title(f"{_short(m.name, 40)}: r {_f(m.maze_r)}", fontsize=8)
+    ax.set_xlabel("people: mean steps", fontsize=7)
+    ax.set_ylabel(f"{_short(m.name, 24)}: mean steps", fontsize=7)
     ax.tick_params(labelsize=7)
     ax.legend(fontsize=6, loc="upper left", frameon=False)
 
@@ -171,7 +176,10 @@ def _errors(centre: np.ndarray, intervals: list[tuple[float, float]]) -> np.ndar
 
 
 def _heatmaps(report: PredictReport, path: Path) -> None:
-    """People's and the first model's visits on its worst, median and best mazes."""
+    """People's and the first model's visits on its worst, median and best mazes: one row per
+    maze, people left and the model (named) right, and the colour scale of both."""
+    from matplotlib.colors import LinearSegmentedColormap
+
     first = report.models[0]
     people = np.array([c.steps.people_mean for c in first.mazes])
     model = np.array([c.steps.model_mean for c in first.mazes])
@@ -179,13 +187,29 @@ def _heatmaps(report: PredictReport, path: Path) -> None:
         gap = np.abs(np.log(model / people))
     order = [i for i in np.argsort(-np.nan_to_num(gap, nan=-1.0), kind="stable")]
     picks = list(dict.fromkeys([order[0], order[len(order) // 2], order[-1]]))[:HEATMAP_MAZES]
-    images, labels = [], []
-    for i in picks:
+    fig, axes = plt.subplots(len(picks), 2, figsize=(2 * _MAP + 1.2, _MAP * len(picks) + 0.8),
+                             squeeze=False)
+    for row, i in zip(axes, picks):
         unit = report.units[i]
-        images += [maze_image(unit.maze, visits=unit.walked.visits, scale=_SCALE),
-                   maze_image(unit.maze, visits=first.mazes[i].visits, scale=_SCALE)]
-        labels += [f"{unit.name[:14]}: people", "model"]
-    save_image(side_by_side(images, labels), path)
+        for ax, visits, who in ((row[0], unit.walked.visits, "people"),
+                                (row[1], first.mazes[i].visits, _short(first.name, 24))):
+            ax.imshow(maze_image(unit.maze, visits=visits, scale=_SCALE))
+            ax.set_title(f"{_short(unit.name, 20)}: {who}", fontsize=8)
+            ax.set_axis_off()
+    ramp = LinearSegmentedColormap.from_list("visits", np.array(HEAT_COLOURS) / 255.0)
+    bar = fig.colorbar(plt.cm.ScalarMappable(cmap=ramp), ax=axes, shrink=0.6, ticks=[0, 1])
+    bar.ax.set_yticklabels(["1 visit", "most"], fontsize=7)
+    bar.set_label("visits per cell (each map: from 1 to its most visited cell)", fontsize=7)
+    fig.suptitle(f"Where people and {_short(first.name, 40)} walk: its worst, median and best "
+                 "mazes (mean steps)\nS green, G magenta, walls black, cells never visited "
+                 "white", fontsize=8)
+    fig.savefig(path, dpi=_DPI, metadata=_METADATA)
+    plt.close(fig)
+
+
+def _short(text: str, most: int) -> str:
+    """`text` cut to `most` characters, "..." marking the cut (a title that fits its panel)."""
+    return text if len(text) <= most else text[:most - 3] + "..."
 
 
 def _choices(counts: dict[str, int]) -> str:

@@ -34,8 +34,8 @@ from scipy import special, stats
 
 from mazesim.errors import DataError
 
-__all__ = ["PairedDifference", "ModelFrequencies", "Ranking", "rank_models", "model_frequencies",
-           "BOOTSTRAP_SAMPLES", "DIRICHLET_SAMPLES", "CONFIDENCE", "MAX_PEOPLE", "MAX_MODELS"]
+__all__ = ["PairedDifference", "ModelFrequencies", "Ranking", "rank_models", "rank_fitted",
+           "model_frequencies", "BOOTSTRAP_SAMPLES", "DIRICHLET_SAMPLES", "CONFIDENCE", "MAX_PEOPLE", "MAX_MODELS"]
 
 BOOTSTRAP_SAMPLES = 2000
 DIRICHLET_SAMPLES = 100_000
@@ -147,6 +147,28 @@ def rank_models(models: Sequence[str], log_likelihood: np.ndarray, decisions: np
     freq = model_frequencies(ll, seed=seed)
     return Ranking(tuple(models), people, total, tuple(float(b) for b in pooled), models[best],
                    diffs, tuple(float(c) for c in counts), freq)
+
+
+def rank_fitted(fits: Sequence, *, held_out: bool = False, seed: int = 0
+                ) -> tuple[Ranking | None, str]:
+    """`rank_models` over the people of fitted models (`fit.ModelFit`s of one report: the same
+    people in the same order), from each person's held-out bits: cross-validated (`cv_bits`),
+    or, with `held_out`, under parameters fitted on other data (`pooled_bits` of a scored fit).
+    (None, the reason) when there is nothing to compare; the reason is "" otherwise."""
+    if len(fits) < 2:
+        return None, "one model: nothing to compare"
+    if not held_out and fits[0].cv_bits is None:
+        return None, ("no paired comparison without cross-validation: each person's bits "
+                      "under parameters fitted to them reward the models with more parameters")
+    people = [i for i, p in enumerate(fits[0].participants) if p.decisions > 0]
+    if len(people) < 2:
+        return None, "fewer than two people with decisions: nothing to compare over people"
+    key = "pooled_bits" if held_out else "cv_bits"
+    n = np.array([fits[0].participants[i].decisions for i in people], np.int64)
+    bits = np.array([[getattr(m.participants[i], key) for i in people] for m in fits],
+                    np.float64).T
+    ll = np.minimum(-bits * n[:, None] * math.log(2), 0.0)
+    return rank_models([m.model for m in fits], ll, n, seed=seed), ""
 
 
 def model_frequencies(log_evidence: np.ndarray, *, seed: int = 0) -> ModelFrequencies:

@@ -34,9 +34,12 @@ from mazesim.humans.fit import BOOTSTRAP_SAMPLES, CONFIDENCE, DEFAULT_FOLDS, Fit
 from mazesim.humans.fit_output import only_models, read_fitted
 
 __all__ = ["ModelTransfer", "TransferReport", "transfer_run", "load_and_transfer", "fit_level",
-           "format_transfer", "write_transfer"]
+           "format_transfer", "write_transfer", "FILES"]
 
 JUNCTION, NODE = "junction", "node"
+TRANSFER_CSV = "transfer.csv"
+FILES = (TRANSFER_CSV,)
+"""What `-o` writes."""
 
 
 @dataclass(frozen=True)
@@ -223,7 +226,7 @@ def write_transfer(report: TransferReport, folder: str | Path) -> Path:
     path = Path(folder)
     try:
         path.mkdir(parents=True, exist_ok=True)
-        with open(path / "transfer.csv", "w", newline="", encoding="utf-8") as handle:
+        with open(path / TRANSFER_CSV, "w", newline="", encoding="utf-8") as handle:
             writer = csvfile.writer(handle)
             writer.writerow(["model", "level", "held_bits", "refit_bits", "gap", "gap_low",
                              "gap_high", "people_worse", "people", "maze_r", "maze_r_low",
@@ -236,4 +239,4 @@ def write_transfer(report: TransferReport, folder: str | Path) -> Path:
                                  "" if m.mazes is None else m.mazes])
     except OSError as err:
         raise DataError(f"folder {folder}: cannot write ({err.strerror or err})") from None
-    return path / "transfer.csv"
+    return path / TRANSFER_CSV

@@ -1,6 +1,7 @@
 """`mazesim simulate` and `mazesim agents`."""
 
 import json
+import re
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -49,6 +50,7 @@ def test_simulate_text_summary_and_picture(tmp_path):
     result = _run("simulate", TUTORIAL, "--agent", "shortest", "--trials", "3", "-o", str(out))
     assert result.exit_code == 0, result.output
     assert "moves: mean 14.0, median 14, min 14, max 14" in result.output
+    assert result.output.endswith(f"wrote {out}\n")
     image = Image.open(out)
     assert image.size == (130, 70)
     one = tmp_path / "one.png"
@@ -90,6 +92,18 @@ def test_agents_lists_every_agent_with_defaults():
     assert len(listing) == 22 and listing["finite-memory"]["horizon"] == 7
     assert listing["du"] == {"goal_seeking": True, "max_steps": None, "lapse": 0.0,
                              "tau": 1.74, "gamma": 0.76}
+
+
+def test_agents_speaks_the_user_s_words():
+    """It printed node-choice's weights as 9 unnamed numbers and cited "DESIGN section 6" and
+    "WallFollower", which a user does not have."""
+    from mazesim.agents.node_features import NODE_FEATURES
+
+    text = _run("agents").output
+    assert "DESIGN" not in text and "WallFollower" not in text
+    weights = re.search(r"weights=\{(.*)\}", text).group(1)
+    assert [pair.split(": ")[0] for pair in weights.split(", ")] == list(NODE_FEATURES)
+    assert "revisit: -1.1" in weights
 
 
 def test_simulate_takes_every_vision_in_one_canonical_form():

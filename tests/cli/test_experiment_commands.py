@@ -10,6 +10,7 @@ import yaml
 from click.testing import CliRunner
 
 from mazesim.cli import experiment_commands, main
+from mazesim.cli._progress import Progress
 
 ROOT = Path(__file__).resolve().parents[2]
 MAZE = ROOT / "experiments" / "branch-point-a" / "maze.txt"
@@ -245,7 +246,7 @@ def _told(tty: bool) -> str:
     100 trials in 2 s, the report."""
     now = [0.0]
     stream = _Stream(tty)
-    told = experiment_commands._Progress(stream, clock=lambda: now[0])
+    told = Progress(stream, clock=lambda: now[0])
     for done, label in enumerate(["walks of dfs", "generator digging", "bootstrap"]):
         told.compiling(done, 3, label)
         now[0] += 20.0
@@ -283,8 +284,27 @@ def test_on_a_terminal_the_bar_counts_trials_after_the_compilation():
 
 def test_a_resumed_run_counts_only_the_trials_left():
     stream = _Stream(True)
-    told = experiment_commands._Progress(stream, clock=lambda: 0.0)
+    told = Progress(stream, clock=lambda: 0.0)
     told.trials(40, 100)
     told.trials(100, 100)
     told.close()
     assert "60/60" in stream.getvalue() and "100/" not in stream.getvalue()
+
+
+def test_a_count_is_drawn_in_place_on_a_terminal_and_nothing_is_said_when_piped():
+    """fit and predict ran 48 s and 100 s without a word on a terminal; piped, their output
+    stays their result alone."""
+    now = [0.0]
+    for tty in (True, False):
+        stream = _Stream(tty)
+        told = Progress(stream, clock=lambda: now[0])
+        for done in range(4):
+            told.count("models fitted (now dfs)" if done < 3 else "models fitted", done, 3)
+            now[0] += 1.0
+        said = stream.getvalue()
+        if tty:
+            assert said.split("\r") == ["", "\x1b[Kmodels fitted (now dfs): 0 of 3",
+                                        "\x1b[Kmodels fitted (now dfs): 1 of 3",
+                                        "\x1b[Kmodels fitted (now dfs): 2 of 3", "\x1b[K"]
+        else:
+            assert said == ""

@@ -46,7 +46,7 @@ def test_import_errors_are_one_line_and_leave_no_run(mst, tmp_path):
     result = run("import", "mst", folder, "-o", tmp_path / "run")
     assert result.exit_code == 2
     assert result.output == (f"Error: {folder / 'plandata.csv'}:5: participant s3, maze fork, "
-                             "step 2: (2, 2) is a wall (skip_invalid imports the valid trials "
+                             "step 2: (2, 2) is a wall (--skip-invalid imports the valid trials "
                              "and lists the others)\n")
     assert not (tmp_path / "run").exists()
     result = run("import", "mst", folder, "-o", tmp_path / "run", "--skip-invalid", "--json")
@@ -110,9 +110,40 @@ def test_fit_json_and_files(mst, tmp_path):
     assert {m["model"] for m in data["models"]} == {"random-walk",
                                                     "choice-model:goal=0,region=0"}
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
-        "fit.csv", "fit.png", "fit_participants.csv"]
+        "fit.csv", "fit.png", "fit_participants.csv", "ranking.csv"]
     text = run("fit", tmp_path / "run", "--model", "random-walk", "--cv", "0")
     assert text.exit_code == 0 and text.output.startswith("# Models fitted to")
+
+
+def test_one_output_rule_and_one_message_for_every_folder(three, tmp_path):
+    """`fit -o` wrote over any folder silently while `import` refused a non-empty one, and
+    nothing said what was written: now a folder is new, empty or the same command's earlier
+    output (replaced: a table not written again goes), else refused before the work; the
+    text ends with `wrote FOLDER: files`."""
+    out = tmp_path / "fit"
+    result = run("fit", three, "--model", "random-walk", "--model", "weighted-walker", "--cv",
+                 "3", "-o", out)
+    assert result.exit_code == 0, result.output
+    assert result.output.endswith(f"wrote {out}: fit.csv, fit_participants.csv, fit.png, "
+                                  "ranking.csv\n")
+    result = run("fit", three, "--model", "random-walk", "--cv", "3", "-o", out, "--json")
+    assert result.exit_code == 0 and json.loads(result.stdout)["ranking_note"] == (
+        "one model: nothing to compare")
+    assert sorted(p.name for p in out.iterdir()) == ["fit.csv", "fit.png",
+                                                     "fit_participants.csv"]
+    (out / "notes.txt").write_text("mine")
+    for args in (["fit", three, "--model", "random-walk"], ["predict", three, "--fit", out],
+                 ["compare", three, three]):
+        result = run(*args, "-o", out)
+        assert result.exit_code == 2 and result.stderr == (
+            f"Error: -o {out}: holds 'fit.csv' and 3 more, which this command does not write; "
+            "give a new or empty folder, or one this command wrote before\n") if args[0] != \
+            "fit" else result.stderr == (
+            f"Error: -o {out}: holds 'notes.txt', which this command does not write; give a "
+            "new or empty folder, or one this command wrote before\n"), result.output
+    assert (out / "notes.txt").read_text() == "mine"
+    result = run("import", "mst", tmp_path / "mst", "-o", out)
+    assert result.exit_code == 2 and "exists and is not an empty folder" in result.stderr
 
 
 @pytest.mark.parametrize("args, message", [
@@ -215,6 +246,11 @@ def test_fit_node_level_json_and_files(three, tmp_path):
     text = run("fit", three, "--level", "node", "--model", "random", "--cv", "0")
     assert text.exit_code == 0 and text.output.startswith("# Node models fitted to")
     assert "3 node decisions of 3 participants" in text.output
+    out = tmp_path / "in-sample"          # --cv 0 wrote no ranking.csv and said nothing of it
+    text = run("fit", three, "--level", "node", "--model", "du", "--model", "random", "--cv",
+               "0", "-o", out)
+    assert "Paired comparison: none (no paired comparison without cross-validation" in \
+        text.output and not (out / "ranking.csv").exists()
 
 
 def test_fit_excludes_participants_and_mazes(three, tmp_path):

@@ -33,10 +33,31 @@ def test_a_command_imports_its_own_module_only():
     assert done.stdout.splitlines()[-1] == "['mazesim.cli.sokoban_commands'] False"
 
 
-def test_the_first_run_notice_is_said_on_a_terminal_only(monkeypatch, capsys):
-    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
-    say_compiling()
-    assert capsys.readouterr().err == "compiling kernels, first run only ...\n"
+def test_the_first_run_notice_is_said_once_on_a_terminal_only(monkeypatch, capsys):
+    import mazesim.cli
+
+    monkeypatch.setattr(mazesim.cli, "_SAID", False)
     monkeypatch.setattr(sys.stderr, "isatty", lambda: False)
     say_compiling()
     assert capsys.readouterr().err == ""
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    say_compiling()
+    say_compiling()                          # (a command that compiles twice says it once)
+    assert capsys.readouterr().err == "\r\x1b[Kcompiling kernels, first run only ...\n"
+
+
+def test_a_mistyped_command_is_one_line_with_the_closest_name():
+    result = CliRunner().invoke(main, ["simulat", "maze.txt"])
+    assert result.exit_code == 2
+    assert result.stderr == "Error: main: no such command 'simulat'; did you mean 'simulate'?\n"
+    assert CliRunner().invoke(main, ["zzz"]).stderr == "Error: main: no such command 'zzz'\n"
+
+
+def test_help_uses_nothing_click_deprecates():
+    """`click.utils.make_default_short_help` goes in Click 9 (a DeprecationWarning said so)."""
+    done = subprocess.run([sys.executable, "-W", "error::DeprecationWarning", "-m", "mazesim",
+                           "--help"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    listed = dict(line.split(None, 1) for line in done.stdout.split("Commands:\n")[1].splitlines())
+    assert listed["generate"] == "Generate a maze with ALGORITHM (see `mazesim generators`)."
+    assert listed["fit"] == "Fit models to the people of RUN_DIR by maximum likelihood..."

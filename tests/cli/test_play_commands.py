@@ -16,6 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from mazesim.cli import main
+from tests.processes import reaped
 
 CORRIDOR = "######\n#S..G#\n######\n"
 
@@ -56,21 +57,26 @@ def test_busy_port_is_one_error_line(tmp_path):
                         result.output)
 
 
-def _serve(config: Path, *args: str) -> tuple[subprocess.Popen, str]:
-    """A `mazesim play` process and its first line."""
+def _serve(config: Path, *args: str, inherit_sigint_ignored: bool = False
+           ) -> tuple[subprocess.Popen, str]:
+    """A `mazesim play` process and its first line; the caller stops it under `reaped`."""
+    ignore = (lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if inherit_sigint_ignored \
+        else None
     process = subprocess.Popen([sys.executable, "-m", "mazesim", "play", str(config),
                                 "--port", "0", *args], stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True, cwd=config.parent)
+                               stderr=subprocess.PIPE, text=True, cwd=config.parent,
+                               preexec_fn=ignore)
     line = process.stdout.readline()
     if not line:
-        raise AssertionError(process.stderr.read())
+        process.kill()
+        raise AssertionError(process.communicate()[1])
     return process, line
 
 
 def test_play_serves_on_loopback_and_prints_the_address(tmp_path):
     config = _config(tmp_path)
     process, line = _serve(config)
-    try:
+    with reaped(process):
         url = re.fullmatch(r"Session cli: open (http://127\.0\.0\.1:\d+/) in a browser\n", line)
         assert url, line
         assert process.stdout.readline() == f"  results: {tmp_path / 'run'}\n"
@@ -89,7 +95,6 @@ def test_play_serves_on_loopback_and_prints_the_address(tmp_path):
         with pytest.raises(urllib.error.HTTPError) as refused:
             urllib.request.urlopen(foreign, timeout=10)
         assert refused.value.code == 403                # and one line on stderr
-    finally:
         process.send_signal(signal.SIGINT)            # Ctrl-C: requests in flight finish first
         assert process.wait(timeout=20) == 0
     *logged, last = process.stderr.read().strip().splitlines()
@@ -101,10 +106,30 @@ def test_play_serves_on_loopback_and_prints_the_address(tmp_path):
     assert (tmp_path / "run" / "session.yaml").is_file()
 
 
+@pytest.mark.parametrize("inherited", [False, True], ids=["default", "sigint-ignored"])
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["sigint", "sigterm"])
+def test_a_signal_stops_the_server_whatever_it_inherited(tmp_path, stop, inherited):
+    """Started in the background (`cmd &` from a script: SIGINT ignored), the server outlived
+    the README test's Ctrl-C and ran on. A signal right after the start line, or after a
+    request, stops it: exit 0, `stopped`, the database closed (no lock, no journal left)."""
+    for served in range(2):
+        process, line = _serve(_config(tmp_path), "--json", inherit_sigint_ignored=inherited)
+        with reaped(process):
+            if served:
+                url = json.loads(line)["url"]
+                with urllib.request.urlopen(url, timeout=10) as response:
+                    assert response.status == 200
+            process.send_signal(stop)
+            assert process.wait(timeout=20) == 0
+        assert process.stderr.read().strip().splitlines()[-1:] == ["stopped"]
+        assert sorted(p.name for p in (tmp_path / "run").iterdir()
+                      if p.name.startswith(("results.sqlite", "writer"))) == ["results.sqlite"]
+
+
 def test_json_start_and_a_second_server_on_one_output(tmp_path):
     config = _config(tmp_path)
     process, line = _serve(config, "--json")
-    try:
+    with reaped(process):
         info = json.loads(line)
         assert set(info) == {"session", "url", "host", "port", "dashboard", "output", "links"}
         assert info["port"] > 0 and info["url"] == f"http://127.0.0.1:{info['port']}/"
@@ -115,9 +140,6 @@ def test_json_start_and_a_second_server_on_one_output(tmp_path):
         assert re.fullmatch(rf"Error: {tmp_path / 'run'}: pid {process.pid} \(mazesim play\) is "
                             r"writing this run; wait for it to finish or stop it \(a run has one "
                             r"writer at a time\)\n", result.output)
-    finally:
-        process.terminate()
-        process.wait(timeout=20)
 
 
 def test_input_errors_are_one_line(tmp_path):

@@ -114,7 +114,8 @@ def test_chase_png(runner, tmp_path):
                                   "--wander", "-o", str(out)])
     assert result.exit_code == 0, result.output
     assert Image.open(out).size == (130, 70)
-    assert [line[:1] for line in result.stdout.splitlines()] == ["A", "B"]
+    *chasers, last = result.stdout.splitlines()
+    assert [line[:1] for line in chasers] == ["A", "B"] and last == f"wrote {out}"
 
 
 def test_chase_json(runner):

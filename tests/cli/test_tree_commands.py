@@ -91,6 +91,7 @@ def test_tree_picture(runner, files, tmp_path):
     out = tmp_path / "tree.png"
     result = runner.invoke(main, ["tree", files["fork.txt"], "-o", str(out)])
     assert result.exit_code == 0, result.output
+    assert result.stdout.endswith(f"wrote {out}\n")          # it wrote in silence
     image = np.asarray(Image.open(out).convert("RGB"))
     assert image.shape == (7 * TREE_SCALE, 7 * TREE_SCALE, 3)
     ring = np.all(image[3 * TREE_SCALE:4 * TREE_SCALE, 3 * TREE_SCALE:4 * TREE_SCALE]

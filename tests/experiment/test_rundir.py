@@ -111,7 +111,9 @@ def test_a_damaged_run_is_refused_with_what_is_damaged(run, damage, create):
     with pytest.raises(RunError, match=message):
         with RunStore(run, create=create) as store:
             store.meta("config")
-    assert (run / DATABASE).read_bytes() == before          # nothing repaired or written
+    # nothing repaired or written; a writer's open may only switch the journal to WAL (a
+    # finished run is left as one file), which changes the 100-byte header's mode and counters
+    assert (run / DATABASE).read_bytes()[100:] == before[100:]
 
 
 def test_readers_never_write(run):

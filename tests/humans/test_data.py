@@ -3,6 +3,9 @@ small imported run worked out by hand, and on experiment 1 (the authors' counts)
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -70,6 +73,11 @@ def test_node_decisions_of_experiment_1(experiment_1_run):
     authors = first.select(kept).decisions()
     assert (len(authors), len(set(authors.participant.tolist()))) == (5_971, 116)
     assert authors.baseline_bits() == pytest.approx(1.223, abs=5e-4)
+    doc = re.sub(r"\s+", " ", (Path(__file__).parents[2] / "docs/human-data.md").read_text())
+    assert "all 119 people gives 6,126 node decisions" in doc     # it said 5,971 of 116 only
+    assert "5,971 decisions of 116 people" in doc
+    named = re.search(r"--exclude-participants (S\d+(?:,S\d+)*)", doc).group(1).split(",")
+    assert sorted(named) == sorted(EXCLUDED)
     for k in (0, 1_000, 4_757):                       # the rows are the walks' cuts
         trial = run.trials[k]
         cut = NodeCutter(nodes.trees[trial.maze_id]).cut(trial.positions)

@@ -18,6 +18,7 @@ from mazesim.humans.fit import _best_lapse, _folds, _log_likelihood, fit_run
 from mazesim.humans.fit_output import FIGURE, FIT_CSV, PARTICIPANTS_CSV, format_fit, write_fit
 from mazesim.humans.models import (PlanSteps, ReadModel, build_model, fitted_params,
                                    parse_model, with_lapse)
+from mazesim.humans.ranking_output import RANKING_CSV
 
 from tests.humans.conftest import GOOD
 
@@ -144,7 +145,7 @@ def test_cross_validated_bits_come_from_fits_without_the_participant(small):
 def test_fit_outputs(small, tmp_path):
     report = fit_run(small, ["random-walk", "weighted-walker"], folds=3, seed=0)
     paths = write_fit(report, tmp_path / "out")
-    assert [p.name for p in paths] == [FIT_CSV, PARTICIPANTS_CSV, FIGURE]
+    assert [p.name for p in paths] == [FIT_CSV, PARTICIPANTS_CSV, FIGURE, RANKING_CSV]
     rows = (tmp_path / "out" / FIT_CSV).read_text().splitlines()
     assert rows[0].startswith("model,agent,k,decisions,participants,baseline_bits,lapse,bits")
     assert len(rows) == 3
@@ -155,6 +156,37 @@ def test_fit_outputs(small, tmp_path):
     best = report.to_json()["models"][0]
     assert set(best) >= {"model", "params", "lapse", "bits", "cv_bits", "cv_bits_ci", "aic",
                          "bic"}
+
+
+def test_two_models_are_compared_over_people_or_a_line_says_why_not(small, tmp_path):
+    """The junction level compared models only by their separate intervals; now, as at the
+    node level, paired over people from their cross-validated (or held-out) bits."""
+    report = fit_run(small, ["random-walk", "weighted-walker"], folds=3, seed=0)
+    rank = report.ranking
+    assert rank.models == tuple(m.model for m in report.models) and rank.people == 3
+    assert rank.best == report.models[0].model and sum(rank.best_counts) == pytest.approx(3)
+    (gap,) = rank.paired
+    per_person = [b.cv_bits - a.cv_bits for a, b in zip(*(m.participants for m in
+                                                          report.models))]
+    assert gap.worse + gap.better <= 3 and gap.worse == sum(d > 0 for d in per_person)
+    assert f"Against the best ({rank.best}), paired over 3 people" in format_fit(report)
+    assert report.to_json()["ranking"]["best"] == rank.best
+    rows = write_fit(report, tmp_path / "out")[-1].read_text().splitlines()
+    assert rows[0].startswith("model,bits,bits_lost,ci_low,ci_high") and len(rows) == 3
+    in_sample = fit_run(small, ["random-walk", "weighted-walker"], folds=0)
+    assert in_sample.ranking is None and "without cross-validation" in in_sample.ranking_note
+    assert "Paired comparison: none (no paired comparison without cross-validation" in \
+        format_fit(in_sample)
+    assert RANKING_CSV not in [p.name for p in write_fit(in_sample, tmp_path / "in")]
+    one = fit_run(small, ["random-walk"], folds=3)
+    assert one.ranking is None and one.to_json()["ranking_note"] == "one model: nothing to compare"
+
+
+def test_a_fit_tells_its_progress(small):
+    heard = []
+    fit_run(small, ["random-walk", "turn-bias"], folds=0, progress=lambda *a: heard.append(a))
+    assert heard == [("models fitted (now random-walk)", 0, 2),
+                     ("models fitted (now turn-bias)", 1, 2), ("models fitted", 2, 2)]
 
 
 @pytest.mark.parametrize("models, folds, message", [

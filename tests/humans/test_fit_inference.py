@@ -170,6 +170,9 @@ def test_params_on_the_run_it_was_fitted_on_give_the_in_sample_bits(small, tmp_p
     assert refit.models[0].bits == pytest.approx(turn.bits, abs=1e-9)   # its lapse was the best
     text = run_cli("fit", small, "--params", tmp_path / "fit", "--refit-lapse").output
     assert "parameters held, the lapse refitted" in text and "| turn-bias |" in text
+    everyone = score_models(small, tmp_path / "fit")          # held-out bits: compared too
+    assert everyone.ranking.models == tuple(m.model for m in everyone.models)
+    assert "paired over" in run_cli("fit", small, "--params", tmp_path / "fit").output
 
 
 def test_params_scored_elsewhere_hold_the_fitted_weights(people):

@@ -22,7 +22,7 @@ def test_the_text(report):
     assert "the authors' protocol: each person separately, 5 folds" in text
     assert "| model | k | lapse | bits | cv bits | 95 % CI |" in text
     best = report.ranking.best
-    assert f"Against the best ({best}), per person" in text
+    assert f"Against the best ({best}), paired over {report.ranking.people} people" in text
     rows = [line for line in text.splitlines() if line.startswith("| ")]
     assert len(rows) == 2 + 3 + 1 + 2           # headers, models, the best, two against it
 

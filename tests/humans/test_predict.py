@@ -22,6 +22,7 @@ from mazesim.errors import DataError
 from mazesim.humans import fit_run, load_human_run
 from mazesim.humans.fit_output import write_fit
 from mazesim.humans.predict import MAX_WALKS, predict_run, read_fit
+from mazesim.humans.predict_output import HEATMAP_MAZES, write_predict
 from mazesim.humans.predict_walks import people_walks, sight_of_goal
 from mazesim.humans.recovery import simulate_population
 from mazesim.maze import parse_maze
@@ -102,8 +103,12 @@ def test_per_person_parameters_are_walked_where_the_fit_has_them(walkers, tmp_pa
     fitted = read_fit(tmp_path / "own")[0]
     assert len(fitted.own) == PEOPLE
     own = predict_run(run, tmp_path / "own", walks=3, seed=0)
-    pooled = predict_run(run, tmp_path / "own", walks=3, seed=0, pooled=True)
+    heard = []
+    pooled = predict_run(run, tmp_path / "own", walks=3, seed=0, pooled=True,
+                         progress=lambda *a: heard.append(a))
     assert (own.models[0].own_params, pooled.models[0].own_params) == (PEOPLE, 0)
+    mazes = len(own.models[0].mazes)                    # one walk task per model and maze
+    assert heard == [("mazes walked by the models", k, mazes) for k in range(mazes + 1)]
     assert own.models[0].mazes[0].steps != pooled.models[0].mazes[0].steps
 
 
@@ -280,3 +285,35 @@ def test_model_walks_are_walked_in_bounded_batches_with_the_same_result(monkeypa
     assert len(batches) == 11 and max(batches) <= predict_walks.CHUNK_MOVES
     for field in ("steps", "reached", "revisits", "exit_seen", "first", "visits"):
         assert np.array_equal(getattr(whole, field), getattr(parts, field)), field
+
+
+def test_the_figures_say_what_they_show(walkers, tmp_path, monkeypatch):
+    """heatmaps.png's labels collided ("4vs1_mirror: peoplemodel"), had no colour scale and
+    did not name the model; predict.png's panels had no axis labels; fit.png never said lower
+    is better. Read from the figures as they are saved."""
+    from matplotlib.figure import Figure
+
+    saved = {}
+    real = Figure.savefig
+    monkeypatch.setattr(Figure, "savefig",
+                        lambda fig, path, **kw: (saved.__setitem__(Path(path).name, fig),
+                                                 real(fig, path, **kw))[1])
+    root, run = walkers
+    write_predict(predict_run(run, root / "fit-a", walks=2, seed=0), tmp_path / "p")
+    heat = saved["heatmaps.png"]
+    maps = [ax for ax in heat.axes if ax.get_title()]
+    assert len(maps) == 2 * min(HEATMAP_MAZES, MAZES)
+    assert [ax.get_title().split(": ")[1] for ax in maps] == ["people", "choice-model"] * (
+        len(maps) // 2)
+    (bar,) = [ax for ax in heat.axes if "visits per cell" in ax.get_ylabel()]
+    assert "choice-model" in heat._suptitle.get_text()
+    for ax in saved["predict.png"].axes:
+        if ax.axison:
+            assert ax.get_xlabel() == "people: mean steps"
+            assert ax.get_ylabel() == "choice-model: mean steps"
+    write_fit(fit_run(run, ["choice-model", "right-hand"], folds=2, seed=0, starts=1),
+              tmp_path / "f")
+    (ax,) = saved["fit.png"].axes
+    assert ax.get_xlabel().endswith("lower is better")
+    assert ax.get_title().startswith("How well each model predicts people's choices")
+    assert ax.get_legend().get_window_extent().y0 >= ax.get_window_extent().y0   # inside
