@@ -12,7 +12,9 @@ recover.py's `CHOICE`, and `--lapse`), who walk `--mazes` generated `digging` ma
 each person's own fit too). The value to hold is the population's mean of each parameter
 (`population_means`). Printed (Markdown): for each parameter, that value, then for the pooled
 fit (`mazesim fit`'s estimate and interval: the larger of the cluster-robust and the observed
-information's error) and for the mean of the people's own fits (`population_estimates`: a
+information's error), for the pooled fit counting each person once (`fit_run(...,
+weigh="person")`: each decision weighted by one over its person's number, the interval of that
+weighted likelihood) and for the mean of the people's own fits (`population_estimates`: a
 t-interval over people) the mean estimate over seeds and how many of the seeds' intervals hold
 the value.
 """
@@ -50,18 +52,25 @@ def pooled_holds(fit, name: str, value: float) -> bool | None:
 
 def one_seed(model: str, centres: dict, lapse: float, args, mazes: dict, seed: int,
              folder: Path) -> list[tuple]:
-    """(parameter, population value, pooled estimate, pooled holds, own-fit mean, it holds)."""
+    """(parameter, population value, then estimate and whether its interval holds the value
+    for the pooled fit, the pooled fit counting each person once, the mean of own fits)."""
     rng = np.random.default_rng(np.random.SeedSequence([seed, *model.encode()]))
     run_dir = folder / f"{model}-{seed}"
     simulate_population(mazes, people(model, centres, lapse, args.people, args.spread, rng),
                         {"window": 2}, args.people, seed, run_dir)
-    fit = fit_run(load_human_run(run_dir), [model], folds=0, seed=seed, starts=1,
-                  by="participant").models[0]
+    run = load_human_run(run_dir)
+    fit = fit_run(run, [model], folds=0, seed=seed, starts=1, by="participant").models[0]
+    once = fit_run(run, [model], folds=0, seed=seed, starts=1, weigh="person").models[0]
     truth = population_means(model, centres, lapse, args.spread)
     own = population_estimates(fit)
-    return [(name, value, fit.estimate.lapse if name == "lapse" else fit.estimate.params[name],
-             pooled_holds(fit, name, value), own[name].mean, own[name].holds(value))
-            for name, value in truth.items()]
+    rows = []
+    for name, value in truth.items():
+        row = [name, value]
+        for f in (fit, once):
+            row += [f.estimate.lapse if name == "lapse" else f.estimate.params[name],
+                    pooled_holds(f, name, value)]
+        rows.append((*row, own[name].mean, own[name].holds(value)))
+    return rows
 
 
 def main() -> None:
@@ -80,20 +89,22 @@ def main() -> None:
              for i in range(args.mazes)}
     print(f"Coverage over {args.seeds} seeds: {args.people} people, {args.mazes} digging mazes "
           f"{args.size}x{args.size}, window 2, lapse {args.lapse}, spread {args.spread}\n")
-    print("| model | parameter | population value | pooled estimate | pooled CI holds it | "
-          "own-fit mean | its CI holds it |")
-    print("|---|---|---:|---:|---:|---:|---:|")
+    print("| model | parameter | population value | pooled estimate | its CI holds it | "
+          "each person once | its CI holds it | own-fit mean | its CI holds it |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
     with tempfile.TemporaryDirectory() as tmp:
         for model in models:
             rows = [one_seed(model, centres[model][0], args.lapse, args, mazes, seed,
                              Path(tmp)) for seed in range(args.seeds)]
             for i, (name, value, *_) in enumerate(rows[0]):
                 mine = [r[i] for r in rows]
-                pooled = [r[3] for r in mine if r[3] is not None]
-                print(f"| {model} | {name} | {value:.4g} | "
-                      f"{np.mean([r[2] for r in mine]):.4g} | "
-                      f"{sum(pooled)}/{len(pooled)} | {np.mean([r[4] for r in mine]):.4g} | "
-                      f"{sum(r[5] for r in mine)}/{len(mine)} |", flush=True)
+                cells = []
+                for at in (2, 4, 6):
+                    held = [r[at + 1] for r in mine if r[at + 1] is not None]
+                    cells += [f"{np.mean([r[at] for r in mine]):.4g}",
+                              f"{sum(held)}/{len(held)}"]
+                print(f"| {model} | {name} | {value:.4g} | " + " | ".join(cells) + " |",
+                      flush=True)
 
 
 if __name__ == "__main__":

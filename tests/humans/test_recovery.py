@@ -16,7 +16,9 @@ import pytest
 
 from mazesim import generate, make_agent
 from mazesim.agents.vision import MST_VISION
+from mazesim.errors import DataError
 from mazesim.humans import fit_run, load_human_run, read_mst
+from mazesim.humans.fit import _best_lapse, person_weights
 from mazesim.humans.recovery import (people, population_estimates, population_means,
                                      simulate_population)
 from mazesim.experiment.storage import RunStore
@@ -148,6 +150,38 @@ def test_population_means_are_the_mean_of_the_people_drawn():
     assert exact["lapse"] == pytest.approx(np.mean([a.lapse for a in drawn]), abs=0.003)
     assert exact["horizon"] == pytest.approx(np.mean([a.horizon for a in drawn]), abs=0.05)
     assert population_means("bfs", {}, 0.4, 0.0) == {"lapse": pytest.approx(0.4)}
+
+
+def test_person_weights_count_every_person_once():
+    participant = np.array([0, 0, 0, 2, 2, 0, 3])         # person 1 made no decision
+    weights = person_weights(participant)
+    assert weights.sum() == pytest.approx(len(participant))
+    totals = np.bincount(participant, weights=weights)
+    assert totals[[0, 2, 3]] == pytest.approx([7 / 3] * 3) and totals[1] == 0
+
+
+def test_a_lapse_fitted_with_every_person_once_is_the_mean_of_their_lapses():
+    """A rule's choice taken or not, three options everywhere: each person's own lapse is
+    1.5 times their share of other choices, and the likelihood with every person counted once
+    is maximal at the mean of those lapses (the pooled one weighs the busy person more)."""
+    rng = np.random.default_rng(3)
+    people = np.repeat([0, 1, 2], [40, 200, 90])
+    lapses = np.array([0.2, 0.6, 0.35])
+    chosen = (rng.random(len(people)) >= lapses[people] * 2 / 3).astype(float)
+    n_open = np.full(len(people), 3)
+    own = [_best_lapse(chosen[people == i], n_open[people == i])[0] for i in range(3)]
+    weighted = _best_lapse(chosen, n_open, person_weights(people))[0]
+    pooled = _best_lapse(chosen, n_open)[0]
+    assert weighted == pytest.approx(np.mean(own), abs=1e-9)
+    assert abs(pooled - np.mean(own)) > 0.03
+
+
+def test_a_fit_weighs_decisions_or_people_and_nothing_else(tmp_path, generated):
+    simulate_population(generated, make_agent("bfs", lapse=0.3), {"window": 2}, 4, 1,
+                        tmp_path / "people")
+    run = load_human_run(tmp_path / "people")
+    with pytest.raises(DataError, match=r"weigh: 'each' \(allowed: decision, person\)"):
+        fit_run(run, ["bfs"], folds=0, weigh="each")
 
 
 @pytest.mark.slow
