@@ -227,8 +227,8 @@ def fit_run(run: HumanRun, models: Sequence[str | ModelSpec], *, by: str = "pool
     junction decision (the folds are dealt among them, so that no fold trains or tests on
     nothing). `max_iterations` caps each optimiser run; a fit that reaches it is flagged
     (`ModelFit.not_converged`), not dropped. `weigh` "person" maximises the likelihood with
-    every person counted once (`person_weights`), and its errors are the cluster-robust ones
-    of that weighted likelihood.
+    every person counted once (`person_weights`): the estimates' log-likelihoods and the
+    errors are those of that weighted likelihood (the scores, `log_probs`, stay per decision).
     """
     d = run.decisions
     people = len(run.participants)
