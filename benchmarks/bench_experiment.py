@@ -5,7 +5,12 @@ then reports wall time, trials/s, moves/s and the split of the time: agent kerne
 (`simulate_many`, summed over workers), the runner's overhead in the workers (seeding, agent set-up,
 sample trajectories, packing results), storage in the main process (sqlite, npz) and the report
 (in the run, and `mazesim report` of the run in a fresh process).
-The runner's overhead is compared with the kernel time (target: <= 20%). Then the first run:
+The runner's overhead is compared with the kernel time (target: <= 20%). The serial part, in CPU
+seconds (robust on a shared machine): the run's main process (mazes, kernel cache, the sweep's
+bookkeeping and storage) and the report (the larger of its own process and its helper
+processes, which run beside it), against
+the workers' CPU (kernels and all); Amdahl's law turns that fraction into the speed-up of 16
+workers (target: >= 10x). Then the first run:
 `mazesim run configs/quickstart.yaml` with an empty numba cache beside the same run warm, side by
 side in fresh processes (target: cold at most 4 times warm).
 
@@ -19,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -28,8 +34,10 @@ from dataclasses import replace
 from pathlib import Path
 
 from mazesim.experiment.config import load_config
+from mazesim.experiment.report import build_report
 from mazesim.experiment.runner import run_experiment
 from mazesim.experiment.storage import RunStore
+from mazesim.experiment.warmup import warm_up
 
 CONFIG = Path(__file__).resolve().parents[1] / "configs" / "study-first-experiment.yaml"
 QUICKSTART = CONFIG.parent / "quickstart.yaml"
@@ -51,14 +59,31 @@ def first_run(config: Path, warm_runs: int, cold: bool = True) -> tuple[float, l
     return times[0], times[1:]
 
 
+def children_cpu() -> float:
+    """CPU seconds of this process's finished child processes (workers, report helpers)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def amdahl(serial: float, parallel: float, workers: int) -> float:
+    """Speed-up with `workers` of a job of `serial` + `parallel` seconds (Amdahl's law)."""
+    return (serial + parallel) / (serial + parallel / workers)
+
+
 def once(workers: int, count: int | None) -> dict[str, float]:
     config = load_config(CONFIG)
     if count is not None:
         config = replace(config, mazes=tuple(replace(b, count=count) for b in config.mazes))
+    warm_up(config)            # a cold kernel cache compiles now, outside the CPU counted below
     with tempfile.TemporaryDirectory() as out:
-        began = time.perf_counter()
-        result = run_experiment(config, output=out, workers=workers)
+        began, children, cpu = time.perf_counter(), children_cpu(), time.process_time()
+        result = run_experiment(config, output=out, workers=workers, report=False)
+        workers_cpu, main_cpu = children_cpu() - children, time.process_time() - cpu
+        clock, cpu, children = time.perf_counter(), time.process_time(), children_cpu()
+        build_report(result.run_dir)
+        report_cpu, helpers_cpu = time.process_time() - cpu, children_cpu() - children
         wall = time.perf_counter() - began
+        result.timings["report"] = time.perf_counter() - clock
         with RunStore(result.run_dir) as store:
             per_agent = store.query(
                 "SELECT u.agent, u.vision, SUM(u.kernel_seconds), SUM(t.moves), SUM(t.n) "
@@ -75,7 +100,12 @@ def once(workers: int, count: int | None) -> dict[str, float]:
     # of the main process during the sweep (scheduling, unpickling, storage); serially only its
     # storage can be told apart from the kernels
     overhead = t["worker"] + (t["main_cpu"] if workers > 1 else t["storage"])
-    return {"wall": wall, "trials": result.trials, "moves": result.moves, "mazes": t["mazes"],
+    serial = main_cpu + max(report_cpu, helpers_cpu)
+    return {"workers_cpu": workers_cpu, "report_cpu": report_cpu, "helpers_cpu": helpers_cpu,
+            "run_cpu": main_cpu, "serial": serial,
+            "serial_fraction": serial / (serial + workers_cpu),
+            "amdahl16": amdahl(serial, workers_cpu, 16), "wall": wall, "trials": result.trials,
+            "moves": result.moves, "mazes": t["mazes"],
             "sweep": t["sweep"], "report": t["report"], "report_cli": report_cli,
             "kernel": t["kernel"],
             "worker_overhead": t["worker"], "storage": t["storage"], "main_cpu": t["main_cpu"],
@@ -88,10 +118,10 @@ def main() -> None:
     parser.add_argument("--count", type=int, default=None, help="mazes per generator")
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--quick", action="store_true",
-                        help="1 maze per generator, 1 worker: checks that the script runs")
+                        help="1 maze per generator, 2 workers: checks that the script runs")
     args = parser.parse_args()
     if args.quick:
-        args.count, args.workers, args.repeat = 1, 1, 1
+        args.count, args.workers, args.repeat = 1, 2, 1
     runs = [once(args.workers, args.count) for _ in range(args.repeat)]
     med = {k: statistics.median(r[k] for r in runs) for k in runs[0] if k != "per_agent"}
     print(f"study-first-experiment, {args.count or 100} mazes per generator, "
@@ -111,6 +141,14 @@ def main() -> None:
     print(f"  storage           {med['storage']:8.2f} s   (sqlite + npz, main process)")
     print(f"  main process CPU  {med['main_cpu']:8.2f} s   (during the sweep)")
     print(f"  overhead / kernel {100 * med['overhead_ratio']:8.1f} %  (target <= 20 %)")
+    if args.workers > 1:
+        print(f"  serial part (CPU) {med['serial']:8.2f} s   (the run's main process "
+              f"{med['run_cpu']:.2f} s: mazes, kernel cache, sweep, storage; the report's own "
+              f"{med['report_cpu']:.2f} s or its helpers' {med['helpers_cpu']:.2f} s, the "
+              "larger)")
+        print(f"  workers (CPU)     {med['workers_cpu']:8.2f} s   (kernels, set-up, packing)")
+        print(f"  serial fraction   {100 * med['serial_fraction']:8.1f} %  -> 16 workers "
+              f"{med['amdahl16']:.1f} x by Amdahl's law (target >= 10 x)")
     print("  agent kernels by condition (last run): seconds, ms/trial, moves/trial, moves/s")
     for agent, vision, seconds, moves, n in runs[-1]["per_agent"]:
         print(f"    {agent:>16} {vision:>5} {seconds:8.2f} s {1000 * seconds / n:7.2f} "

@@ -38,12 +38,11 @@ from pathlib import Path
 import numpy as np
 
 from mazesim import generate, make_agent
-from mazesim.agents.base import INTEGER
 from mazesim.agents.vision import MST_VISION
 from mazesim.humans import (default_models, fit_run, import_mst, load_human_run, parse_model,
                             read_mst)
 from mazesim.humans.fit_output import read_fitted
-from mazesim.humans.recovery import simulate_population
+from mazesim.humans.recovery import people, simulate_population
 
 CHOICE = dict(reverse=-0.5, visited=-1.0, straight=0.7, view=0.3, frontier=2.0, closed=-1.0,
               goal=4.0, region=1.5)
@@ -77,21 +76,6 @@ def quick_values(models: list[str]) -> dict:
         out[name] = ({p.name: (CHOICE[p.name] if name == "choice-model" else defaults[p.name])
                       for p in parse_model(name).free}, QUICK_LAPSE)
     return out
-
-
-def people(name: str, params: dict, lapse: float, n: int, spread: float,
-           rng: np.random.Generator) -> list:
-    """`n` agents: each value (and the lapse) times exp(N(0, spread)), clipped, rounded."""
-    free = parse_model(name).free
-    agents = []
-    for _ in range(n):
-        values = {}
-        for p in free:
-            v = min(max(params[p.name] * math.exp(rng.normal(0.0, spread)), p.low), p.high)
-            values[p.name] = round(v) if p.scale == INTEGER else v
-        person_lapse = min(lapse * math.exp(rng.normal(0.0, spread)), 1.0)
-        agents.append(make_agent(name, **values, lapse=person_lapse))
-    return agents
 
 
 def main() -> None:

@@ -162,11 +162,13 @@ def replay(run_dir: str, trial_id: int, picture: str | None, as_json: bool) -> N
 def report(run_dir: str, as_json: bool) -> None:
     """Rebuild report.md, the CSV tables and figures/ of RUN_DIR from its database (a play
     run's report adds its participants)."""
-    from mazesim.experiment.report import FIGURES
-    from mazesim.play.report import build_run_report
+    from mazesim.experiment.report import FIGURES, build_report
+    from mazesim.experiment.storage import is_play_run
 
     gc.freeze()   # the libraries stay to the end: full collections skip them (0.1 s each)
-    result = build_run_report(run_dir)
+    if is_play_run(run_dir):       # the play package (its server too) only for a play run
+        from mazesim.play.report import build_play_report as build_report
+    result = build_report(run_dir)
     if as_json:
         click.echo(json.dumps({"report": str(result.path), "tables": [
             str(p) for p in sorted(result.path.parent.glob("*.csv"))],

@@ -49,21 +49,25 @@ def build_report(run_dir: str | Path, stage: Callable[[str], None] | None = None
     `vif.csv`, `summary.csv`, `branch_choices.csv`, `figures/` and `report.md` of a run;
     `stage(text)` hears of each step as it begins.
 
-    The figures are drawn in a forked process (`background.Background`) while this one
-    computes and writes the tables."""
+    The figures are drawn, and the run's tables exported (`RunStore.export_csv`), in forked
+    processes (`background.Background`) while this one computes and writes the statistics."""
     run_dir = Path(run_dir)
     say = stage or (lambda text: None)
-    with RunStore(run_dir) as store:                     # checks the run before writing to it
-        say("report: reading the run's tables")
+    with RunStore(run_dir) as store, Background(_export, run_dir) as exports:
+        say("report: reading the run's tables (CSV exports meanwhile)")   # checked on opening
         results = read_run(store)
         omitted, choices = tuple(omitted_conditions(results)), tuple(choice_tests(results))
         shown = tuple(outcomes(results))
         with Background(_figures, run_dir / FIGURES, results, omitted, choices,
                         shown) as figures:
-            say("report: CSV exports, correlations" + (
+            say("report: correlations" + (
                 " with bootstrap intervals" if "spearman" in results.settings.methods else "")
                 + ", regressions (figures drawn meanwhile)")
-            report = _tables(store, results, omitted, choices)
+            report = Report(run_dir / REPORT, tuple(correlation_table(results, omitted)),
+                            tuple(regression_table(results)), tuple(vif_rows(results)),
+                            choices, tuple(summary_table(results)), omitted, ())
+            exports.result()           # the run's own tables first: a failed write fails there
+            _write_tables(report)
             say("report: the figures")
             drawn, notes = figures.result()
             report = replace(report, figures=tuple(drawn), notes=tuple(notes))
@@ -72,14 +76,16 @@ def build_report(run_dir: str | Path, stage: Callable[[str], None] | None = None
     return report
 
 
-def _tables(store: RunStore, results: Results, omitted: tuple[Omitted, ...],
-            choices: tuple[ChoiceTest, ...]) -> Report:
-    """The CSV exports and the tables, written; the report without its figures."""
-    run_dir = store.run_dir
-    store.export_csv(run_dir)
-    report = Report(run_dir / REPORT, tuple(correlation_table(results, omitted)),
-                    tuple(regression_table(results)), tuple(vif_rows(results)), choices,
-                    tuple(summary_table(results)), omitted, ())
+def _export(run_dir: Path) -> None:
+    """`mazes.csv`, `trials.csv` and `choices.csv` of the run (its own connection: the
+    parent's is not used across a fork)."""
+    with RunStore(run_dir) as store:
+        store.export_csv(run_dir)
+
+
+def _write_tables(report: Report) -> None:
+    """The statistics tables of `report` as CSV files beside it."""
+    run_dir = report.path.parent
     _write(run_dir / CORRELATIONS_CSV, [f.name for f in fields(Correlation)],
            map(astuple, report.correlations))
     _write(run_dir / REGRESSION_CSV, [f.name for f in fields(RegressionTerm)],
@@ -88,7 +94,6 @@ def _tables(store: RunStore, results: Results, omitted: tuple[Omitted, ...],
     _write(run_dir / SUMMARY_CSV, [f.name for f in fields(Summary)],
            map(astuple, report.summaries))
     _write(run_dir / CHOICES_CSV, _CHOICE_HEADER, _choice_rows(report.choices))
-    return report
 
 
 def _figures(folder: Path, results: Results, omitted: tuple[Omitted, ...],

@@ -26,7 +26,7 @@ from mazesim.experiment.executors import Executor, WorkersLost, open_executor
 from mazesim.experiment.seeds import maze_seed
 from mazesim.experiment.rundir import ENVIRONMENT_FILE  # noqa: F401 (public here before)
 from mazesim.experiment.storage import MazeRecord, RunStore
-from mazesim.experiment.tasks import Chunk, Unit, UnitResult, run_chunk
+from mazesim.experiment.tasks import Chunk, ChunkResult, Unit, run_chunk
 from mazesim.experiment.warmup import warm_up
 from mazesim.maze import Maze, format_maze, parse_maze
 
@@ -35,6 +35,7 @@ __all__ = ["RunResult", "RunInterrupted", "run_experiment", "plan_units", "build
 
 BATCH_TRIALS = 50_000  # trials per database transaction at most (one unit may exceed it alone)
 FLUSH_SECONDS = 2.0    # ... or commit what is done after this long
+SPLIT_BELOW = 8        # fewer chunks (mazes) per worker: each unit is a task of its own
 CONFIG_FILE = "config.yaml"
 _STATUS_RUNNING, _STATUS_COMPLETE = "running", "complete"
 
@@ -133,7 +134,8 @@ def _sweep(executor: Executor, store: RunStore, config: Config, mazes: list[Maze
     """Run the units not yet stored; their timings. Ctrl-C: commit, stop, RunInterrupted.
 
     In this process the units report their trials as they walk them (`run_chunk`'s `walked`);
-    elsewhere each unit is a task of its own, so that the count moves unit by unit."""
+    elsewhere each chunk (a maze's units) is a task, or each unit when there are too few
+    chunks to keep the workers busy (`_tasks`)."""
     done = store.done_units()
     pending = [u for u in units if u.unit_id not in done]
     total = sum(u.trials for u in units)
@@ -147,12 +149,12 @@ def _sweep(executor: Executor, store: RunStore, config: Config, mazes: list[Maze
     here = executor.in_process(len(chunks))
     task = partial(run_chunk, walked=sweep.walked) if here and progress else run_chunk
     if not here:
-        chunks = [Chunk(c.root, c.maze, (u,)) for c in chunks for u in c.units]
+        chunks = _tasks(chunks, executor.workers)
     clock, cpu = time.perf_counter(), time.process_time()
     results = executor.map(task, chunks, idle=flush_seconds)
     try:
         for finished in results:
-            sweep.add(finished or [])                   # None: nothing new, commit if due
+            sweep.add([finished] if finished else [])   # None: nothing new, commit if due
         sweep.flush()
     except KeyboardInterrupt:
         results.close()  # stops the workers without waiting for their tasks
@@ -215,7 +217,7 @@ class _Sweep:
         self.done, self.total = done, total
         self.agents = [a.label for a in config.agents]
         self.visions = list(config.vision_labels)
-        self.buffer: list[UnitResult] = []
+        self.buffer: list[ChunkResult] = []
         self.buffered = 0
         self.walking = 0             # trials walked of the unit running in this process
         self.last_flush = time.perf_counter()
@@ -229,9 +231,9 @@ class _Sweep:
         if self.progress:
             self.progress(self.done + self.buffered + self.walking, self.total)
 
-    def add(self, results: list[UnitResult]) -> None:
+    def add(self, results: list[ChunkResult]) -> None:
         self.buffer += results
-        self.buffered += sum(r.unit.trials for r in results)
+        self.buffered += sum(r.unit.trials for c in results for r in c.units)
         self.walking = 0
         if (self.buffered >= BATCH_TRIALS
                 or time.perf_counter() - self.last_flush >= self.flush_seconds):
@@ -248,8 +250,9 @@ class _Sweep:
             committed, buffered = self.buffer, self.buffered
             self.buffer, self.buffered = [], 0
         self.storage += time.perf_counter() - clock
-        self.kernel += sum(r.kernel_seconds for r in committed)
-        self.worker += sum(r.seconds - r.kernel_seconds for r in committed)
+        units = [r for chunk in committed for r in chunk.units]
+        self.kernel += sum(r.kernel_seconds for r in units)
+        self.worker += sum(r.seconds - r.kernel_seconds for r in units)
         self.done += buffered
         self.last_flush = time.perf_counter()
         if self.progress:
@@ -295,6 +298,15 @@ def _chunks(root: int, mazes: list[Maze], units: list[Unit]) -> Iterator[Chunk]:
         by_maze.setdefault(unit.maze_id, []).append(unit)
     for maze_id, group in by_maze.items():
         yield Chunk(root, mazes[maze_id], tuple(group))
+
+
+def _tasks(chunks: list[Chunk], workers: int) -> list[Chunk]:
+    """The chunks as tasks for workers: whole (the main process handles a maze's units at
+    once, and sends the maze once), or one unit each when there are fewer than
+    `SPLIT_BELOW` chunks per worker (a few mazes with many units: the workers share them)."""
+    if len(chunks) >= SPLIT_BELOW * max(1, workers):
+        return chunks
+    return [Chunk(c.root, c.maze, (u,)) for c in chunks for u in c.units]
 
 
 def _new_run_dir(base: Path) -> Path:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["MAZE_STREAM", "maze_seed", "cell_seed", "trial_seed_label"]
+__all__ = ["MAZE_STREAM", "maze_seed", "cell_seed", "trial_seed_labels"]
 
 MAZE_STREAM = 2**32 - 1  # first spawn-key word of maze streams: never a maze index
 
@@ -26,6 +26,9 @@ def cell_seed(root: int, maze_id: int, agent: int, vision: int) -> np.random.See
     return np.random.SeedSequence(root, spawn_key=(maze_id, agent, vision))
 
 
-def trial_seed_label(root: int, maze_id: int, agent: int, vision: int, trial: int) -> str:
-    """The stored text of a trial's seed: root entropy and spawn key of its stream."""
-    return f"{root}:{maze_id}.{agent}.{vision}.{trial}"
+def trial_seed_labels(root: int, maze_id: int, agent: int, vision: int, trials: int
+                      ) -> list[str]:
+    """The stored text of the seeds of trials 0 to `trials` - 1 of one cell: root entropy and
+    spawn key of each trial's stream (`root:m.a.v.i`)."""
+    prefix = f"{root}:{maze_id}.{agent}.{vision}."
+    return [prefix + str(i) for i in range(trials)]

@@ -4,8 +4,7 @@ Tables: `meta` (key, value), `mazes` (with their text, so a run directory is sel
 `parameters` (maze_id, name, value), `units` (finished sweep cells), `trials`, `choices` (junction
 departures: at marked cells for simulated runs, every one for human runs; the columns of
 `mazesim.records.CHOICE_FIELDS` after the trial's context) and `samples` (which `.npz` file holds
-a sampled trajectory: its start `t<id>_start` and one direction code per move `t<id>`, 0-3 in the
-canonical order). A unit's trials, choices and its `units` row are committed in the same
+a sampled trajectory; the file's layout: `sample_files`). A unit's trials, choices and its `units` row are committed in the same
 transaction, so an interrupted run resumes without losing or duplicating a trial. Sample
 trajectories are written before that commit.
 
@@ -24,8 +23,9 @@ import tempfile
 import zipfile
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
+from itertools import repeat
 from pathlib import Path
-from typing import Any, BinaryIO, Iterable, Iterator, Mapping, NamedTuple, Sequence
+from typing import Any, Iterable, Iterator, Mapping, NamedTuple, Sequence
 
 import numpy as np
 
@@ -33,14 +33,14 @@ from mazesim import csvfile
 from mazesim.errors import RunError
 from mazesim.experiment.rundir import (RunLock, check_config, check_database, database_error,
                                        lock_run, open_database, write_environment)
-from mazesim.experiment.seeds import trial_seed_label
-from mazesim.experiment.tasks import UnitResult
-from mazesim.maze import DELTAS
+from mazesim.experiment.sample_files import pack_samples, unpacked
+from mazesim.experiment.seeds import trial_seed_labels
+from mazesim.experiment.tasks import ChunkResult
 from mazesim.records import CHOICE_FIELDS
 
-__all__ = ["DATABASE", "TRAJECTORIES", "HUMAN", "HUMAN_PILOT", "CHOICE_COLUMNS", "MazeRecord",
-           "RunStore", "StoredTrial", "TRIAL_COLUMNS", "TrialRows", "next_trial_id", "peek_meta",
-           "read_samples", "transaction", "write_samples", "write_trials"]
+__all__ = ["DATABASE", "TRAJECTORIES", "HUMAN", "HUMAN_PILOT", "PLAY_RECORDER", "CHOICE_COLUMNS",
+           "MazeRecord", "RunStore", "is_play_run", "StoredTrial", "TRIAL_COLUMNS", "TrialRows", "next_trial_id", "peek_meta",
+           "read_samples", "transaction", "write_sample_file", "write_samples", "write_trials"]
 
 DATABASE = "results.sqlite"
 TRAJECTORIES = "trajectories"
@@ -49,6 +49,8 @@ HUMAN = "human"
 of their trials."""
 HUMAN_PILOT = f"{HUMAN}-pilot"
 """The `agent` of a pilot participant's trials: stored and exported, never counted."""
+PLAY_RECORDER = "play"
+"""The meta `recorder` of a run written by `mazesim play`."""
 _CHOICE_CONTEXT = (("trial_id", "INTEGER"), ("maze_id", "INTEGER"), ("agent", "TEXT"),
                    ("vision", "TEXT"), ("trial", "INTEGER"), ("mark", "TEXT"))
 CHOICE_COLUMNS = tuple(name for name, _ in _CHOICE_CONTEXT) + tuple(f.stored
@@ -336,30 +338,28 @@ class RunStore:
         with self._sqlite():
             return {row[0] for row in self.conn.execute("SELECT unit_id FROM units")}
 
-    def add_results(self, results: Sequence[UnitResult], root: int,
+    def add_results(self, results: Sequence[ChunkResult], root: int,
                     agent_labels: Sequence[str], vision_labels: Sequence[str]) -> None:
-        """Store finished units in one transaction, sample trajectories first (one `.npz`)."""
+        """Store finished chunks in one transaction, their sample files first (as the workers
+        packed them: one `.npz` per chunk with samples)."""
         if not results:
             return
-        samples = {r.unit.first_trial_id + i: pos for r in results for i, pos in r.samples.items()}
+        units = [res for chunk in results for res in chunk.units]
         with self._sqlite(), transaction(self.conn):
-            write_samples(self.conn, self.run_dir, samples)
-            for res in results:
-                self._insert_unit(res, root, agent_labels, vision_labels)
-
-    def _insert_unit(self, res: UnitResult, root: int, agent_labels: Sequence[str],
-                     vision_labels: Sequence[str]) -> None:
-        u = res.unit
-        agent, vision = agent_labels[u.agent_index], vision_labels[u.vision_index]
-        self.conn.execute("INSERT INTO units VALUES (?, ?, ?, ?, ?, ?, ?)",
-                          (u.unit_id, u.maze_id, agent, vision, u.trials, res.seconds,
-                           res.kernel_seconds))
-        n, first = len(res.moves), u.first_trial_id
-        coords = (root, u.maze_id, u.agent_index, u.vision_index)
-        write_trials(self.conn, TrialRows(
-            u.maze_id, agent, vision, range(first, first + n), range(n),
-            [trial_seed_label(*coords, i) for i in range(n)], res.moves, res.reached, res.capped,
-            res.choices, res.mark_names))
+            for chunk in results:
+                if chunk.sample_ids:
+                    write_sample_file(self.conn, self.run_dir, chunk.samples, chunk.sample_ids)
+            self.conn.executemany("INSERT INTO units VALUES (?, ?, ?, ?, ?, ?, ?)", [
+                (r.unit.unit_id, r.unit.maze_id, agent_labels[r.unit.agent_index],
+                 vision_labels[r.unit.vision_index], r.unit.trials, r.seconds, r.kernel_seconds)
+                for r in units])
+            for res in units:
+                u, n = res.unit, len(res.moves)
+                write_trials(self.conn, TrialRows(
+                    u.maze_id, agent_labels[u.agent_index], vision_labels[u.vision_index],
+                    range(u.first_trial_id, u.first_trial_id + n), range(n),
+                    trial_seed_labels(root, u.maze_id, u.agent_index, u.vision_index, n),
+                    res.moves, res.reached, res.capped, res.choices, res.mark_names))
 
     def sample(self, trial_id: int) -> np.ndarray | None:
         """The stored positions of a sampled trial, or None."""
@@ -442,7 +442,7 @@ def read_samples(run_dir: Path, files: Mapping[str, Sequence[int]],
         try:
             with np.load(run_dir / file) as data:
                 for trial_id in ids:
-                    out[trial_id] = _unpacked(data[f"t{trial_id}_start"], data[f"t{trial_id}"])
+                    out[trial_id] = unpacked(data[f"t{trial_id}_start"], data[f"t{trial_id}"])
         except (OSError, ValueError, KeyError, EOFError, IndexError,
                 zipfile.BadZipFile) as err:
             raise RunError(f"{run_dir}: damaged: trajectory file {file} cannot be read "
@@ -468,9 +468,8 @@ def write_trials(conn: sqlite3.Connection, rows: TrialRows) -> None:
     conn.executemany(
         f"INSERT INTO trials ({', '.join(TRIAL_COLUMNS)}) VALUES "
         f"({', '.join('?' * len(TRIAL_COLUMNS))})",
-        [(t, *condition, n, seed, m, r, c, who) for t, n, seed, m, r, c, who in zip(
-            ids, numbers, rows.seeds, _column(rows.moves), _column(rows.reached),
-            _column(rows.capped), people)])
+        zip(ids, *(repeat(c) for c in condition), numbers, rows.seeds, _column(rows.moves),
+            _column(rows.reached), _column(rows.capped), people))
     marks = list(rows.mark_names) + [""]        # NO_MARK (-1) reads the last: no mark
     records = rows.choices
     conn.executemany(
@@ -499,6 +498,17 @@ def peek_meta(run_dir: str | Path, key: str) -> Any:
     return None if row is None else _meta_value(row[0], path, key)
 
 
+def is_play_run(run_dir: str | Path) -> bool:
+    """True when `run_dir` holds a database written by `mazesim play` (its meta is all that is
+    read, and nothing of `mazesim.play` is imported: a report of any other run needs none)."""
+    if not (Path(run_dir) / DATABASE).is_file():
+        return False
+    try:
+        return peek_meta(run_dir, "recorder") == PLAY_RECORDER
+    except RunError:
+        return False                  # not a readable run: the report's own check says why
+
+
 def _meta_value(text: Any, path: Path, key: str) -> Any:
     try:
         return json.loads(text)
@@ -513,16 +523,21 @@ def write_samples(conn: sqlite3.Connection, run_dir: str | Path,
     before the commit); returns the file's name relative to `run_dir`, None when empty."""
     if not samples:
         return None
+    return write_sample_file(conn, run_dir, pack_samples(samples), sorted(samples))
+
+
+def write_sample_file(conn: sqlite3.Connection, run_dir: str | Path, image: bytes,
+                      trial_ids: Sequence[int]) -> str:
+    """Write the `.npz` file `image` (`sample_files.pack_samples`) holding `trial_ids` under
+    `run_dir` and register them in `samples`, in the caller's transaction; its name."""
     folder = Path(run_dir) / TRAJECTORIES
-    name = _free_name(conn, min(samples))
-    arrays = {key: value for trial_id, pos in samples.items()
-              for key, value in _packed(trial_id, pos).items()}
+    name = _free_name(conn, min(trial_ids))
     try:
         folder.mkdir(exist_ok=True)
         fd, part = tempfile.mkstemp(prefix=".trials-", suffix=".part", dir=folder)
         try:
             with os.fdopen(fd, "wb") as handle:
-                _savez(handle, arrays)
+                handle.write(image)
             os.replace(part, folder.parent / name)
         except BaseException:
             os.unlink(part)
@@ -530,17 +545,8 @@ def write_samples(conn: sqlite3.Connection, run_dir: str | Path,
     except OSError as err:
         raise RunError(f"{folder}: cannot write a trajectory file ({err.strerror})") from None
     conn.executemany("INSERT OR REPLACE INTO samples VALUES (?, ?)",
-                     [(int(trial_id), name) for trial_id in samples])
+                     [(int(trial_id), name) for trial_id in trial_ids])
     return name
-
-
-def _savez(handle: BinaryIO, arrays: Mapping[str, np.ndarray]) -> None:
-    """`np.savez_compressed` at zlib level 1 (numpy's is 6): four times faster, and direction
-    codes come out about as small (np.load reads either)."""
-    with zipfile.ZipFile(handle, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as archive:
-        for key, value in arrays.items():
-            with archive.open(f"{key}.npy", "w", force_zip64=True) as member:
-                np.lib.format.write_array(member, value, allow_pickle=False)
 
 
 def _free_name(conn: sqlite3.Connection, first: int) -> str:
@@ -552,24 +558,6 @@ def _free_name(conn: sqlite3.Connection, first: int) -> str:
     while conn.execute("SELECT 1 FROM samples WHERE file = ? LIMIT 1", (name,)).fetchone():
         name, n = f"{base}-{n}.npz", n + 1
     return name
-
-
-_STEP_CODES = np.zeros((3, 3), np.uint8)         # (dr + 1, dc + 1) -> direction index
-_STEP_CODES[DELTAS[:, 0] + 1, DELTAS[:, 1] + 1] = np.arange(len(DELTAS))
-
-
-def _packed(trial_id: int, positions: np.ndarray) -> dict[str, np.ndarray]:
-    """A trajectory as its start and one direction code per move (a quarter of the bytes)."""
-    positions = np.asarray(positions, dtype=np.int64)
-    steps = np.diff(positions, axis=0) + 1
-    codes = _STEP_CODES[steps[:, 0], steps[:, 1]]
-    return {f"t{trial_id}_start": positions[0].astype(np.int32),
-            f"t{trial_id}": codes.astype(np.uint8)}
-
-
-def _unpacked(start: np.ndarray, codes: np.ndarray) -> np.ndarray:
-    steps = DELTAS[codes.astype(np.int64)]
-    return np.vstack([start[None, :], start + np.cumsum(steps, axis=0)]).astype(np.int64)
 
 
 def _column(values: Sequence[Any]) -> list:

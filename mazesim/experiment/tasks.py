@@ -3,7 +3,9 @@
 A unit is one (maze, agent, vision) cell of the sweep with all its trials. Units of one maze travel
 together as a `Chunk` (the maze is sent once); `run_chunk` is a plain module-level function of
 picklable data (a `Maze`, built agents, `Vision`s), so local processes and Dask workers run
-exactly the same code.
+exactly the same code. What a chunk sends back is what the main process stores as it is: the
+trials' columns and its sampled trajectories as the bytes of one `.npz` file, packed where they
+were walked (the main process of a run with many workers is its serial part).
 """
 
 from __future__ import annotations
@@ -11,18 +13,19 @@ from __future__ import annotations
 import dataclasses
 import time
 from dataclasses import dataclass
-from typing import Callable, Mapping
+from typing import Callable
 
 import numpy as np
 
 from mazesim.agents import AgentBase, Vision
+from mazesim.experiment.sample_files import pack_samples
 from mazesim.experiment.seeds import cell_seed
 from mazesim.limits import MAX_KEPT_MOVES
 from mazesim.maze import Maze
 from mazesim.records import Batch
 from mazesim.walks import simulate_many
 
-__all__ = ["Unit", "Chunk", "UnitResult", "run_chunk", "SLICE_SECONDS"]
+__all__ = ["Unit", "Chunk", "UnitResult", "ChunkResult", "run_chunk", "SLICE_SECONDS"]
 
 SLICE_SECONDS = 0.25
 """With a progress hook (a run in this process), a unit's trials are walked in parts of about
@@ -55,7 +58,7 @@ class Chunk:
 
 @dataclass(frozen=True, eq=False)
 class UnitResult:
-    """Everything one unit produced: per-trial arrays, choices at marks, sample trajectories."""
+    """What one unit produced: per-trial arrays, choices at marks, which trials are sampled."""
 
     unit: Unit
     moves: np.ndarray
@@ -63,16 +66,26 @@ class UnitResult:
     capped: np.ndarray
     choices: np.ndarray                # `records.CHOICE_DTYPE`, departures from marked cells
     mark_names: tuple[str, ...]
-    samples: Mapping[int, np.ndarray]  # trial index -> positions (T+1, 2), int32
+    sampled: int                       # the first `sampled` trials are in the chunk's samples
     seconds: float
     kernel_seconds: float
 
 
+@dataclass(frozen=True, eq=False)
+class ChunkResult:
+    """The units of a chunk, and the sampled trajectories of all of them as one `.npz` file's
+    bytes (`sample_files.pack_samples`, keyed by trial id; empty when none was sampled)."""
+
+    units: tuple[UnitResult, ...]
+    samples: bytes
+    sample_ids: tuple[int, ...]        # the trial ids in `samples`, ascending
+
+
 def run_chunk(chunk: Chunk, walked: Callable[[int], None] | None = None,
-              slice_seconds: float = SLICE_SECONDS) -> list[UnitResult]:
+              slice_seconds: float = SLICE_SECONDS) -> ChunkResult:
     """Run every unit of `chunk`; deterministic for the chunk's data (seeds by coordinates).
     `walked(n)`, if given, hears of every n trials walked, in parts of about `slice_seconds`."""
-    results = []
+    results, samples = [], {}
     for unit in chunk.units:
         began = time.perf_counter()
         seed = cell_seed(chunk.root, unit.maze_id, unit.agent_index, unit.vision_index)
@@ -84,12 +97,13 @@ def run_chunk(chunk: Chunk, walked: Callable[[int], None] | None = None,
         kept = simulate_many(chunk.maze, again, unit.vision, sampled, seed,
                              keep_positions=True, choices="marks").positions if sampled else ()
         kernel = time.perf_counter() - kernel_began
+        samples.update((unit.first_trial_id + i, pos) for i, pos in enumerate(kept))
         results.append(UnitResult(
             unit, np.asarray(batch.moves), np.asarray(batch.reached), np.asarray(batch.capped),
-            np.asarray(batch.choices), batch.mark_names,
-            {i: np.asarray(pos, dtype=np.int32) for i, pos in enumerate(kept)},
+            np.asarray(batch.choices), batch.mark_names, sampled,
             time.perf_counter() - began, kernel))
-    return results
+    return ChunkResult(tuple(results), pack_samples(samples) if samples else b"",
+                       tuple(sorted(samples)))
 
 
 def _in_parts(maze: Maze, unit: Unit, seed: int, walked: Callable[[int], None],

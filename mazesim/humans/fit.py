@@ -37,7 +37,8 @@ from mazesim.humans.models import (LogitModel, ModelSpec, PlanSteps, build_model
                                    with_lapse)
 from mazesim.humans.ranking import Ranking, rank_fitted
 
-__all__ = ["BY", "Estimate", "ParticipantFit", "ModelFit", "FitReport", "fit_run",
+__all__ = ["BY", "WEIGH", "Estimate", "ParticipantFit", "ModelFit", "FitReport", "fit_run",
+           "person_weights",
            "DEFAULT_FOLDS", "DEFAULT_STARTS", "MAX_FOLDS", "MAX_STARTS", "MAX_MODELS",
            "BOOTSTRAP_SAMPLES", "CONFIDENCE", "DEFAULT_ITERATIONS", "MAX_ITERATIONS",
            "cluster_covariance", "score_run", "decision_maze_folds", "PARTICIPANTS",
@@ -45,6 +46,10 @@ __all__ = ["BY", "Estimate", "ParticipantFit", "ModelFit", "FitReport", "fit_run
 
 BY = ("pooled", "participant")
 PARTICIPANTS, MAZE_GROUPS = "participants", "maze groups"   # what cross-validation folds
+WEIGH = ("decision", "person")
+"""How the pooled likelihood counts people: every decision once, or every person once (each
+decision weighted by the number of decisions over the people with one, divided by its
+person's: the population's mean where people differ, `person_weights`)."""
 DEFAULT_FOLDS = 5
 DEFAULT_STARTS = 3
 MAX_FOLDS = 100
@@ -232,6 +237,7 @@ class FitReport:
 def fit_run(run: HumanRun, models: Sequence[str | ModelSpec], *, by: str = "pooled",
             folds: int = DEFAULT_FOLDS, seed: int = 0, starts: int = DEFAULT_STARTS,
             max_iterations: int = DEFAULT_ITERATIONS, cv_mazes: int = 0,
+            weigh: str = WEIGH[0],
             progress: Callable[[str, int, int], None] | None = None) -> FitReport:
     """Fit each model of `models` (names, `mazesim.humans.models.parse_model`, or specs) to
     `run`.
@@ -241,12 +247,17 @@ def fit_run(run: HumanRun, models: Sequence[str | ModelSpec], *, by: str = "pool
     nothing). `cv_mazes` K > 0 cross-validates over K folds of groups of mazes instead
     (`mazesim.humans.folds`: each decision scored by the fit without its maze's group).
     `max_iterations` caps each optimiser run; a fit that reaches it is flagged
-    (`ModelFit.not_converged`), not dropped. `progress(label, done, total)` hears of each model
-    as it starts and when all are done.
+    (`ModelFit.not_converged`), not dropped. `weigh` "person" maximises the likelihood with
+    every person counted once (`person_weights`): the estimates' log-likelihoods and the
+    errors are those of that weighted likelihood (the scores, `log_probs`, stay per decision).
+    `progress(label, done, total)` hears of each model as it starts and when all are done.
     """
     d = run.decisions
     people = len(run.participants)
     specs = _check(models, by, 0 if cv_mazes else folds, seed, starts, max_iterations, run)
+    if weigh not in WEIGH:
+        raise DataError(f"weigh: {weigh!r} (allowed: {', '.join(WEIGH)})")
+    weights = person_weights(d.participant) if weigh == "person" else None
     if cv_mazes:
         fold_of, folds = decision_maze_folds(run, cv_mazes, seed), cv_mazes
     else:
@@ -263,13 +274,13 @@ def fit_run(run: HumanRun, models: Sequence[str | ModelSpec], *, by: str = "pool
         model = build_model(spec, run, plans)
         rng = np.random.default_rng(np.random.SeedSequence([seed, *spec.label.encode()]))
         every = np.arange(len(d))
-        fit = _Fitter(spec, model, run, rng, starts, max_iterations)
+        fit = _Fitter(spec, model, run, rng, starts, max_iterations, weights)
         pooled = fit(every, "pooled")
         cv_log = _cross_validate(fit, fold_of) if folds else None
         own = ([fit(np.flatnonzero(d.participant == p), f"participant {run.participants[p]}")
                 if np.any(d.participant == p) else None for p in range(people)]
                if by == "participant" else [None] * people)
-        cluster, naive = _errors(spec, model, run, pooled)
+        cluster, naive = _errors(spec, model, run, pooled, weights)
         out.append(_model_fit(spec, run, pooled, cv_log, samples, own,
                               _score(spec, model, run, pooled, every), cluster, naive,
                               tuple(fit.failed)))
@@ -403,14 +414,15 @@ class _Fitter:
     converge (by name)."""
 
     def __init__(self, spec: ModelSpec, model, run: HumanRun, rng: np.random.Generator,
-                 starts: int, max_iterations: int) -> None:
+                 starts: int, max_iterations: int, weights: np.ndarray | None = None) -> None:
         self.spec, self.model, self.run, self.rng = spec, model, run, rng
-        self.starts, self.max_iterations = starts, max_iterations
+        self.starts, self.max_iterations, self.weights = starts, max_iterations, weights
         self.failed: list[str] = []
 
     def __call__(self, rows: np.ndarray, name: str) -> Estimate:
         fit = _estimate(self.spec, self.model, self.run, rows, self.rng, self.starts,
-                        self.max_iterations)
+                        self.max_iterations,
+                        None if self.weights is None else self.weights[rows])
         if not fit.converged:
             self.failed.append(name)
         return fit
@@ -418,28 +430,39 @@ class _Fitter:
 
 def _estimate(spec: ModelSpec, model, run: HumanRun, rows: np.ndarray,
               rng: np.random.Generator, starts: int,
-              max_iterations: int = DEFAULT_ITERATIONS) -> Estimate:
-    """The maximum-likelihood fit of `model` to the decisions `rows`."""
+              max_iterations: int = DEFAULT_ITERATIONS,
+              weights: np.ndarray | None = None) -> Estimate:
+    """The maximum-likelihood fit of `model` to the decisions `rows` (each weighted by
+    `weights`, one per row, when given)."""
     if len(rows) == 0:
         raise DataError(f"{spec.label}: a fit to no decision")      # the folds prevent it
     n_open = run.decisions.n_open[rows]
     converged = True
     if isinstance(model, LogitModel):
         theta, lapse, ll, converged = _fit_logit(model, rows, n_open, rng, starts,
-                                                 max_iterations)
+                                                 max_iterations, weights)
     elif not spec.free:
-        lapse, ll = _best_lapse(model.chosen(np.zeros(0), rows), n_open)
+        lapse, ll = _best_lapse(model.chosen(np.zeros(0), rows), n_open, weights)
         theta = np.zeros(0)
     elif spec.free[0].scale == INTEGER:
-        theta, lapse, ll = _fit_integer(spec, model, rows, n_open)
+        theta, lapse, ll = _fit_integer(spec, model, rows, n_open, weights)
     else:
         theta, lapse, ll, converged = _fit_continuous(spec, model, rows, n_open, rng, starts,
-                                                      max_iterations)
+                                                      max_iterations, weights)
     params = {p.name: p.value(x) for p, x in zip(spec.free, theta)}
     return Estimate(params, float(lapse), float(ll), len(rows), bool(converged))
 
 
-def _best_lapse(chosen: np.ndarray, n_open: np.ndarray) -> tuple[float, float]:
+def person_weights(participant: np.ndarray) -> np.ndarray:
+    """One weight per decision that counts every person once: the decisions' mean number per
+    person (over the people with one) over its person's number (the weights sum to the
+    decisions)."""
+    counts = np.bincount(participant)
+    return (len(participant) / np.count_nonzero(counts)) / counts[participant]
+
+
+def _best_lapse(chosen: np.ndarray, n_open: np.ndarray, weights: np.ndarray | None = None
+                ) -> tuple[float, float]:
     """(lapse, log-likelihood) maximising the likelihood of p(chosen) over the lapse in [0, 1]:
     the log-likelihood is concave in the lapse, so Newton steps on its slope, kept inside a
     bracket that bisection narrows when a step would leave it."""
@@ -448,7 +471,9 @@ def _best_lapse(chosen: np.ndarray, n_open: np.ndarray) -> tuple[float, float]:
     def slope(lapse: float) -> tuple[float, float]:
         ratio = gap / np.maximum(chosen + lapse * gap, _TINY)
         with np.errstate(over="ignore"):            # an impossible choice at lapse 0: -inf
-            return float(np.sum(ratio)), float(-np.sum(ratio ** 2))
+            if weights is None:
+                return float(np.sum(ratio)), float(-np.sum(ratio ** 2))
+            return float(np.sum(weights * ratio)), float(-np.sum(weights * ratio ** 2))
 
     if np.all(chosen > 0) and slope(0.0)[0] <= 0:
         lapse = 0.0
@@ -466,30 +491,33 @@ def _best_lapse(chosen: np.ndarray, n_open: np.ndarray) -> tuple[float, float]:
                 lapse = step
                 break
             lapse = step
-    return lapse, _log_likelihood(chosen, n_open, lapse)
+    return lapse, _log_likelihood(chosen, n_open, lapse, weights)
 
 
-def _log_likelihood(chosen: np.ndarray, n_open: np.ndarray, lapse: float) -> float:
-    return float(np.sum(np.log(np.maximum(with_lapse(chosen, n_open, lapse), _TINY))))
+def _log_likelihood(chosen: np.ndarray, n_open: np.ndarray, lapse: float,
+                    weights: np.ndarray | None = None) -> float:
+    log_p = np.log(np.maximum(with_lapse(chosen, n_open, lapse), _TINY))
+    return float(np.sum(log_p if weights is None else weights * log_p))
 
 
 def _fit_logit(model: LogitModel, rows: np.ndarray, n_open: np.ndarray,
-               rng: np.random.Generator, starts: int, max_iterations: int
-               ) -> tuple[np.ndarray, float, float, bool]:
+               rng: np.random.Generator, starts: int, max_iterations: int,
+               weights: np.ndarray | None = None) -> tuple[np.ndarray, float, float, bool]:
     """Weights and lapse jointly, SLSQP with the analytic gradient. The first start is the
     maximum without a lapse (the logit alone is concave: one maximum), the others are drawn.
     Converged: the optimiser run that gave the best point reported success."""
     data = model.subset(rows)
     k = data.features.shape[2]
     bounds = [(p.low, p.high) for p in model.spec.free]
+    each = np.ones(len(rows)) if weights is None else weights
 
     def objective(x: np.ndarray) -> tuple[float, np.ndarray]:
         w, lapse = x[:k], x[k]
         pc, grad = data.chosen_and_gradient(w)
         p = np.maximum(with_lapse(pc, n_open, lapse), _TINY)
-        g_w = -((1.0 - lapse) * grad / p[:, None]).sum(axis=0)
-        g_lapse = -np.sum((1.0 / n_open - pc) / p)
-        return -float(np.sum(np.log(p))), np.r_[g_w, g_lapse]
+        g_w = -((1.0 - lapse) * grad * (each / p)[:, None]).sum(axis=0)
+        g_lapse = -np.sum(each * (1.0 / n_open - pc) / p)
+        return -float(np.sum(each * np.log(p))), np.r_[g_w, g_lapse]
 
     def without_lapse(w: np.ndarray) -> tuple[float, np.ndarray]:
         value, grad = objective(np.r_[w, 0.0])
@@ -524,20 +552,21 @@ def _converged(res: optimize.OptimizeResult, bounds) -> bool:
     return bool(np.max(np.abs(g), initial=0.0) <= _KKT_TOLERANCE * max(1.0, abs(res.fun)))
 
 
-def _fit_integer(spec: ModelSpec, model, rows: np.ndarray, n_open: np.ndarray
-                 ) -> tuple[np.ndarray, float, float]:
+def _fit_integer(spec: ModelSpec, model, rows: np.ndarray, n_open: np.ndarray,
+                 weights: np.ndarray | None = None) -> tuple[np.ndarray, float, float]:
     """Every integer value of the one parameter, the lapse profiled; the best."""
     param = spec.free[0]
     best = None
     for value in range(int(param.low), int(param.high) + 1):
-        lapse, ll = _best_lapse(model.chosen(np.array([float(value)]), rows), n_open)
+        lapse, ll = _best_lapse(model.chosen(np.array([float(value)]), rows), n_open, weights)
         if best is None or ll > best[2]:
             best = (np.array([float(value)]), lapse, ll)
     return best
 
 
 def _fit_continuous(spec: ModelSpec, model, rows: np.ndarray, n_open: np.ndarray,
-                    rng: np.random.Generator, starts: int, max_iterations: int
+                    rng: np.random.Generator, starts: int, max_iterations: int,
+                    weights: np.ndarray | None = None
                     ) -> tuple[np.ndarray, float, float, bool]:
     """Continuous parameters on their search scale, the lapse profiled out: a screen of the
     bounds (a grid for one parameter, seeded points for several), then local searches from the
@@ -545,7 +574,7 @@ def _fit_continuous(spec: ModelSpec, model, rows: np.ndarray, n_open: np.ndarray
     bounds = np.array([p.bounds() for p in spec.free])
 
     def negative(x: np.ndarray) -> float:
-        return -_best_lapse(model.chosen(np.asarray(x, np.float64), rows), n_open)[1]
+        return -_best_lapse(model.chosen(np.asarray(x, np.float64), rows), n_open, weights)[1]
 
     if len(bounds) == 1:
         screen = np.linspace(bounds[0, 0], bounds[0, 1], _GRID)[:, None]
@@ -569,7 +598,7 @@ def _fit_continuous(spec: ModelSpec, model, rows: np.ndarray, n_open: np.ndarray
             converged = _converged(res, bounds)
         if f < best_f:
             best_x, best_f = x, f
-    lapse, ll = _best_lapse(model.chosen(best_x, rows), n_open)
+    lapse, ll = _best_lapse(model.chosen(best_x, rows), n_open, weights)
     return best_x, lapse, ll, converged
 
 
@@ -617,12 +646,12 @@ def cluster_covariance(hessian: np.ndarray, scores: np.ndarray, cluster: np.ndar
     return factor * inverse @ (sums.T @ sums) @ inverse
 
 
-def _errors(spec: ModelSpec, model, run: HumanRun, fit: Estimate
-            ) -> tuple[dict[str, float], dict[str, float]]:
+def _errors(spec: ModelSpec, model, run: HumanRun, fit: Estimate,
+            weights: np.ndarray | None = None) -> tuple[dict[str, float], dict[str, float]]:
     """Standard errors of the parameters inside their bounds (search scale): cluster-robust
     by participant (`cluster_covariance`) and from the observed information alone. The
     Hessian of the negative log-likelihood and each decision's score by central
-    differences."""
+    differences (of the weighted likelihood, when the fit was weighted)."""
     d = run.decisions
     every = np.arange(len(d))
     names = [p.name for p in spec.free] + ["lapse"]
@@ -638,7 +667,8 @@ def _errors(spec: ModelSpec, model, run: HumanRun, fit: Estimate
 
     def log_p(y: np.ndarray) -> np.ndarray:
         chosen = model.chosen(y[:-1], every)
-        return np.log(np.maximum(with_lapse(chosen, d.n_open, float(y[-1])), _TINY))
+        each = np.log(np.maximum(with_lapse(chosen, d.n_open, float(y[-1])), _TINY))
+        return each if weights is None else weights * each
 
     def shifted(*moves: tuple[int, float]) -> np.ndarray:
         y = x.copy()

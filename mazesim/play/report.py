@@ -29,10 +29,9 @@ from mazesim import csvfile
 from mazesim.agents import parse_vision
 from mazesim.errors import ConfigError, RunError
 from mazesim.experiment.report import REPORT, Report, build_report
-from mazesim.experiment.storage import DATABASE, RunStore, peek_meta
+from mazesim.experiment.storage import PLAY_RECORDER, RunStore, is_play_run
 from mazesim.markup import markdown_text as _md
 from mazesim.maze import parse_maze
-from mazesim.play.run import RECORDER
 
 __all__ = ["PARTICIPANTS_CSV", "MOVES_CSV", "MOVE_COLUMNS", "ParticipantMaze", "participant_rows",
            "move_rows", "is_play_run", "build_play_report", "build_run_report"]
@@ -75,17 +74,6 @@ def build_run_report(run_dir: str | Path) -> Report:
     """The report of any run directory: participants added for a play run (`build_play_report`),
     `mazesim.experiment.report.build_report` otherwise."""
     return (build_play_report if is_play_run(run_dir) else build_report)(run_dir)
-
-
-def is_play_run(run_dir: str | Path) -> bool:
-    """True when `run_dir` holds a database written by `mazesim play` (its meta is all that is
-    read: opening a `RunStore` checks every trajectory file, which the report does anyway)."""
-    if not (Path(run_dir) / DATABASE).is_file():
-        return False
-    try:
-        return peek_meta(run_dir, "recorder") == RECORDER
-    except RunError:
-        return False                  # not a readable run: the report's own check says why
 
 
 @contextmanager
@@ -217,7 +205,7 @@ def build_play_report(run_dir: str | Path) -> Report:
 
 
 def _session(store: RunStore) -> dict:
-    if store.meta("recorder") != RECORDER:
+    if store.meta("recorder") != PLAY_RECORDER:
         raise ConfigError(f"{store.run_dir}: not a play run (no human trials recorded)")
     return store.meta("session")
 

@@ -26,8 +26,8 @@ from mazesim.errors import ConfigError, short
 from mazesim.limits import MAX_FILE_BYTES
 from mazesim.experiment.config import human_run_config
 from mazesim.experiment.rundir import RunLock, lock_run
-from mazesim.experiment.storage import (HUMAN, HUMAN_PILOT, MazeRecord, RunStore, TrialRows,
-                                        next_trial_id, write_samples, write_trials)
+from mazesim.experiment.storage import (HUMAN, HUMAN_PILOT, PLAY_RECORDER, MazeRecord, RunStore,
+                                        TrialRows, next_trial_id, write_samples, write_trials)
 from mazesim.maze import format_maze
 from mazesim.records import Trajectory
 from mazesim.schema import read_yaml
@@ -46,7 +46,7 @@ __all__ = ["RECORDER", "PLAY_SCHEMA", "SESSION_FILE", "LINKS_FILE",
 
 SESSION_FILE = "session.yaml"
 LINKS_FILE = "links.csv"
-RECORDER = "play"
+RECORDER = PLAY_RECORDER
 """The `recorder` (meta) of a run of people recorded by `mazesim play`."""
 PLAY_SCHEMA = 2
 """The layout of the play tables (meta `play_schema`); older run directories are refused."""

@@ -75,3 +75,23 @@ def test_generate_compiles_a_maze_above_the_python_ceiling():
 
     assert 101 * 101 == PYTHON_MAX_CELLS
     assert "numba" in _generated("101x103")["heavy"]
+
+
+def test_run_and_report_of_a_simulated_run_import_nothing_of_play(tmp_path):
+    """`mazesim run` and `mazesim report` of a simulated run load no module of `mazesim.play`
+    (its server needs uvicorn, which a machine running experiments may lack)."""
+    config = tmp_path / "tiny.yaml"
+    config.write_text("name: tiny\nseed: 1\nmazes: [{generator: digging, size: 9, count: 2}]\n"
+                      "agents: [{type: dfs, trials: 2}]\nvision: [2]\n", encoding="utf-8")
+    out = tmp_path / "out"
+    probe = (
+        "import sys, glob\nfrom mazesim.cli import main\n"
+        "def call(*args):\n    try:\n        main(list(args))\n    except SystemExit as end:\n"
+        "        assert not end.code, end.code\n"
+        f"call('run', {str(config)!r}, '--output', {str(out)!r})\n"
+        "after_run = sorted(m for m in sys.modules if m.startswith('mazesim.play'))\n"
+        f"call('report', glob.glob({str(out / 'tiny' / '*')!r})[0])\n"
+        "print(after_run, sorted(m for m in sys.modules if m.startswith('mazesim.play')))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          check=True)
+    assert done.stdout.splitlines()[-1] == "[] []"

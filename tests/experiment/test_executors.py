@@ -31,6 +31,21 @@ def test_bad_worker_count():
             pass
 
 
+def test_whole_chunks_and_single_units_as_tasks_give_identical_tables(small_config, tmp_path,
+                                                                      monkeypatch):
+    """Six mazes for two workers: each unit is a task (fewer than `SPLIT_BELOW` mazes per
+    worker); with the threshold at one maze each maze's units are one task, packed and stored
+    a chunk at a time. Same tables, and one trajectory file per task."""
+    from mazesim.experiment import runner
+
+    units = run_small(small_config, tmp_path / "units", workers=2).run_dir
+    monkeypatch.setattr(runner, "SPLIT_BELOW", 1)
+    chunks = run_small(small_config, tmp_path / "chunks", workers=2).run_dir
+    assert tables(chunks) == tables(units)
+    files = {p: len(list((p / "trajectories").glob("*.npz"))) for p in (units, chunks)}
+    assert files[chunks] == 6 < files[units]
+
+
 @pytest.mark.slow
 def test_serial_processes_and_dask_give_identical_tables(small_config, tmp_path):
     serial = tables(run_small(small_config, tmp_path / "serial").run_dir)

@@ -3,6 +3,7 @@ with one line saying what is damaged, before anything reads on or writes."""
 
 from __future__ import annotations
 
+import io
 import os
 import re
 import shutil
@@ -171,10 +172,13 @@ def test_trajectory_files_are_never_written_over(run):
 
 
 def test_a_failed_trajectory_write_leaves_nothing(run, monkeypatch):
-    def full(*args, **kwargs):
-        raise OSError(28, "No space left on device")
+    from mazesim.experiment import storage
 
-    monkeypatch.setattr(np.lib.format, "write_array", full)
+    class Full(io.FileIO):
+        def write(self, data):
+            raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(storage.os, "fdopen", lambda fd, mode: Full(fd, mode))
     files = sorted((run / "trajectories").iterdir())
     with RunStore(run, create=True) as store:
         with pytest.raises(RunError, match=r"trajectories: cannot write a trajectory file "

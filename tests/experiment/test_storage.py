@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 from mazesim.experiment.storage import (RunStore, TrialRows, next_trial_id, transaction,
                                         write_samples, write_trials)
 from mazesim.agents import Vision, make_agent
-from mazesim.experiment.tasks import Unit, UnitResult
+from mazesim.experiment.sample_files import pack_samples
+from mazesim.experiment.tasks import ChunkResult, Unit, UnitResult
 from mazesim.maze import DELTAS
 from mazesim.records import CHOICE_DTYPE
 
@@ -20,11 +21,14 @@ def _unit(unit_id: int, trials: int) -> Unit:
     return Unit(unit_id, 0, 0, 0, make_agent("dfs"), Vision(), trials, unit_id * 10, 3)
 
 
-def _result(unit_id: int, walks: list[np.ndarray]) -> UnitResult:
-    n = len(walks)
-    return UnitResult(_unit(unit_id, n), np.array([len(w) - 1 for w in walks]),
+def _result(unit_id: int, walks: list[np.ndarray]) -> ChunkResult:
+    """A chunk of one unit whose first three trials are sampled, as a worker sends it."""
+    n, first = len(walks), unit_id * 10
+    unit = UnitResult(_unit(unit_id, n), np.array([len(w) - 1 for w in walks]),
                       np.ones(n, bool), np.zeros(n, bool), np.zeros(0, CHOICE_DTYPE), (),
-                      {i: w for i, w in enumerate(walks[:3])}, 0.0, 0.0)
+                      min(n, 3), 0.0, 0.0)
+    samples = {first + i: w for i, w in enumerate(walks[:3])}
+    return ChunkResult((unit,), pack_samples(samples), tuple(sorted(samples)))
 
 
 walk_steps = st.lists(st.integers(0, 3), max_size=60)

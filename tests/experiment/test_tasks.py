@@ -1,12 +1,14 @@
 """Work units: sampled trajectories are the trials' own walks, and their memory is bounded by
 what they really take (not by max_steps); a unit walked in parts (progress) is the same unit."""
 
+import io
 from pathlib import Path
 
 import numpy as np
 
 from mazesim.agents import Vision, make_agent
 from mazesim.experiment import tasks
+from mazesim.experiment.sample_files import unpacked
 from mazesim.experiment.seeds import cell_seed
 from mazesim.experiment.tasks import Chunk, Unit, run_chunk
 from mazesim.generators import generate
@@ -21,14 +23,24 @@ def _unit(agent, trials=6, samples=3):
     return Unit(0, 0, 0, 0, agent, Vision(), trials, 0, samples)
 
 
+def _samples(chunk_result):
+    """The chunk's sampled trajectories read back from the `.npz` bytes it sends."""
+    with np.load(io.BytesIO(chunk_result.samples)) as data:
+        assert sorted(data.files) == sorted(
+            f"t{i}{end}" for i in chunk_result.sample_ids for end in ("", "_start"))
+        return {i: unpacked(data[f"t{i}_start"], data[f"t{i}"])
+                for i in chunk_result.sample_ids}
+
+
 def test_samples_are_the_first_trials_walked_again():
     agent = make_agent("random-walk")
-    (result,) = run_chunk(Chunk(5, MAZE, (_unit(agent),)))
+    done = run_chunk(Chunk(5, MAZE, (_unit(agent), Unit(1, 0, 1, 0, agent, Vision(2), 4, 6, 2))))
+    assert [r.sampled for r in done.units] == [3, 2]
     full = simulate_many(MAZE, agent, Vision(), 6, cell_seed(5, 0, 0, 0), keep_positions=True)
-    assert sorted(result.samples) == [0, 1, 2]
-    for i, positions in result.samples.items():
-        np.testing.assert_array_equal(positions, full.positions[i])
-        assert positions.dtype == np.int32             # not int16: wide mazes overflowed it
+    samples = _samples(done)
+    assert sorted(samples) == [0, 1, 2, 6, 7]          # trial ids: the second unit's from 6
+    for i in range(3):
+        np.testing.assert_array_equal(samples[i], full.positions[i])
 
 
 def test_sampled_positions_fit_the_kept_moves_ceiling(monkeypatch):
@@ -36,8 +48,8 @@ def test_sampled_positions_fit_the_kept_moves_ceiling(monkeypatch):
     moves = simulate_many(MAZE, agent, Vision(), 6, cell_seed(5, 0, 0, 0)).moves
     longest2 = int(moves[:2].max())
     monkeypatch.setattr(tasks, "MAX_KEPT_MOVES", 2 * longest2)     # room for two, not three
-    (result,) = run_chunk(Chunk(5, MAZE, (_unit(agent),)))
-    assert sorted(result.samples) == [0, 1]
+    done = run_chunk(Chunk(5, MAZE, (_unit(agent),)))
+    assert sorted(_samples(done)) == [0, 1] and done.units[0].sampled == 2
     sampled, again = tasks._resampled(_unit(agent), moves)
     assert again.max_steps == int(moves[:sampled].max())          # stops at the longest
 
@@ -50,13 +62,12 @@ def test_walked_in_parts_the_unit_gives_the_same_results():
     told = []
     parts = run_chunk(chunk, walked=told.append, slice_seconds=0.0)   # one trial a part
     assert told == [1] * 32
-    assert whole[0].choices.size > 0                  # the mark's choices, trial by trial
-    for a, b in zip(whole, parts):
+    assert whole.units[0].choices.size > 0            # the mark's choices, trial by trial
+    for a, b in zip(whole.units, parts.units):
         for name in ("moves", "reached", "capped", "choices"):
             np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
-        assert a.mark_names == b.mark_names and a.samples.keys() == b.samples.keys()
-        for i in a.samples:
-            np.testing.assert_array_equal(a.samples[i], b.samples[i])
+        assert a.mark_names == b.mark_names and a.sampled == b.sampled
+    assert whole.samples == parts.samples and whole.sample_ids == (0, 1)
 
 
 def test_parts_grow_to_the_time_asked_for_at_most_fourfold():

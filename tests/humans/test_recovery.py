@@ -9,12 +9,18 @@ over an unknown layout).
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
 import pytest
 
 from mazesim import generate, make_agent
 from mazesim.agents.vision import MST_VISION
+from mazesim.errors import DataError
 from mazesim.humans import fit_run, load_human_run, read_mst
-from mazesim.humans.recovery import simulate_population
+from mazesim.humans.fit import _best_lapse, person_weights
+from mazesim.humans.recovery import (people, population_estimates, population_means,
+                                     simulate_population)
 from mazesim.experiment.storage import RunStore
 
 from tests.humans.mst_data import mst_folder
@@ -132,3 +138,80 @@ def test_the_recovery_experiment_quick_mode_fills_the_confusion_matrix():
     best = {g: models[r.index(1)] for g, r in rows.items()}
     assert best["choice-model"] == "choice-model" and best["turn-bias"] == "turn-bias"
     assert f"Recovered: {sum(best[g] == g for g in models)} of {len(models)}." in out
+
+
+def test_population_means_are_the_mean_of_the_people_drawn():
+    """The generating population's values: the centres times E exp(N(0, s)), clipped and
+    rounded as `people` draws them (against the mean of many people drawn)."""
+    rng = np.random.default_rng(5)
+    drawn = people("finite-memory", {"horizon": 7}, 0.9, 20_000, 0.3, rng)
+    exact = population_means("finite-memory", {"horizon": 7}, 0.9, 0.3)
+    assert exact["lapse"] < 0.9 * math.exp(0.3 ** 2 / 2)          # clipped at 1
+    assert exact["lapse"] == pytest.approx(np.mean([a.lapse for a in drawn]), abs=0.003)
+    assert exact["horizon"] == pytest.approx(np.mean([a.horizon for a in drawn]), abs=0.05)
+    assert population_means("bfs", {}, 0.4, 0.0) == {"lapse": pytest.approx(0.4)}
+
+
+def test_person_weights_count_every_person_once():
+    participant = np.array([0, 0, 0, 2, 2, 0, 3])         # person 1 made no decision
+    weights = person_weights(participant)
+    assert weights.sum() == pytest.approx(len(participant))
+    totals = np.bincount(participant, weights=weights)
+    assert totals[[0, 2, 3]] == pytest.approx([7 / 3] * 3) and totals[1] == 0
+
+
+def test_a_lapse_fitted_with_every_person_once_is_the_mean_of_their_lapses():
+    """A rule's choice taken or not, three options everywhere: each person's own lapse is
+    1.5 times their share of other choices, and the likelihood with every person counted once
+    is maximal at the mean of those lapses (the pooled one weighs the busy person more)."""
+    rng = np.random.default_rng(3)
+    people = np.repeat([0, 1, 2], [40, 200, 90])
+    lapses = np.array([0.2, 0.6, 0.35])
+    chosen = (rng.random(len(people)) >= lapses[people] * 2 / 3).astype(float)
+    n_open = np.full(len(people), 3)
+    own = [_best_lapse(chosen[people == i], n_open[people == i])[0] for i in range(3)]
+    weighted = _best_lapse(chosen, n_open, person_weights(people))[0]
+    pooled = _best_lapse(chosen, n_open)[0]
+    assert weighted == pytest.approx(np.mean(own), abs=1e-9)
+    assert abs(pooled - np.mean(own)) > 0.03
+
+
+def test_a_fit_weighs_decisions_or_people_and_nothing_else(tmp_path, generated):
+    simulate_population(generated, make_agent("bfs", lapse=0.3), {"window": 2}, 4, 1,
+                        tmp_path / "people")
+    run = load_human_run(tmp_path / "people")
+    with pytest.raises(DataError, match=r"weigh: 'each' \(allowed: decision, person\)"):
+        fit_run(run, ["bfs"], folds=0, weigh="each")
+
+
+@pytest.mark.slow
+def test_fits_counting_people_once_cover_the_population_lapse_and_the_pooled_fit_does_not(
+        tmp_path):
+    """20 seeds of 30 bfs people who differ (lapse 0.4 x exp(N(0, 0.3))) on 6 mazes of 11x11
+    (the bfs row of experiments/model-recovery/coverage.py): the pooled lapse sits above the
+    population's mean (people who lapse more walk longer and weigh more) and its interval
+    misses it in 3 seeds; counting every person once (`weigh="person"`) or averaging the
+    people's own fits does not, and their 95 % intervals hold the population value in 18 and
+    19 of 20 seeds."""
+    mazes = {f"digging-{i}": generate("digging", (11, 11), seed=i) for i in range(6)}
+    truth = population_means("bfs", {}, 0.4, 0.3)["lapse"]
+    pooled, own, once, held, pooled_held, once_held = [], [], [], 0, 0, 0
+    for seed in range(20):
+        rng = np.random.default_rng(np.random.SeedSequence([seed, *b"bfs"]))
+        simulate_population(mazes, people("bfs", {}, 0.4, 30, 0.3, rng), {"window": 2}, 30,
+                            seed, tmp_path / str(seed))
+        run = load_human_run(tmp_path / str(seed))
+        fit = fit_run(run, ["bfs"], folds=0, seed=seed, starts=1, by="participant").models[0]
+        weighted = fit_run(run, ["bfs"], folds=0, seed=seed, weigh="person").models[0]
+        once.append(weighted.estimate.lapse)
+        low, high = weighted.interval("lapse")
+        once_held += low <= truth <= high
+        estimate = population_estimates(fit)["lapse"]
+        pooled.append(fit.estimate.lapse)
+        low, high = fit.interval("lapse")
+        pooled_held += low <= truth <= high
+        own.append(estimate.mean)
+        held += estimate.holds(truth)
+    assert np.mean(pooled) - truth > 0.04 and pooled_held == 17
+    assert abs(np.mean(own) - truth) < 0.002 and held == 19
+    assert abs(np.mean(once) - truth) < 0.002 and once_held == 18
