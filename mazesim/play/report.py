@@ -27,7 +27,7 @@ from typing import Any, Iterator
 
 from mazesim import csvfile
 from mazesim.agents import parse_vision
-from mazesim.errors import ConfigError, RunError
+from mazesim.errors import ConfigError
 from mazesim.experiment.report import REPORT, Report, build_report
 from mazesim.experiment.storage import PLAY_RECORDER, RunStore, is_play_run
 from mazesim.markup import markdown_text as _md
