@@ -171,7 +171,8 @@ def main() -> None:
 
     print(f"\n3. 100 trials of every agent, vision {STUDY_VISION}, one {SIZE}x{SIZE} maze "
           "(the tree walkers need the map known: not here)")
-    walkers = [name for name in AGENTS if name not in {c.name for c in TREE_WALKERS}]
+    walkers = [name for name in AGENTS if name not in {c.name for c in TREE_WALKERS}
+               and not getattr(AGENTS[name], "full_view_only", False)]
     totals, per_agent = [], {name: [] for name in walkers}
     for _ in range(1 if args.quick else max(repeats, 3)):
         total = 0.0

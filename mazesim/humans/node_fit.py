@@ -454,10 +454,12 @@ def score_nodes(choices: NodeChoices, fitted: Sequence[tuple[str, Estimate]], *,
                             len(choices))
         out.append(ModelFit(label, label, estimate, int(refit_lapse), None, None, parts,
                             log_probs))
+    fits = tuple(sorted(out, key=lambda m: m.bits))
+    ranking, note = rank_fitted(fits, held_out=True)
     report = FitReport(choices.source, len(choices), people, choices.baseline_bits(), 0, 0,
-                       BY[0], tuple(sorted(out, key=lambda m: m.bits)), params_from,
-                       refit_lapse)
-    return NodeFitReport(PROTOCOLS[0], report, None)
+                       BY[0], fits, params_from, refit_lapse, level=LEVEL, ranking=ranking,
+                       ranking_note=note)
+    return NodeFitReport(PROTOCOLS[0], report)
 
 
 def held_probabilities(model: NodeModel | NodeLogit, choices: NodeChoices,
