@@ -35,7 +35,8 @@ from scipy import special, stats
 from mazesim.errors import DataError
 
 __all__ = ["PairedDifference", "ModelFrequencies", "Ranking", "rank_models", "rank_fitted",
-           "model_frequencies", "BOOTSTRAP_SAMPLES", "DIRICHLET_SAMPLES", "CONFIDENCE", "MAX_PEOPLE", "MAX_MODELS"]
+           "model_frequencies", "BOOTSTRAP_SAMPLES", "DIRICHLET_SAMPLES", "CONFIDENCE",
+           "MAX_PEOPLE", "MAX_MODELS"]
 
 BOOTSTRAP_SAMPLES = 2000
 DIRICHLET_SAMPLES = 100_000
