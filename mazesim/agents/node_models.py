@@ -8,7 +8,7 @@ column headers), the values it holds fixed, and its rule: a function
 probabilities (rows, G). The planners and heuristics of Kryven et al. (2024) are registered
 here (`mazesim.agents.planners`). `node-choice` is ours, a `NodeLogit`: a conditional logit
 over features of each child that depend on the walk so far too
-(`mazesim.agents.node_features`), its weights fitted per person by `mazesim.humans.node_fit`.
+(`mazesim.agents.node_features`), its weights fitted per person by `mazesim.humans.fitting.node`.
 
 Examples
 --------

@@ -14,11 +14,11 @@ from hypothesis import given, strategies as st
 from mazesim.agents import make_agent
 from mazesim.errors import AgentError, ConfigError, DataError
 from mazesim.humans import default_models, fit_models, import_mst, load_human_run
-from mazesim.humans.fit import _best_lapse, _folds, _log_likelihood, fit_run
-from mazesim.humans.fit_output import FIGURE, FIT_CSV, PARTICIPANTS_CSV, format_fit, write_fit
-from mazesim.humans.models import (PlanSteps, ReadModel, build_model, fitted_params,
+from mazesim.humans.fitting.junction import _best_lapse, _folds, _log_likelihood, fit_run
+from mazesim.humans.fitting.output import FIGURE, FIT_CSV, PARTICIPANTS_CSV, format_fit, write_fit
+from mazesim.humans.fitting.models import (PlanSteps, ReadModel, build_model, fitted_params,
                                    parse_model, with_lapse)
-from mazesim.humans.ranking_output import RANKING_CSV
+from mazesim.humans.fitting.ranking_output import RANKING_CSV
 
 from tests.humans.conftest import GOOD
 

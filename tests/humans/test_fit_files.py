@@ -14,9 +14,9 @@ import pytest
 
 from mazesim.errors import DataError
 from mazesim.humans import fit_run, import_mst, load_human_run
-from mazesim.humans.fit_output import (FIT_CSV, PARTICIPANTS_CSV, RANKING_CSV, read_fitted,
+from mazesim.humans.fitting.output import (FIT_CSV, PARTICIPANTS_CSV, RANKING_CSV, read_fitted,
                                        write_fit)
-from mazesim.humans.predict import read_fit
+from mazesim.humans.predict.run import read_fit
 
 HEADER = "model,agent,lapse,params\n"
 WEIGHTS = {"du-0": 0, "du-0.5": 0, "du-0.7": 0, "du-0.9": 0, "du-1": 0, "log-steps": 0,

@@ -14,11 +14,11 @@ from click.testing import CliRunner
 from mazesim.cli import main
 from mazesim.errors import DataError
 from mazesim.humans import import_mst, load_human_run, score_models
-from mazesim.humans.data import excluded
-from mazesim.humans.fit import cluster_covariance, fit_run, score_run
-from mazesim.humans.fit_output import (FIT_CSV, PARTICIPANTS_CSV, format_fit, read_fitted,
+from mazesim.humans.data.run import excluded
+from mazesim.humans.fitting.junction import cluster_covariance, fit_run, score_run
+from mazesim.humans.fitting.output import (FIT_CSV, PARTICIPANTS_CSV, format_fit, read_fitted,
                                        write_fit)
-from mazesim.humans.models import PlanSteps, build_model, parse_model, with_lapse
+from mazesim.humans.fitting.models import PlanSteps, build_model, parse_model, with_lapse
 
 from tests.humans.conftest import GOOD
 

@@ -11,10 +11,10 @@ import pytest
 from mazesim.agents.node_features import NODE_FEATURES
 from mazesim.agents.node_models import NodeLogit, node_model
 from mazesim.errors import AgentError, DataError
-from mazesim.humans.grid_fit import fit_node_model
-from mazesim.humans.mixed_logit import grouped, population
-from mazesim.humans.node_choices import peer_node_choices
-from mazesim.humans.node_fit import _logit_inputs, fit_nodes, logit_peer_fit
+from mazesim.humans.peer.grid import fit_node_model
+from mazesim.humans.fitting.mixed_logit import grouped, population
+from mazesim.humans.fitting.node_choices import peer_node_choices
+from mazesim.humans.fitting.node import _logit_inputs, fit_nodes, logit_peer_fit
 from tests.humans.mst_data import mst_folder
 
 TARGET = 0.90           # the issue's target under the authors' protocol (their DU: 0.946)

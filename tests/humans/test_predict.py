@@ -20,11 +20,11 @@ from mazesim.agents.vision import parse_vision
 from mazesim.cli import main
 from mazesim.errors import DataError
 from mazesim.humans import fit_run, load_human_run
-from mazesim.humans.fit_output import write_fit
-from mazesim.humans.predict import MAX_WALKS, predict_run, read_fit
-from mazesim.humans.predict_output import HEATMAP_MAZES, write_predict
-from mazesim.humans.predict_walks import people_walks, sight_of_goal
-from mazesim.humans.recovery import simulate_population
+from mazesim.humans.fitting.output import write_fit
+from mazesim.humans.predict.run import MAX_WALKS, predict_run, read_fit
+from mazesim.humans.predict.output import HEATMAP_MAZES, write_predict
+from mazesim.humans.predict.walks import people_walks, sight_of_goal
+from mazesim.humans.fitting.recovery import simulate_population
 from mazesim.maze import parse_maze
 
 from tests.humans.test_recovery import TRUE_WEIGHTS
@@ -197,7 +197,7 @@ def planners(tmp_path_factory):
     """A run of 40 simulated people walking as `steps` (nearest child first, tau 0.3) on 6
     perfect mazes with the floor plan known, and node-level fits of `steps` and of `cells`."""
     from mazesim.humans import fit_node_models
-    from mazesim.humans.node_fit_output import write_node_fit
+    from mazesim.humans.fitting.node_output import write_node_fit
 
     root = tmp_path_factory.mktemp("predict-nodes")
     mazes = {f"p{i}": generate("stick-knocking", (9, 9), seed=i) for i in range(MAZES)}
@@ -265,7 +265,7 @@ def test_model_walks_are_walked_in_bounded_batches_with_the_same_result(monkeypa
     experiment 1, about 22 GB at the allowed 10,000). Batches of at most CHUNK_MOVES moves,
     each measured and dropped, give the same walks."""
     from mazesim.agents.base import KernelAgent
-    from mazesim.humans import predict_walks
+    from mazesim.humans.predict import walks as predict_walks
 
     maze = generate("digging", (9, 9), seed=3)
     sight = sight_of_goal(maze, parse_vision(2))

@@ -18,8 +18,8 @@ from mazesim import generate, make_agent
 from mazesim.agents.vision import MST_VISION
 from mazesim.errors import DataError
 from mazesim.humans import fit_run, load_human_run, read_mst
-from mazesim.humans.fit import _best_lapse, person_weights
-from mazesim.humans.recovery import (people, population_estimates, population_means,
+from mazesim.humans.fitting.junction import _best_lapse, person_weights
+from mazesim.humans.fitting.recovery import (people, population_estimates, population_means,
                                      simulate_population)
 from mazesim.experiment.storage import RunStore
 
