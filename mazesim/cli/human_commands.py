@@ -204,7 +204,7 @@ def _fit(run_dir, level, protocol, models, by, folds, cv_mazes, seed, starts, ma
          params, refit_lapse, excluded, progress):
     """The report of `fit`: another fit's models scored, or the models fitted at a level."""
     from mazesim.humans import fit_models, fit_node_models, score_models
-    from mazesim.humans.fitting.junction import DEFAULT_ITERATIONS
+    from mazesim.humans.fitting.optimise import DEFAULT_ITERATIONS
 
     if params:
         return score_models(run_dir, params, list(models) or None, level=level,

@@ -104,8 +104,8 @@ def panel(fits: Mapping[str, Sequence[tuple[Mapping[str, float], float]]], peopl
             raise DataError(f"model {name!r}: its choices depend on the walk so far; the exact "
                             "information needs a model whose choices are fixed at each node")
         if not own:
-            raise DataError(f"model {name!r}: no per-person fit (fit with --protocol peer, or "
-                            "--by participant)")
+            raise DataError(f"model {name!r}: no per-person fit (fit with protocol peer, or "
+                            "by participant)")
         rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(m,)))
         pick = rng.integers(0, len(own), size=people)
         sampled[name] = _group(model, [own[i] for i in pick])

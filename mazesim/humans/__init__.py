@@ -22,7 +22,8 @@ from typing import Sequence
 from mazesim.errors import DataError
 from mazesim.humans.data.run import (HumanRun, NodeDecisions, excluded, load_human_run,
                                  node_decisions)
-from mazesim.humans.fitting.junction import FitReport, fit_run
+from mazesim.humans.fitting.junction import fit_run
+from mazesim.humans.fitting.results import FitReport
 from mazesim.humans.data.importer import ImportSummary, import_csv, import_mst
 from mazesim.humans.fitting.models import default_models, parse_model
 from mazesim.humans.fitting.node import NodeFitReport

@@ -15,10 +15,12 @@ from mazesim.cli import main
 from mazesim.errors import DataError
 from mazesim.humans import import_mst, load_human_run, score_models
 from mazesim.humans.data.run import excluded
-from mazesim.humans.fitting.junction import cluster_covariance, fit_run, score_run
+from mazesim.humans.fitting.junction import fit_run, score_run
+from mazesim.humans.fitting.wald import cluster_covariance
 from mazesim.humans.fitting.output import (FIT_CSV, PARTICIPANTS_CSV, format_fit, read_fitted,
                                        write_fit)
-from mazesim.humans.fitting.models import PlanSteps, build_model, parse_model, with_lapse
+from mazesim.humans.fitting.models import PlanSteps, build_model, parse_model
+from mazesim.humans.fitting.likelihood import with_lapse
 
 from tests.humans.conftest import GOOD
 

@@ -87,7 +87,7 @@ def test_a_run_without_observation_nodes_has_no_node_decisions(tmp_path, vision,
 def test_too_few_people_for_the_peer_population_say_so(small):
     """Issue 33, point 18: the message was "groups 10", a value the user cannot set."""
     from mazesim.agents.node_models import node_model
-    from mazesim.humans.fitting.node import logit_peer_fit
+    from mazesim.humans.peer.protocol import logit_peer_fit
 
     with pytest.raises(DataError, match=r"node-choice under the peer protocol draws each "
                                         r"person's population from 10 groups of the others: 2 "

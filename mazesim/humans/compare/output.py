@@ -30,7 +30,7 @@ def write_comparison(c: Comparison, folder: str | Path) -> list[Path]:
     try:
         return _write(c, folder)
     except OSError as err:
-        raise DataError(f"-o {folder}: cannot write ({err.strerror or err})") from None
+        raise DataError(f"output folder {folder}: cannot write ({err.strerror or err})") from None
 
 
 def _write(c: Comparison, folder: Path) -> list[Path]:

@@ -37,11 +37,13 @@ from mazesim.experiment.results import Results, load_run
 from mazesim.experiment.storage import HUMAN
 from mazesim.experiment.tables import outcomes
 from mazesim.humans.data.run import HumanRun, bits, excluded, load_human_run
-from mazesim.humans.fitting.junction import BOOTSTRAP_SAMPLES, CONFIDENCE, fit_run
+from mazesim.humans.fitting.junction import fit_run
+from mazesim.experiment.statistics import BOOTSTRAP_RESAMPLES, CONFIDENCE
 from mazesim.agents import AGENTS, KernelAgent
 from mazesim.agents.trees import maze_name
 from mazesim.humans.fitting.models import ModelSpec, fitted_params
 from mazesim.markup import markdown_text as _md
+from mazesim.markup import table_rule
 
 __all__ = ["ParticipantBits", "AgentBits", "Comparison", "compare_runs", "format_comparison",
            "moves_note"]
@@ -203,7 +205,7 @@ def _scores(label: str, vision: str, spec: ModelSpec, run: HumanRun, fit: bool, 
                                                         *vision.encode()]))
     nll = -np.bincount(d.participant, weights=result.log_probs, minlength=people)
     counts = np.bincount(d.participant, minlength=people)
-    samples = rng.integers(0, people, size=(BOOTSTRAP_SAMPLES, people))
+    samples = rng.integers(0, people, size=(BOOTSTRAP_RESAMPLES, people))
     pooled = _interval(nll[samples].sum(axis=1) / np.maximum(counts[samples].sum(axis=1), 1))
     parts = []
     for i, name in enumerate(run.participants):
@@ -212,7 +214,7 @@ def _scores(label: str, vision: str, spec: ModelSpec, run: HumanRun, fit: bool, 
         per_trial = np.bincount(np.searchsorted(trials, d.trial[mine]),
                                 weights=-result.log_probs[mine], minlength=len(trials))
         n_trial = np.bincount(np.searchsorted(trials, d.trial[mine]), minlength=len(trials))
-        pick = rng.integers(0, len(trials), size=(BOOTSTRAP_SAMPLES, len(trials)))
+        pick = rng.integers(0, len(trials), size=(BOOTSTRAP_RESAMPLES, len(trials)))
         ci = (_interval(per_trial[pick].sum(axis=1) / np.maximum(n_trial[pick].sum(axis=1), 1))
               if len(trials) >= 2 else (math.nan, math.nan))       # one trial: no spread
         parts.append(ParticipantBits(name, len(trials), int(counts[i]),
@@ -298,7 +300,7 @@ def _participant_table(scores: list[AgentBits]) -> list[str]:
                  "95 % bootstrap interval over their trials; none for one trial):" if spread
                  else "one trial each: no interval):"), "",
              "| participant | trials | decisions | " + " | ".join(_md(x.agent) for x in scores)
-             + " |", "|---|---:|---:|" + "---|" * len(scores)]
+             + " |", table_rule("lrr" + "l" * len(scores))]
     for i, p in enumerate(people):
         cells = [f"{x.participants[i].bits:.3f}" + (
                  f" ({x.participants[i].ci[0]:.2f}-{x.participants[i].ci[1]:.2f})"

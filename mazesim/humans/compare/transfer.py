@@ -30,8 +30,11 @@ import numpy as np
 from mazesim.agents.node_models import NODE_MODELS
 from mazesim.errors import DataError
 from mazesim.humans.data.run import HumanRun, excluded, load_human_run
-from mazesim.humans.fitting.junction import BOOTSTRAP_SAMPLES, CONFIDENCE, DEFAULT_FOLDS, FitReport, fit_run
+from mazesim.humans.fitting.junction import DEFAULT_FOLDS, fit_run
+from mazesim.experiment.statistics import BOOTSTRAP_RESAMPLES, CONFIDENCE
+from mazesim.humans.fitting.results import FitReport
 from mazesim.humans.fitting.output import only_models, read_fitted
+from mazesim.markup import table_rule
 
 __all__ = ["ModelTransfer", "TransferReport", "transfer_run", "load_and_transfer", "fit_level",
            "format_transfer", "write_transfer", "FILES"]
@@ -134,7 +137,7 @@ def transfer_run(run: HumanRun, fit: str | Path, *, folds: int = DEFAULT_FOLDS, 
         checks = {m.name: m for m in report.models}
     refitted = {m.model: m for m in refit.models}
     draws = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(1,))).integers(
-        0, held.participants, size=(BOOTSTRAP_SAMPLES, held.participants))
+        0, held.participants, size=(BOOTSTRAP_RESAMPLES, held.participants))
     out = []
     for m in held.models:
         check = checks.get(m.model)
@@ -207,7 +210,7 @@ def format_transfer(report: TransferReport) -> str:
                 if walked else "") + ".", "",
              "| model | held bits | refit bits | gap | 95 % CI | people worse |"
              + (" maze r | 95 % CI | differing |" if walked else ""),
-             "|---|---:|---:|---:|---|---:|" + ("---:|---|---:|" if walked else "")]
+             table_rule("lrrrlr" + ("rlr" if walked else ""))]
     for m in report.models:
         row = (f"| {m.model} | {m.held_bits:.3f} | {m.refit_bits:.3f} | {m.gap:.3f} | "
                f"{m.gap_ci[0]:.3f} to {m.gap_ci[1]:.3f} | {m.worse} / {m.people} |")

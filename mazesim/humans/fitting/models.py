@@ -17,7 +17,7 @@ agents' own compiled rules, never from a copy:
 
 Every model returns the lapse-free probability of the chosen direction at each decision; the
 lapse (`KernelAgent.lapse`: a uniform choice among the open directions, with probability
-lapse) is mixed in by `with_lapse`, the same formula as the walking loop.
+lapse) is mixed in by `likelihood.with_lapse`, the same formula as the walking loop.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from mazesim.errors import AgentError, DataError
 from mazesim.humans.data.run import HumanRun
 from mazesim.schema import parse_pairs
 
-__all__ = ["ModelSpec", "fitted_params", "default_models", "parse_model", "with_lapse",
+__all__ = ["ModelSpec", "fitted_params", "default_models", "parse_model",
            "PlanSteps", "FixedModel", "ReadModel", "LogitModel", "build_model"]
 
 _PROBES = (0.2718281828, 0.5772156649, 0.7071067812)   # probe settings, as shares of the range
@@ -82,12 +82,6 @@ def parse_model(text: str) -> ModelSpec:
                          "model of choices)")
     free = tuple(p for p in fitted_params(name) if p.name not in fixed)
     return ModelSpec(str(text).strip(), name, fixed, free)
-
-
-def with_lapse(chosen: np.ndarray, n_open: np.ndarray, lapse: float) -> np.ndarray:
-    """p(chosen) with a lapse: (1 - lapse) p + lapse / (open directions), as the walking loop
-    mixes it (`mazesim.agents._walk_loop`)."""
-    return (1.0 - lapse) * chosen + lapse / n_open
 
 
 class PlanSteps:

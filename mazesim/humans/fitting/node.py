@@ -1,15 +1,8 @@
 """Node models (`mazesim.agents.node_models`) fitted to people's node decisions
 (`mazesim.humans.fitting.node_choices`) under one of two protocols, scored in bits per node decision.
 
-- `peer`: the Maze Search Task authors' protocol (`mazesim.humans.peer.grid`): every person
-  separately, a grid search over the authors' grid with 5 seeded folds over the person's
-  decisions, the 1/tau prior, probabilities floored at 1e-5; score = the test log-likelihood
-  summed over the folds. `node-choice` gets its own per-person fit on the same folds: the
-  person's weights are the MAP on the training folds under a Gaussian population over
-  weights estimated by empirical Bayes (`mazesim.humans.fitting.mixed_logit`) from other people
-  only: the people are dealt into `POPULATION_FOLDS` seeded groups, and a group's people get
-  the population of the other groups. Nothing of a person's decisions reaches their prior, and
-  the shrinkage is estimated, not chosen by hand.
+- `peer`: the Maze Search Task authors' protocol (`mazesim.humans.peer.protocol`): every
+  person separately, a grid search with seeded folds over the person's decisions.
 - `ml` (the default): maximum likelihood as the junction fit (`mazesim.humans.fitting.junction`): one
   fit to every decision (pooled), K-fold cross-validation by participant (each participant
   scored by the fit without their fold), a bootstrap interval over participants, AIC and BIC;
@@ -37,32 +30,30 @@ from mazesim.agents.base import LOG
 from mazesim.agents.node_models import NODE_MODELS, NodeLogit, NodeModel, node_model
 from mazesim.errors import DataError
 from mazesim.humans.data.run import bits
-from mazesim.humans.fitting.junction import (BOOTSTRAP_SAMPLES, CONFIDENCE, DEFAULT_FOLDS, DEFAULT_STARTS,
-                                MAX_FOLDS, MAX_STARTS, MAZE_GROUPS, PARTICIPANTS, Estimate,
-                                FitReport, ModelFit, ParticipantFit, _best_lapse, _folds)
+from mazesim.humans.fitting.crossval import (bootstrap_samples, cross_validate, person_folds,
+                                             person_scores)
 from mazesim.humans.fitting.folds import maze_folds
-from mazesim.humans.peer.grid import FLOOR, FOLDS, deal_folds, fit_node_model
-from mazesim.humans.fitting.models import with_lapse
+from mazesim.humans.fitting.junction import DEFAULT_FOLDS, MAX_FOLDS
+from mazesim.humans.fitting.likelihood import TINY, best_lapse, log_chosen
 from mazesim.humans.fitting.mixed_logit import (chosen_log_probabilities, grouped, map_weights,
-                                        population)
-from mazesim.humans.fitting.node_choices import NodeChoices
+                                                population)
+from mazesim.humans.fitting.node_choices import (NodeChoices, chosen_rows, feature_scale,
+                                                 logit_inputs)
+from mazesim.humans.fitting.optimise import DEFAULT_STARTS, MAX_STARTS
 from mazesim.humans.fitting.ranking import Ranking, rank_fitted
+from mazesim.humans.fitting.results import (BY, MAZE_GROUPS, PARTICIPANTS, Estimate, FitReport,
+                                            ModelFit, ParticipantFit)
+from mazesim.humans.peer.protocol import peer_model
 
-__all__ = ["PROTOCOLS", "POPULATION_FOLDS", "NodeFitReport", "fit_nodes", "logit_peer_fit",
-           "LogitPeerFit", "node_maze_folds", "score_nodes", "held_probabilities"]
+__all__ = ["PROTOCOLS", "NodeFitReport", "fit_nodes", "node_maze_folds", "score_nodes",
+           "held_probabilities"]
 
 PROTOCOLS = ("ml", "peer")
-BY = ("pooled", "participant")
-POPULATION_FOLDS = 10
-"""Groups of people for `node-choice`'s population under the peer protocol: a person's prior
-comes from the people of the other groups (90 % of everyone)."""
-POPULATION_STREAM = 2**32 - 2   # spawn key of the groups' draw (the folds use 0, 1, ...)
 LEVEL = "node"
 VAGUE_PRECISION = 1e-4
 """The prior precision of node-choice's weights under `ml` (standard deviation 100 on the
 standardised scale): nothing against the data, but a maximum exists where the decisions do
 not identify every weight (a few decisions, a feature that never varies)."""
-_TINY = 1e-300
 _METHOD = "SLSQP"
 
 
@@ -89,21 +80,6 @@ class NodeFitReport:
                 "seed": r.seed, "by": r.by, **r.to_json()}
 
 
-@dataclass(frozen=True, eq=False)
-class LogitPeerFit:
-    """`node-choice` under the peer protocol, per person (sorted ids): decisions, the test
-    log-likelihood summed over the folds (floored), the MAP weights on all the person's
-    decisions (natural feature scale) and their in-sample log-likelihood; the population
-    group of each person."""
-
-    people: tuple[str, ...]
-    decisions: np.ndarray
-    test_ll: np.ndarray
-    weights: np.ndarray
-    full_ll: np.ndarray
-    group: np.ndarray
-
-
 def fit_nodes(choices: NodeChoices, models: Sequence[str] | None = None, *,
               protocol: str = PROTOCOLS[0], by: str = BY[0], folds: int = DEFAULT_FOLDS,
               seed: int = 0, starts: int = DEFAULT_STARTS, cv_mazes: int = 0,
@@ -121,7 +97,7 @@ def fit_nodes(choices: NodeChoices, models: Sequence[str] | None = None, *,
     if cv_mazes:
         fold_of, folds = node_maze_folds(choices, cv_mazes, seed), cv_mazes
     elif protocol == "ml" and folds:
-        fold_of = _folds(people, folds, np.random.default_rng(
+        fold_of = person_folds(people, folds, np.random.default_rng(
             np.random.SeedSequence(seed).spawn(1)[0]))[choices.participant]
     else:
         fold_of = None
@@ -129,7 +105,7 @@ def fit_nodes(choices: NodeChoices, models: Sequence[str] | None = None, *,
     fits = []
     for i, name in enumerate(names):
         tell(f"models fitted (now {name})", i, len(names))
-        fits.append((_peer_model if protocol == "peer" else _ml_model)(
+        fits.append((peer_model if protocol == "peer" else _ml_model)(
             name, choices, folds=folds, seed=seed, starts=starts, by=by, fold_of=fold_of))
     tell("models fitted", len(names), len(names))
     key = (lambda m: m.cv_bits) if (folds or protocol == "peer") else (lambda m: m.bits)
@@ -186,108 +162,6 @@ def _check(choices: NodeChoices, models: Sequence[str] | None, protocol: str, by
     return names
 
 
-# --- the peer protocol --------------------------------------------------------------------
-
-def _peer_model(name: str, choices: NodeChoices, *, folds: int, seed: int, **_) -> ModelFit:
-    """One model by the authors' protocol, as a `ModelFit`: the in-sample figures are the
-    per-person choices on all their decisions, k counts every person's parameters."""
-    model = NODE_MODELS[name]
-    if isinstance(model, NodeLogit):
-        fit = logit_peer_fit(model, choices, seed=seed, folds=folds)
-        own = [dict(zip(model.features, map(float, w))) for w in fit.weights]
-        test_ll, full_ll, k = fit.test_ll, fit.full_ll, len(model.features)
-    else:
-        grid = fit_node_model(model, choices.decisions, choices.rows, choices.people,
-                              seed=seed, folds=folds)
-        params = grid.full_params()
-        own = [{p: float(v[i]) for p, v in params.items()} for i in range(len(grid.people))]
-        test_ll, full_ll, k = grid.test_ll, grid.full_ll, len(model.params)
-    counts = np.bincount(choices.participant, minlength=len(choices.participants))
-    parts = tuple(ParticipantFit(p, int(c), bits(float(t), int(c)),
-                                 Estimate(o, 0.0, float(f), int(c)))
-                  for p, c, t, f, o in zip(choices.participants, counts, test_ll, full_ll, own))
-    median = {p: float(np.median([o[p] for o in own])) for p in (own[0] if own else {})}
-    pooled = Estimate(median, 0.0, float(full_ll.sum()), len(choices))
-    return ModelFit(name, name, pooled, k * len(counts), bits(float(test_ll.sum()), len(choices)),
-                    _interval(test_ll, counts, seed), parts)
-
-
-def logit_peer_fit(model: NodeLogit, choices: NodeChoices, *, seed: int, folds: int = FOLDS,
-                   floor: float = FLOOR, groups: int = POPULATION_FOLDS) -> LogitPeerFit:
-    """`model` fitted to every person by the peer protocol (module docstring): each person's
-    folds as `grid_fit` deals them (the planners' folds at the same seed), the population of
-    a person from the people of the other `groups`."""
-    x, start, chosen = _logit_inputs(model, choices)
-    person, people = choices.participant, len(choices.participants)
-    counts = np.bincount(person, minlength=people)
-    if not 2 <= groups <= people:
-        raise DataError(f"{model.name} under the peer protocol draws each person's population "
-                        f"from {groups} groups of the others: {people} people (allowed: at "
-                        f"least {max(groups, 2)})")
-    fold = deal_folds(person, counts, folds, seed)
-    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(POPULATION_STREAM,)))
-    group = np.empty(people, dtype=np.int64)
-    group[rng.permutation(people)] = np.arange(people) % groups
-    test_ll, full_ll = np.zeros(people), np.zeros(people)
-    weights = np.zeros((people, x.shape[1]))
-    for g in range(groups):
-        inside = group == g
-        train = ~inside[person]
-        scale = _scale(x, start, train)
-        z = x / scale
-        local = np.cumsum(~inside) - 1
-        pop = population(grouped(z, start, chosen, local[person], int((~inside).sum()), train))
-        mine = np.flatnonzero(inside)
-        local = np.full(people, -1)
-        local[mine] = np.arange(len(mine))
-        at, ask = local[person], inside[person]
-        for f in range(folds):
-            data = grouped(z, start, chosen, at, len(mine), ask & (fold != f))
-            w = map_weights(data, pop.mean, pop.precision)[0]
-            test = grouped(z, start, chosen, at, len(mine), ask & (fold == f))
-            logs = np.log(np.maximum(np.exp(chosen_log_probabilities(test, w)), floor))
-            test_ll[mine] += np.bincount(at[np.sort(test.index)], logs, minlength=len(mine))
-        data = grouped(z, start, chosen, at, len(mine), ask)
-        w = map_weights(data, pop.mean, pop.precision)[0]
-        full_ll[mine] = np.bincount(at[np.sort(data.index)], chosen_log_probabilities(data, w),
-                                    minlength=len(mine))
-        weights[mine] = w / scale
-    return LogitPeerFit(choices.participants, counts, test_ll, weights, full_ll, group)
-
-
-def _logit_inputs(model: NodeLogit, choices: NodeChoices
-                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The features of every child row of every decision, each decision's first row and the
-    chosen row."""
-    x = model.feature_rows(choices.decisions, choices.decision, choices.walks)
-    start, _, chosen = _logit_inputs_rows(choices)
-    return x, start, chosen
-
-
-def _scale(x: np.ndarray, start: np.ndarray, keep: np.ndarray) -> np.ndarray:
-    """Each feature's standard deviation around its decision's mean over the decisions
-    `keep` (1 where it does not vary): standardising for the numerics only."""
-    counts = np.diff(start)
-    which = np.repeat(np.arange(len(counts)), counts)
-    centred = x - (np.add.reduceat(x, start[:-1]) / counts[:, None])[which]
-    rows = keep[which]
-    sd = np.sqrt((centred[rows] ** 2).sum(axis=0) / max(rows.sum() - keep.sum(), 1))
-    return np.where(sd > 0, sd, 1.0)
-
-
-def _interval(test_ll: np.ndarray, counts: np.ndarray, seed: int) -> tuple[float, float]:
-    """A percentile interval of pooled bits by bootstrap over people (the junction fit's
-    draws)."""
-    samples = _bootstrap(len(counts), seed)
-    boot = -test_ll[samples].sum(axis=1) / counts[samples].sum(axis=1) / math.log(2)
-    tail = 100 * (1 - CONFIDENCE) / 2
-    return float(np.percentile(boot, tail)), float(np.percentile(boot, 100 - tail))
-
-
-def _bootstrap(people: int, seed: int) -> np.ndarray:
-    return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(1,))).integers(
-        0, people, size=(BOOTSTRAP_SAMPLES, people))
-
 
 # --- the maximum-likelihood protocol ------------------------------------------------------
 
@@ -303,32 +177,17 @@ class _Fit:
 def _ml_model(name: str, choices: NodeChoices, *, folds: int, seed: int, starts: int,
               by: str, fold_of: np.ndarray | None) -> ModelFit:
     model = NODE_MODELS[name]
-    fitter = _LogitFitter(model, choices) if isinstance(model, NodeLogit) else \
-        _PlannerFitter(model, choices)
-    people = len(choices.participants)
-    counts = np.bincount(choices.participant, minlength=people)
     rng = np.random.default_rng(np.random.SeedSequence([seed, *name.encode()]))
-    every = np.arange(len(choices))
-    pooled = fitter.fit(every, rng, starts)
-    cv_log = None
-    if fold_of is not None:
-        cv_log = np.empty(len(choices))
-        for f in range(folds):
-            test = np.flatnonzero(fold_of == f)
-            cv_log[test] = fitter.score(fitter.fit(np.flatnonzero(fold_of != f), rng, starts),
-                                        test)
-    own = fitter.own(rng, starts) if by == "participant" else [None] * people
-    cv_bits = ci = None
-    per = [None] * people
-    if cv_log is not None:
-        sums = np.bincount(choices.participant, weights=cv_log, minlength=people)
-        cv_bits, ci = bits(float(sums.sum()), len(choices)), _interval(sums, counts, seed)
-        per = [bits(float(s), int(c)) for s, c in zip(sums, counts)]
-    log_probs = fitter.score(pooled, every)
-    in_sample = np.bincount(choices.participant, weights=log_probs, minlength=people)
-    parts = tuple(ParticipantFit(p, int(c), b, None if o is None else
-                                 Estimate(o.params, o.lapse, o.ll, o.n), bits(float(s), int(c)))
-                  for p, c, b, o, s in zip(choices.participants, counts, per, own, in_sample))
+    fitter = (_LogitFitter if isinstance(model, NodeLogit) else _PlannerFitter)(
+        model, choices, rng, starts)
+    pooled = fitter(np.arange(len(choices)), "pooled")
+    cv_log = None if fold_of is None else cross_validate(fitter, fold_of)
+    own = [None if o is None else Estimate(o.params, o.lapse, o.ll, o.n)
+           for o in (fitter.own() if by == "participant" else [None] * len(choices.participants))]
+    log_probs = fitter.score(pooled, np.arange(len(choices)))
+    cv_bits, ci, parts = person_scores(choices.participants, choices.participant, log_probs,
+                                       cv_log, own, bootstrap_samples(len(choices.participants),
+                                                                      seed))
     return ModelFit(name, name, Estimate(pooled.params, pooled.lapse, pooled.ll, pooled.n),
                     len(pooled.theta) + 1, cv_bits, ci, parts, log_probs, cv_log)
 
@@ -337,8 +196,9 @@ class _PlannerFitter:
     """Maximum likelihood of a grid model: its parameters on their search scale, the lapse
     profiled."""
 
-    def __init__(self, model: NodeModel, choices: NodeChoices) -> None:
-        self.model, self.choices = model, choices
+    def __init__(self, model: NodeModel, choices: NodeChoices, rng: np.random.Generator,
+                 starts: int) -> None:
+        self.model, self.choices, self.rng, self.starts = model, choices, rng, starts
         self.points = model.points()
         self.grid = model.grid_probabilities(choices.decisions, self.points)[choices.rows]
         self.children = choices.children
@@ -352,43 +212,44 @@ class _PlannerFitter:
         p = self.model.probabilities(self.choices.decisions, **self._values(theta))
         return p[self.choices.rows[rows]]
 
-    def fit(self, rows: np.ndarray, rng: np.random.Generator, starts: int) -> _Fit:
+    def __call__(self, rows: np.ndarray, name: str = "") -> _Fit:
         children = self.children[rows]
         if not self.model.params:
-            lapse, ll = _best_lapse(self.grid[rows, 0], children)
+            lapse, ll = best_lapse(self.grid[rows, 0], children)
             return _Fit({}, np.zeros(0), lapse, ll, len(rows))
-        screen = np.log(np.maximum(self.grid[rows], _TINY)).sum(axis=0)
+        screen = np.log(np.maximum(self.grid[rows], TINY)).sum(axis=0)
         names = [p.name for p in self.model.params]
         search = np.array([[_search(p, self.points[p.name][g]) for p in self.model.params]
                            for g in range(len(screen))])
         best = None
-        for g in np.argsort(-screen, kind="stable")[:starts]:
+        for g in np.argsort(-screen, kind="stable")[:self.starts]:
             res = optimize.minimize(
-                lambda t: -_best_lapse(self.chosen(t, rows), children)[1], search[g],
+                lambda t: -best_lapse(self.chosen(t, rows), children)[1], search[g],
                 method=_METHOD, bounds=[tuple(b) for b in self.bounds])
             if best is None or res.fun < best.fun:
                 best = res
         theta = np.clip(best.x, self.bounds[:, 0], self.bounds[:, 1])
-        lapse, ll = _best_lapse(self.chosen(theta, rows), children)
+        lapse, ll = best_lapse(self.chosen(theta, rows), children)
         return _Fit(dict(zip(names, self._values(theta).values())), theta, lapse, ll,
                     len(rows))
 
     def score(self, fit: _Fit, rows: np.ndarray) -> np.ndarray:
         chosen = self.grid[rows, 0] if not self.model.params else self.chosen(fit.theta, rows)
-        return np.log(np.maximum(with_lapse(chosen, self.children[rows], fit.lapse), _TINY))
+        return log_chosen(chosen, self.children[rows], fit.lapse)
 
-    def own(self, rng: np.random.Generator, starts: int) -> list[_Fit]:
-        return [self.fit(np.flatnonzero(self.choices.participant == p), rng, starts)
+    def own(self) -> list[_Fit]:
+        return [self(np.flatnonzero(self.choices.participant == p))
                 for p in range(len(self.choices.participants))]
 
 
 class _LogitFitter:
     """Maximum likelihood of `node-choice`: weights by Newton's method, then the lapse."""
 
-    def __init__(self, model: NodeLogit, choices: NodeChoices) -> None:
-        self.model, self.choices = model, choices
-        self.x, self.start, self.chosen = _logit_inputs(model, choices)
-        self.scale = _scale(self.x, self.start, np.ones(len(choices), dtype=bool))
+    def __init__(self, model: NodeLogit, choices: NodeChoices, rng: np.random.Generator,
+                 starts: int) -> None:
+        self.model, self.choices = model, choices       # Newton's method: no draw, one start
+        self.x, self.start, self.chosen = logit_inputs(model, choices)
+        self.scale = feature_scale(self.x, self.start, np.ones(len(choices), dtype=bool))
         self.z = self.x / self.scale
         self.children = choices.children
 
@@ -400,20 +261,20 @@ class _LogitFitter:
 
     def _fit(self, rows: np.ndarray, w: np.ndarray) -> _Fit:
         chosen = np.exp(chosen_log_probabilities(self._data(rows), w[None]))
-        lapse, ll = _best_lapse(chosen, self.children[rows])
+        lapse, ll = best_lapse(chosen, self.children[rows])
         return _Fit(dict(zip(self.model.features, map(float, w / self.scale))), w, lapse, ll,
                     len(rows))
 
-    def fit(self, rows: np.ndarray, rng: np.random.Generator, starts: int) -> _Fit:
+    def __call__(self, rows: np.ndarray, name: str = "") -> _Fit:
         k = self.z.shape[1]
         w = map_weights(self._data(rows), np.zeros(k), VAGUE_PRECISION * np.eye(k))[0][0]
         return self._fit(rows, w)
 
     def score(self, fit: _Fit, rows: np.ndarray) -> np.ndarray:
         chosen = np.exp(chosen_log_probabilities(self._data(rows), fit.theta[None]))
-        return np.log(np.maximum(with_lapse(chosen, self.children[rows], fit.lapse), _TINY))
+        return log_chosen(chosen, self.children[rows], fit.lapse)
 
-    def own(self, rng: np.random.Generator, starts: int) -> list[_Fit]:
+    def own(self) -> list[_Fit]:
         people = len(self.choices.participants)
         every = np.arange(len(self.choices))
         pop = population(self._data(every, self.choices.participant, people))
@@ -425,6 +286,7 @@ class _LogitFitter:
 
 def _search(param, value: float) -> float:
     return math.log10(value) if param.scale == LOG else float(value)
+
 
 
 # --- scoring another fit's parameters -----------------------------------------------------
@@ -445,8 +307,8 @@ def score_nodes(choices: NodeChoices, fitted: Sequence[tuple[str, Estimate]], *,
             raise DataError(f"params: {label} has parameters {sorted(held.params)} (the node "
                             f"model fits {sorted(expected)})")
         chosen = held_probabilities(model, choices, held.params)
-        lapse = _best_lapse(chosen, choices.children)[0] if refit_lapse else held.lapse
-        log_probs = np.log(np.maximum(with_lapse(chosen, choices.children, lapse), _TINY))
+        lapse = best_lapse(chosen, choices.children)[0] if refit_lapse else held.lapse
+        log_probs = log_chosen(chosen, choices.children, lapse)
         sums = np.bincount(choices.participant, weights=log_probs, minlength=people)
         parts = tuple(ParticipantFit(p, int(c), None, None, bits(float(s), int(c)))
                       for p, c, s in zip(choices.participants, counts, sums))
@@ -469,14 +331,6 @@ def held_probabilities(model: NodeModel | NodeLogit, choices: NodeChoices,
     if isinstance(model, NodeLogit):
         w = np.array([params[f] for f in model.features], dtype=float)
         p = model.probabilities(choices.decisions, choices.decision, choices.walks, w)
-        _, _, chosen = _logit_inputs_rows(choices)
+        _, _, chosen = chosen_rows(choices)
         return p[chosen]
     return model.probabilities(choices.decisions, **params)[choices.rows]
-
-
-def _logit_inputs_rows(choices: NodeChoices) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Each decision's first row among the observed rows, their count, and the chosen row."""
-    counts = choices.children
-    start = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-    chosen = start[:-1] + choices.rows - choices.decisions.start[choices.decision]
-    return start, counts, chosen.astype(np.int64)

@@ -125,3 +125,31 @@ def peer_node_choices(peer: str | Path, mazes: str | Path) -> NodeChoices:
     decision = decisions.row_decision[peers.rows]
     return _choices(decisions, decision.tolist(), peers.rows.tolist(), list(peers.people),
                     list(peers.walks), str(peer))
+
+
+def logit_inputs(model: NodeLogit, choices: NodeChoices
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The features of every child row of every decision, each decision's first row and the
+    chosen row."""
+    x = model.feature_rows(choices.decisions, choices.decision, choices.walks)
+    start, _, chosen = chosen_rows(choices)
+    return x, start, chosen
+
+
+def feature_scale(x: np.ndarray, start: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    """Each feature's standard deviation around its decision's mean over the decisions
+    `keep` (1 where it does not vary): standardising for the numerics only."""
+    counts = np.diff(start)
+    which = np.repeat(np.arange(len(counts)), counts)
+    centred = x - (np.add.reduceat(x, start[:-1]) / counts[:, None])[which]
+    rows = keep[which]
+    sd = np.sqrt((centred[rows] ** 2).sum(axis=0) / max(rows.sum() - keep.sum(), 1))
+    return np.where(sd > 0, sd, 1.0)
+
+
+def chosen_rows(choices: NodeChoices) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each decision's first row among the observed rows, their count, and the chosen row."""
+    counts = choices.children
+    start = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    chosen = start[:-1] + choices.rows - choices.decisions.start[choices.decision]
+    return start, counts, chosen.astype(np.int64)

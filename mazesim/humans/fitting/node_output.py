@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mazesim.humans.fitting.junction import MAZE_GROUPS
+from mazesim.humans.fitting.results import MAZE_GROUPS
 from mazesim.humans.fitting.output import write_fit
 from mazesim.humans.fitting.node import NodeFitReport
 from mazesim.humans.fitting.ranking_output import format_ranking

@@ -23,7 +23,8 @@ from mazesim import csvfile
 from mazesim.agents.node_models import NodeLogit, node_model
 from mazesim.errors import (DataError, MazesimError, file_problem, load_json, nesting,
                             read_text, short)
-from mazesim.humans.fitting.junction import MAX_MODELS, Estimate, FitReport
+from mazesim.humans.fitting.junction import MAX_MODELS
+from mazesim.humans.fitting.results import Estimate, FitReport
 from mazesim.humans.fitting.models import parse_model
 from mazesim.humans.fitting.ranking_output import RANKING_CSV, format_ranking, write_ranking
 from mazesim.limits import MAX_NESTING
@@ -123,7 +124,7 @@ def write_fit(report: FitReport, folder: str | Path) -> list[Path]:
     try:
         return _write(report, folder)
     except OSError as err:
-        raise DataError(f"-o {folder}: cannot write ({err.strerror or err})") from None
+        raise DataError(f"output folder {folder}: cannot write ({err.strerror or err})") from None
 
 
 def _write(report: FitReport, folder: Path) -> list[Path]:
@@ -176,7 +177,7 @@ def read_fitted(path: str | Path, level: str = "junction") -> list[tuple[str, Es
     path = Path(path)
     if path.is_dir():
         path = path / FIT_CSV
-    where = f"--params {path}"
+    where = f"params {path}"
     if path.suffix.lower() == ".csv":
         rows: list = fit_rows(path, where=where)
         if rows and "participant" in rows[0]:

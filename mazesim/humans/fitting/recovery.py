@@ -23,7 +23,8 @@ from scipy import stats
 from mazesim.agents import Vision, make_agent, parse_vision
 from mazesim.agents.base import INTEGER, AgentBase
 from mazesim.errors import DataError
-from mazesim.humans.fitting.junction import CONFIDENCE, ModelFit
+from mazesim.experiment.statistics import CONFIDENCE
+from mazesim.humans.fitting.results import ModelFit
 from mazesim.humans.data.importer import ImportSummary, import_source
 from mazesim.humans.fitting.models import parse_model
 from mazesim.humans.data.sources import MAX_PARTICIPANTS, Recording, Source

@@ -28,7 +28,7 @@ from mazesim.agents.decision_nodes import DecisionNodes
 from mazesim.agents.node_models import NodeModel
 from mazesim.errors import DataError
 from mazesim.humans.data.run import bits
-from mazesim.humans.fitting.junction import BOOTSTRAP_SAMPLES, CONFIDENCE
+from mazesim.experiment.statistics import BOOTSTRAP_RESAMPLES, CONFIDENCE
 from mazesim.limits import INT64_MAX
 
 __all__ = ["FOLDS", "FLOOR", "MAX_GRID_CELLS", "GridFit", "grid_fit", "fit_node_model",
@@ -78,7 +78,7 @@ class GridFit:
         return bits(self.ll, self.n)
 
     def bits_interval(self, *, seed: int, confidence: float = CONFIDENCE,
-                      samples: int = BOOTSTRAP_SAMPLES) -> tuple[float, float]:
+                      samples: int = BOOTSTRAP_RESAMPLES) -> tuple[float, float]:
         """A percentile interval of `pooled_bits` by bootstrap over people (each resampled
         with all their decisions), drawn from `SeedSequence(seed, (BOOTSTRAP_STREAM,))`."""
         rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(BOOTSTRAP_STREAM,)))

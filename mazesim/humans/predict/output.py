@@ -17,7 +17,7 @@ from mazesim import csvfile  # noqa: E402
 from mazesim.errors import DataError  # noqa: E402
 from mazesim.humans.predict.run import PredictReport  # noqa: E402
 from mazesim.humans.predict.stats import ALPHA, FIRST, MEASURES, ModelCheck  # noqa: E402
-from mazesim.markup import markdown_text  # noqa: E402
+from mazesim.markup import markdown_text, table_rule  # noqa: E402
 from mazesim.render import HEAT_COLOURS, maze_image  # noqa: E402
 
 __all__ = ["PREDICT_CSV", "MODELS_CSV", "FIGURE", "HEATMAPS", "FILES", "HEATMAP_MAZES",
@@ -45,7 +45,7 @@ def format_predict(report: PredictReport) -> str:
              f"{report.seed}){', pooled parameters' if report.pooled else ''}.", "",
              "| model | own params | maze r (95 % CI) | rho | ratio | steps differ | revisits | "
              "exit seen | first choice |" + (" held-out r (95 % CI) | rho | MAE |" if cv else ""),
-             "|---|---:|---|---:|---:|---:|---:|---:|---:|" + ("---|---:|---:|" if cv else "")]
+             table_rule("lrlrrrrrr" + ("lrr" if cv else ""))]
     for m in report.models:
         row = (f"| {markdown_text(m.name)} | {m.own_params} | {_r(m.maze_r, m.maze_r_ci)} | "
                f"{_f(m.maze_rho)} | {_f(m.ratio_median)} | "
@@ -81,7 +81,7 @@ def write_predict(report: PredictReport, folder: str | Path) -> list[Path]:
         _figure(report, paths[2])
         _heatmaps(report, paths[3])
     except OSError as err:
-        raise DataError(f"-o {folder}: cannot write ({err.strerror or err})") from None
+        raise DataError(f"output folder {folder}: cannot write ({err.strerror or err})") from None
     return paths
 
 

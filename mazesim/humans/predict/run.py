@@ -126,8 +126,8 @@ def read_fit(fit_dir: str | Path) -> list[FittedModel]:
     fault (missing, not a junction-level fit, a model this version cannot walk)."""
     folder = Path(fit_dir)
     if not folder.is_dir():
-        raise DataError(f"--fit {fit_dir}: no such folder (write one with `mazesim fit RUN "
-                        "-o FOLDER`)")
+        raise DataError(f"fit {fit_dir}: no such folder (the output folder of a fit, `mazesim "
+                        "fit`)")
     rows = fit_rows(folder / FIT_CSV, ("model", "agent", "lapse", "params"))
     own: dict[str, dict[str, tuple[dict, float]]] = {}
     if (folder / PARTICIPANTS_CSV).exists():
@@ -222,7 +222,7 @@ def _pick(fitted: list[FittedModel], labels: Sequence[str], fit_dir: Any) -> lis
     have = {f.label: f for f in fitted}
     for label in labels:
         if label not in have:
-            raise DataError(f"--model {label}: not in the fit {fit_dir} (its models: "
+            raise DataError(f"model {label}: not in the fit {fit_dir} (its models: "
                             f"{', '.join(list(have)[:12])})")
     return [have[label] for label in dict.fromkeys(labels)]
 
@@ -257,29 +257,29 @@ def _check(walks: int, seed: int, cv_mazes: int, models: int, units: Sequence[Un
            workers: int) -> None:
     if isinstance(walks, bool) or not isinstance(walks, (int, np.integer)) or not (
             1 <= walks <= MAX_WALKS):
-        raise DataError(f"--walks {walks!r} (allowed: 1 to {MAX_WALKS:,} per person and maze)")
+        raise DataError(f"walks {walks!r} (allowed: 1 to {MAX_WALKS:,} per person and maze)")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not (
             0 <= seed <= INT64_MAX):
-        raise DataError(f"--seed {short(seed)} (allowed: 0 to {INT64_MAX:,})")
+        raise DataError(f"seed {short(seed)} (allowed: 0 to {INT64_MAX:,})")
     if not units:
         raise DataError("the run has no trial to predict")
     groups = len({maze_group(group_name(u.maze)) for u in units})
     if cv_mazes and groups < 2:
-        raise DataError(f"--cv-mazes {cv_mazes} (allowed: 0 for none: the run's mazes form one "
+        raise DataError(f"cv_mazes {cv_mazes} (allowed: 0 for none: the run's mazes form one "
                         "group, and folds need two)")
     if cv_mazes and not 2 <= cv_mazes <= min(groups, MAX_CV_FOLDS):
-        raise DataError(f"--cv-mazes {cv_mazes} (allowed: 0 for none, or 2 to "
+        raise DataError(f"cv_mazes {cv_mazes} (allowed: 0 for none, or 2 to "
                         f"{min(groups, MAX_CV_FOLDS)}: the groups of mazes (twins and families "
                         f"together), at most {MAX_CV_FOLDS})")
     total = models * walks * sum(len(u.people) for u in units) * (2 if cv_mazes else 1)
     if total > MAX_TOTAL_WALKS:
-        raise DataError(f"--walks {walks}: {total:,} walks in all (allowed: at most "
+        raise DataError(f"walks {walks}: {total:,} walks in all (allowed: at most "
                         f"{MAX_TOTAL_WALKS:,}; fewer walks or models)")
     from mazesim.experiment.executors import MAX_WORKERS
 
     if isinstance(workers, bool) or not isinstance(workers, int) or not (
             1 <= workers <= MAX_WORKERS):
-        raise DataError(f"--workers {workers!r} (allowed: an integer from 1 to "
+        raise DataError(f"workers {workers!r} (allowed: an integer from 1 to "
                         f"{MAX_WORKERS:,})")
 
 
@@ -340,7 +340,7 @@ def _cross_validate(run: HumanRun, fitted: Sequence[FittedModel], units: Sequenc
             refits = _refit(train, fitted, by, seed)
         except DataError as err:
             held = ", ".join(units[u].name for u in np.flatnonzero(fold_of == fold)[:5])
-            raise DataError(f"--cv-mazes {folds}: fitting without fold {fold + 1} (mazes "
+            raise DataError(f"cv_mazes {folds}: fitting without fold {fold + 1} (mazes "
                             f"{held}) failed: {err}") from None
         again = [_refitted(f, refits[f.label]) for f in fitted]
         which = [int(u) for u in np.flatnonzero(fold_of == fold)]
