@@ -257,7 +257,7 @@ def test_one_maze_cannot_be_dealt_into_folds(walkers, tmp_path):
     result = invoke("predict", root / "run", "--fit", root / "fit-a", "--cv-mazes", 2,
                     *[a for i in range(1, MAZES) for a in ("--exclude-maze", f"d{i}")])
     assert result.exit_code == 2, result.output
-    assert "--cv-mazes 2 (allowed: 0 for none: the run's mazes form one group" in result.output
+    assert "cv_mazes 2 (allowed: 0 for none: the run's mazes form one group" in result.output
 
 
 def test_model_walks_are_walked_in_bounded_batches_with_the_same_result(monkeypatch):

@@ -27,7 +27,7 @@ from typing import Sequence
 
 import numpy as np
 
-from mazesim.agents.node_models import NODE_MODELS
+from mazesim.humans.fitting.models import JUNCTION, NODE, model_level
 from mazesim.errors import DataError
 from mazesim.humans.data.run import HumanRun, excluded, load_human_run
 from mazesim.humans.fitting.junction import DEFAULT_FOLDS, fit_run
@@ -39,7 +39,6 @@ from mazesim.markup import table_rule
 __all__ = ["ModelTransfer", "TransferReport", "transfer_run", "load_and_transfer", "fit_level",
            "format_transfer", "write_transfer", "FILES"]
 
-JUNCTION, NODE = "junction", "node"
 TRANSFER_CSV = "transfer.csv"
 FILES = (TRANSFER_CSV,)
 """What `-o` writes."""
@@ -111,7 +110,7 @@ def fit_level(fit: str | Path) -> str:
 
     rows = fit_rows(path / FIT_CSV if path.is_dir() else path, where=f"fit {fit}")
     labels = [row["model"] for row in rows]
-    return NODE if labels and all(label in NODE_MODELS for label in labels) else JUNCTION
+    return NODE if labels and all(model_level(label) == NODE for label in labels) else JUNCTION
 
 
 def transfer_run(run: HumanRun, fit: str | Path, *, folds: int = DEFAULT_FOLDS, seed: int = 0,

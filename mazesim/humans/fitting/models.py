@@ -29,16 +29,28 @@ import numpy as np
 
 from mazesim.agents import AGENTS, make_agent
 from mazesim.agents.base import INTEGER, KernelAgent, Param
+from mazesim.agents.node_models import NODE_MODELS
 from mazesim.errors import AgentError, DataError
 from mazesim.humans.data.run import HumanRun
 from mazesim.schema import parse_pairs
 
-__all__ = ["ModelSpec", "fitted_params", "default_models", "parse_model",
+__all__ = ["JUNCTION", "NODE", "model_level", "ModelSpec", "fitted_params", "default_models",
+           "parse_model",
            "PlanSteps", "FixedModel", "ReadModel", "LogitModel", "build_model"]
 
 _PROBES = (0.2718281828, 0.5772156649, 0.7071067812)   # probe settings, as shares of the range
 _CHECK = 0.4142135624
 _AGREE = 1e-12          # relative agreement of the classes with a full reading (rounding)
+JUNCTION, NODE = "junction", "node"
+"""The levels of decisions a fit's models are scored at: cells (junction, and step, which reads
+the same fits) or the nodes of decision trees."""
+
+
+def model_level(label: str) -> str:
+    """The level of a fit's model: a node model's name (the node-model registry,
+    `mazesim.agents.node_models`) is the node level's, any other label a junction model's
+    (`parse_model`)."""
+    return NODE if label in NODE_MODELS else JUNCTION
 
 
 def fitted_params(agent: str) -> tuple[Param, ...]:

@@ -33,14 +33,13 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from mazesim.agents import make_agent
-from mazesim.agents.node_models import node_model
 from mazesim.agents.tree_walkers import walker_keys
 from mazesim.agents.trees import maze_name
 from mazesim.errors import DataError, MazesimError, short
 from mazesim.humans.data.run import HumanRun
 from mazesim.humans.fitting.folds import group_name, maze_folds, maze_group
 from mazesim.humans.fitting.output import FIT_CSV, PARTICIPANTS_CSV, fit_rows, fitted_row
-from mazesim.humans.fitting.models import ModelSpec, parse_model
+from mazesim.humans.fitting.models import JUNCTION, NODE, ModelSpec, model_level, parse_model
 from mazesim.humans.predict.stats import (HeldOut, MazeCheck, ModelCheck, compare_walks,
                                           held_out, model_check)
 from mazesim.humans.predict.walks import (Walked, model_walks, people_walks, probe_cell,
@@ -56,7 +55,6 @@ MAX_WALKS = 10_000
 MAX_TOTAL_WALKS = 10**8
 """Most walks of a whole check (models x mazes x people x walks, folds included)."""
 MAX_CV_FOLDS = 100
-JUNCTION, NODE = "junction", "node"
 
 
 @dataclass(frozen=True)
@@ -203,17 +201,16 @@ def _mean(values: np.ndarray) -> float:
 
 
 def _spec(label: str, where: str) -> tuple[ModelSpec, str]:
-    """The model of a fit's row and its level: a junction model (`parse_model`), else a node
-    model of `mazesim fit --level node` walking as its tree walker."""
+    """The model of a fit's row and its level (`models.model_level`): a junction model
+    (`parse_model`), or a node model of `mazesim fit --level node` walking as its tree
+    walker."""
+    if model_level(label) == NODE:
+        agent, _ = walker_keys(label, {}, 0.0)
+        return ModelSpec(label, agent, {}, ()), NODE
     try:
         return parse_model(label), JUNCTION
     except MazesimError as err:
-        try:
-            node_model(label)
-        except MazesimError:
-            raise DataError(f"{where} cannot walk here ({err})") from None
-    agent, _ = walker_keys(label, {}, 0.0)
-    return ModelSpec(label, agent, {}, ()), NODE
+        raise DataError(f"{where} cannot walk here ({err})") from None
 
 
 def _pick(fitted: list[FittedModel], labels: Sequence[str], fit_dir: Any) -> list[FittedModel]:
