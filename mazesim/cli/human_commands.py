@@ -9,7 +9,7 @@ import json
 import click
 
 from mazesim.cli import main, say_compiling
-from mazesim.cli._options import SEED, VISION, LibraryDefault, output_folder, wrote
+from mazesim.cli._options import SEED, VISION, WORKERS, LibraryDefault, output_folder, wrote
 
 __all__ = ["import_group", "fit", "compare", "predict", "transfer"]
 
@@ -269,7 +269,7 @@ def compare(human_run: str, sim_run: str, fit_params: bool, seed: int,
 @click.option("--pooled", is_flag=True,
               help="Walk everyone with the pooled parameters (default: each person's own "
                    "where the fit was per person).")
-@click.option("--workers", type=int, default=1, show_default=True,
+@click.option("--workers", type=WORKERS, default=1, show_default=True,
               help="Local processes that walk.")
 @click.option("--routes", is_flag=True,
               help="Full view: which way round each obstacle, cells visited, moves and turns "
@@ -333,7 +333,7 @@ def predict(run_dir: str, fit_dir: str, walks: int, seed: int, cv_mazes: int,
               help="A model of the fit (repeat for several; default: all).")
 @click.option("--seed", type=SEED, default=0, show_default=True,
               help="Seed of the folds, the walks and the bootstrap.")
-@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
+@click.option("--workers", type=WORKERS, default=1, show_default=True,
               help="Local processes that walk.")
 @_EXCLUDE_PARTICIPANTS
 @_EXCLUDE_MAZE

@@ -272,7 +272,7 @@ def _check(walks: int, seed: int, cv_mazes: int, models: int, units: Sequence[Un
     if total > MAX_TOTAL_WALKS:
         raise DataError(f"walks {walks}: {total:,} walks in all (allowed: at most "
                         f"{MAX_TOTAL_WALKS:,}; fewer walks or models)")
-    from mazesim.experiment.executors import MAX_WORKERS
+    from mazesim.limits import MAX_WORKERS
 
     if isinstance(workers, bool) or not isinstance(workers, int) or not (
             1 <= workers <= MAX_WORKERS):
