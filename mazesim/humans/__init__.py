@@ -1,17 +1,12 @@
-"""People's walks (DESIGN.md section 11): import recorded trajectories, fit the agents to them,
-compare them with simulated runs.
+"""People's walks (DESIGN.md section 11): import recorded trajectories, fit models to them, check
+the fits by walking, compare people with simulated runs and with other fits.
 
-- `import_mst`, `import_csv` (`importer`, `sources`): recorded trajectories into a run of people;
-- `load_human_run`, `node_decisions` (`data`): a run of people, its junction decisions and its
-  node decisions (on each maze's decision tree);
-- `fit_models` (`fit`, `models`, `fit_output`): maximum likelihood, cross-validated by person;
-  `score_models`: the models of another fit scored with their parameters held;
-- `fit_node_models` (`node_choices`, `node_fit`, `node_fit_output`): node models at the decision
-  nodes of the mazes' trees, under our protocol or the Maze Search Task authors';
-- `compare_runs` (`compare`): people against the agents of a simulated run;
-- `predict_run` (`predict`, `predict_walks`, `predict_stats`, `predict_output`): fitted models
-  walking the run's mazes beside its people, maze by maze, and on mazes left out of the fit;
-- `simulate_population` (`recovery`): a synthetic run of people, for parameter recovery.
+The subpackages (docs/architecture.md): `data` (readers, the importer, a run of people),
+`fitting` (models, likelihood, cross-validation, the junction and node fitters, results,
+rankings), `predict` (fitted models walking beside people), `peer` (the Maze Search Task
+authors' protocol and tables), `compare` (people against agents, a fit carried to another run).
+This module is the public face: `import_mst`, `import_csv`, `load_human_run`, `node_decisions`,
+`fit_models`, `fit_node_models`, `score_models`, `fit_run`, `parse_model`, `default_models`.
 """
 
 from __future__ import annotations
