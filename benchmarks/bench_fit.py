@@ -21,7 +21,7 @@ from pathlib import Path
 from _common import experiment_1, medians
 from mazesim import generate, make_agent
 from mazesim.humans import default_models, fit_models, import_mst
-from mazesim.humans.recovery import simulate_population
+from mazesim.humans.fitting.recovery import simulate_population
 
 IMPORT_TARGET_S = 5.0
 FIT_TARGET_S = 60.0

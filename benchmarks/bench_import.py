@@ -1,5 +1,5 @@
 """Benchmark of importing a large long CSV and of reading and fitting the run it makes: seconds
-per million junction decisions, so that a fit at the ceilings (`humans.data.MAX_DECISIONS`, 10
+per million junction decisions, so that a fit at the ceilings (`humans.data.run.MAX_DECISIONS`, 10
 million) can be told in advance.
 
 Usage: python benchmarks/bench_import.py [--participants 5000] [--quick]
@@ -25,7 +25,7 @@ from pathlib import Path
 from _common import medians
 from mazesim import generate, make_agent
 from mazesim.humans import fit_models, load_human_run
-from mazesim.humans.data import MAX_DECISIONS
+from mazesim.humans.data.run import MAX_DECISIONS
 from mazesim.maze import write_maze
 from mazesim.walks import simulate_many
 

@@ -23,10 +23,10 @@ from pathlib import Path
 
 from _common import experiment_1, medians
 from mazesim.humans import import_mst, load_human_run
-from mazesim.humans.data import excluded
-from mazesim.humans.node_choices import run_node_choices
-from mazesim.humans.node_fit import fit_nodes
-from mazesim.humans.peer import EXCLUDED
+from mazesim.humans.data.run import excluded
+from mazesim.humans.fitting.node_choices import run_node_choices
+from mazesim.humans.fitting.node import fit_nodes
+from mazesim.humans.peer.tables import EXCLUDED
 
 BUDGET_S = 120.0
 

@@ -27,9 +27,9 @@ import numpy as np
 from _common import experiment_1, medians
 from mazesim.agents.decision_nodes import decision_nodes
 from mazesim.agents.node_models import NODE_MODELS, NodeModel
-from mazesim.humans.grid_fit import grid_fit, prior_of
-from mazesim.humans.peer import read_peer_trees
-from mazesim.humans.peer_fit import best_model_counts, compare_with_peers, peer_choices
+from mazesim.humans.peer.grid import grid_fit, prior_of
+from mazesim.humans.peer.tables import read_peer_trees
+from mazesim.humans.peer.reproduce import best_model_counts, compare_with_peers, peer_choices
 
 BUDGET_S = 120.0
 BITS_TOLERANCE, LL_TOLERANCE = 0.01, 0.01

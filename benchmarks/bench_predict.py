@@ -24,12 +24,12 @@ from pathlib import Path
 from mazesim import generate, make_agent
 from mazesim.agents.node_models import NODE_MODELS
 from mazesim.humans import default_models, fit_run, import_mst, load_human_run
-from mazesim.humans.fit_output import write_fit
-from mazesim.humans.node_choices import run_node_choices
-from mazesim.humans.node_fit import fit_nodes
-from mazesim.humans.node_fit_output import write_node_fit
-from mazesim.humans.predict import predict_run
-from mazesim.humans.recovery import simulate_population
+from mazesim.humans.fitting.output import write_fit
+from mazesim.humans.fitting.node_choices import run_node_choices
+from mazesim.humans.fitting.node import fit_nodes
+from mazesim.humans.fitting.node_output import write_node_fit
+from mazesim.humans.predict.run import predict_run
+from mazesim.humans.fitting.recovery import simulate_population
 
 TARGET_S = 60.0
 SHARED = Path("shared") / "data" / "maze-search-task" / "experiment-1"

@@ -5,7 +5,7 @@ Usage: python benchmarks/bench_trees.py [--repeats 5] [--quick]
 1. The trees of the 40 maps (`decision_tree`, the authors' sweep): all 40, and the largest
    (4ways, 171 nodes) alone: targets a few seconds and <= 1 s.
 2. Node decisions of experiment 1: every walk (4,758) cut on its map's tree (`NodeCutter`,
-   the walks read with `read_mst`), and, without `--quick`, `humans.data.node_decisions` of the
+   the walks read with `read_mst`), and, without `--quick`, `humans.data.run.node_decisions` of the
    imported run (trees included).
 3. A tree past the ceiling (a 9x9 room of pillars): how long the refusal takes.
 4. The replication's 30 maps of 15x15, whose trees pass the ceiling: each map's merged graph
@@ -28,7 +28,7 @@ from pathlib import Path
 from _common import experiment_1, medians, replication
 from mazesim.agents.trees import decision_tree
 from mazesim.errors import AgentError
-from mazesim.humans.sources import parse_mst_maze, read_any_maze, read_mst, read_mst_maze
+from mazesim.humans.data.sources import parse_mst_maze, read_any_maze, read_mst, read_mst_maze
 from mazesim.walks.nodes import NodeCutter
 
 SINGLE_TARGET_S = 1.0
@@ -71,7 +71,7 @@ def main() -> None:
           f"trees included): median {wall:.3f} s wall, {cpu:.3f} s CPU")
     if not args.quick:
         from mazesim.humans import import_mst, load_human_run
-        from mazesim.humans.data import node_decisions
+        from mazesim.humans.data.run import node_decisions
 
         with tempfile.TemporaryDirectory() as tmp:
             import_mst(folder, Path(tmp) / "run")
@@ -102,8 +102,8 @@ def replication_graphs(repeats: int, quick: bool) -> None:
     if quick:
         return
     from mazesim.humans import import_csv, load_human_run
-    from mazesim.humans.node_choices import run_node_choices
-    from mazesim.humans.node_fit import fit_nodes
+    from mazesim.humans.fitting.node_choices import run_node_choices
+    from mazesim.humans.fitting.node import fit_nodes
 
     with tempfile.TemporaryDirectory() as tmp:
         import_csv(folder / "walks.csv", folder / "mazes", Path(tmp) / "run",

@@ -7,7 +7,7 @@ gigabytes. Limits that concern one reader only live beside it (`schema.MAX_NODES
 `search.sokoban.level.MAX_LEVEL_CELLS`, ...); docs/definitions.md, "Ceilings", lists them.
 """
 
-__all__ = ["INT64_MAX", "MAX_FILE_BYTES", "MAX_NESTING", "MAX_MAZE_CELLS", "MAX_VISION_RADIUS",
+__all__ = ["INT64_MAX", "MAX_WORKERS", "MAX_FILE_BYTES", "MAX_NESTING", "MAX_MAZE_CELLS", "MAX_VISION_RADIUS",
            "MAX_STEPS", "MAX_TRIALS", "MAX_KEPT_MOVES", "MAX_IMAGE_PIXELS", "gigabytes"]
 
 INT64_MAX = 2**63 - 1
@@ -48,3 +48,7 @@ MAX_IMAGE_PIXELS = 100_000_000
 def gigabytes(nbytes: float) -> str:
     """`nbytes` for a message: "7.0 GB", "0.3 GB" (decimal gigabytes, one decimal)."""
     return f"{nbytes / 1e9:,.1f} GB"
+
+MAX_WORKERS = 1024
+"""Most local worker processes of a run or a predictive check (a run takes at most
+`experiment.executors.WORKERS_PER_CORE` per core and one per task start)."""

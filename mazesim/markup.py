@@ -10,11 +10,12 @@ load or break the table it stands in. `markdown_text` makes any value plain text
 
 from __future__ import annotations
 
-from typing import Any
+import math
+from typing import Any, Sequence
 
 from mazesim.errors import printable
 
-__all__ = ["MARKDOWN_SPECIAL", "markdown_text"]
+__all__ = ["MARKDOWN_SPECIAL", "markdown_text", "table_rule", "json_number", "json_interval"]
 
 MARKDOWN_SPECIAL = "\\`*[]|"
 """Characters that start Markdown markup anywhere in a line (escapes, code, emphasis, links and
@@ -29,3 +30,21 @@ def markdown_text(value: Any) -> str:
     escaped visibly (`errors.printable`), `& < >` as HTML entities, `MARKDOWN_SPECIAL` behind a
     backslash."""
     return printable(value).translate(_TABLE)
+
+
+def table_rule(aligns: str) -> str:
+    """The line under a Markdown table's header: one cell per letter of `aligns`, `l` left and
+    `r` right aligned (`table_rule("lrr")` is `|---|---:|---:|`)."""
+    return "|" + "".join("-" * 3 + (":" if a == "r" else "") + "|" for a in aligns)
+
+
+def json_number(value: Any) -> float | None:
+    """A number for JSON, which has no NaN or infinity: None for a missing or non-finite one."""
+    return float(value) if value is not None and math.isfinite(value) else None
+
+
+def json_interval(interval: Sequence[float] | None) -> list[float] | None:
+    """An interval for JSON: None where there is none (missing, NaN or infinite ends)."""
+    if interval is None or not all(map(math.isfinite, interval)):
+        return None
+    return [float(v) for v in interval]

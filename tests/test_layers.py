@@ -14,7 +14,8 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "mazesim"
 
 LAYERS = [
-    {"maze", "errors", "limits", "schema", "records", "csvfile", "markup", "jit", "_grid"},
+    {"maze", "mst_maps", "errors", "limits", "schema", "records", "csvfile", "markup", "jit",
+     "_grid"},
     {"generators", "analysis", "render"},
     {"agents"},
     {"walks"},

@@ -23,8 +23,8 @@ from scipy import optimize
 from mazesim.agents.node_features import NODE_FEATURES, child_features
 from mazesim.errors import MazesimError, printable
 from mazesim.humans import load_human_run
-from mazesim.humans.node_choices import run_node_choices
-from mazesim.humans.node_fit import node_maze_folds
+from mazesim.humans.fitting.node_choices import run_node_choices
+from mazesim.humans.fitting.node import node_maze_folds
 
 BASE = ("log-steps", "log-cells", "revisit", "reverse")
 VARIANTS = {                     # name: features; "log du-G" = -log V of DU at discount G
@@ -42,7 +42,7 @@ VARIANTS = {                     # name: features; "log du-G" = -log V of DU at 
 def exit_display(run) -> tuple[int, int, int, float]:
     """(trials, trials beside the exit that stepped elsewhere, decisions with the exit in view,
     share of those on a shortest path to it)."""
-    from mazesim.humans.models import LogitModel, parse_model
+    from mazesim.humans.fitting.models import LogitModel, parse_model
 
     beside = 0
     for t in run.trials:

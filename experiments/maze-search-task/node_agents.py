@@ -1,6 +1,6 @@
 """The cell-level agents on the node yardstick: each fitted to people's junction decisions
 (pooled maximum likelihood, lapse included), then scored on their node decisions by rollouts
-(`mazesim.humans.node_rollouts`: the probability of reaching each child's observation first,
+(`mazesim.humans.fitting.node_rollouts`: the probability of reaching each child's observation first,
 walking on from the person's own history).
 
 Usage: python experiments/maze-search-task/node_agents.py RUN_DIR [--rollouts 200] [--seed 0]
@@ -25,11 +25,11 @@ import time
 
 from mazesim.agents import make_agent
 from mazesim.humans import load_human_run
-from mazesim.humans.data import excluded
-from mazesim.humans.fit import fit_run
-from mazesim.humans.models import default_models, parse_model
-from mazesim.humans.node_choices import run_node_choices
-from mazesim.humans.node_rollouts import node_rollouts
+from mazesim.humans.data.run import excluded
+from mazesim.humans.fitting.junction import fit_run
+from mazesim.humans.fitting.models import default_models, parse_model
+from mazesim.humans.fitting.node_choices import run_node_choices
+from mazesim.humans.fitting.node_rollouts import node_rollouts
 from mazesim.limits import MAX_TRIALS
 from script_args import SEED, Parser, add_exclusions, exclusions, fail, integers, run_script
 

@@ -22,10 +22,10 @@ import numpy as np
 
 from mazesim.agents.node_features import NODE_FEATURES
 from mazesim.agents.node_models import NodeLogit
-from mazesim.humans.node_choices import peer_node_choices
-from mazesim.humans.node_fit import logit_peer_fit
-from mazesim.humans.peer_fit import MAX_SEEDS, best_model_counts, compare_with_peers
-from mazesim.humans.ranking import rank_models
+from mazesim.humans.fitting.node_choices import peer_node_choices
+from mazesim.humans.peer.protocol import logit_peer_fit
+from mazesim.humans.peer.reproduce import MAX_SEEDS, best_model_counts, compare_with_peers
+from mazesim.humans.fitting.ranking import rank_models
 from script_args import Parser, integers, run_script
 
 BOOTSTRAP = 2000

@@ -14,8 +14,8 @@ import sys
 from typing import Callable, NoReturn
 
 from mazesim.errors import MazesimError, printable
-from mazesim.humans.data import participant_list
-from mazesim.humans.peer import EXCLUDED
+from mazesim.humans.data.run import participant_list
+from mazesim.humans.peer.tables import EXCLUDED
 from mazesim.limits import INT64_MAX
 
 SEED = (0, INT64_MAX)

@@ -1,5 +1,5 @@
 """The junction choice model pooled, per person and under an empirical-Bayes population,
-compared by cross-validation within people (`mazesim.humans.shrinkage`).
+compared by cross-validation within people (`mazesim.humans.fitting.shrinkage`).
 
 Usage: python experiments/maze-search-task/shrinkage.py RUN [--folds 5] [--seed 0]
            [--model choice-model]
@@ -15,8 +15,8 @@ from __future__ import annotations
 import time
 
 from mazesim.humans import load_human_run
-from mazesim.humans.fit import MAX_FOLDS
-from mazesim.humans.shrinkage import compare_shrinkage
+from mazesim.humans.fitting.junction import MAX_FOLDS
+from mazesim.humans.fitting.shrinkage import compare_shrinkage
 from script_args import SEED, Parser, integers, run_script
 
 

@@ -24,7 +24,7 @@ from scipy import stats
 from mazesim.agents import TREE_WALKERS, make_agent
 from mazesim.agents.vision import SWEEP_VISION
 from mazesim.humans import load_human_run
-from mazesim.humans.data import excluded
+from mazesim.humans.data.run import excluded
 from mazesim.limits import MAX_TRIALS
 from mazesim.walks import simulate_many
 from script_args import SEED, Parser, add_exclusions, exclusions, fail, integers, run_script

@@ -5,7 +5,7 @@ Usage: python experiments/model-recovery/coverage.py [--seeds 20] [--people 30] 
            [--size 11] [--lapse 0.4] [--spread 0.3] [--models bfs,dfs,...]
 
 Each model generates, seed by seed, a population of people who differ
-(`mazesim.humans.recovery.people`: each free value and the lapse is its centre times
+(`mazesim.humans.fitting.recovery.people`: each free value and the lapse is its centre times
 exp(N(0, spread)); the centres are each agent's defaults, the choice model's the weights of
 recover.py's `CHOICE`, and `--lapse`), who walk `--mazes` generated `digging` mazes of
 `--size` once each under a window of 2; the model is fitted to them alone (no folds, one start,
@@ -31,7 +31,7 @@ import numpy as np
 
 from mazesim import generate
 from mazesim.humans import default_models, fit_run, load_human_run
-from mazesim.humans.recovery import (people, population_estimates, population_means,
+from mazesim.humans.fitting.recovery import (people, population_estimates, population_means,
                                      simulate_population)
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

@@ -11,7 +11,7 @@ maximum likelihood; imported and fitted here, or read from `--human-fit`, a fold
 times exp(N(0, spread)), clipped to its bounds, integers rounded. As many people as the
 experiment had (119) walk its 40 maps once each under its vision (line of sight over a known
 layout, what each map shows at the start), stored as a run of people
-(`mazesim.humans.recovery.simulate_population`), and every model is fitted to them with 5-fold
+(`mazesim.humans.fitting.recovery.simulate_population`), and every model is fitted to them with 5-fold
 cross-validation by participant, exactly as people are fitted.
 
 Printed (Markdown, the README's tables): the confusion matrix (rows: the generating model;
@@ -41,8 +41,8 @@ from mazesim import generate, make_agent
 from mazesim.agents.vision import MST_VISION
 from mazesim.humans import (default_models, fit_run, import_mst, load_human_run, parse_model,
                             read_mst)
-from mazesim.humans.fit_output import read_fitted
-from mazesim.humans.recovery import people, simulate_population
+from mazesim.humans.fitting.output import read_fitted
+from mazesim.humans.fitting.recovery import people, simulate_population
 
 CHOICE = dict(reverse=-0.5, visited=-1.0, straight=0.7, view=0.3, frontier=2.0, closed=-1.0,
               goal=4.0, region=1.5)

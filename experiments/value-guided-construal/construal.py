@@ -1,5 +1,5 @@
 """The value-guided construal model (Ho et al. 2022) and a simple heuristic against people's
-awareness answers, per grid and obstacle (issue 30, point 6; `mazesim.humans.construal`).
+awareness answers, per grid and obstacle (issue 30, point 6; `mazesim.humans.compare.construal`).
 
     python experiments/value-guided-construal/construal.py RUN_DIR FOLDER [--json]
 
@@ -15,9 +15,9 @@ import sys
 import numpy as np
 
 from mazesim.agents.trees import maze_name
-from mazesim.humans.construal import (construal_values, obstacle_probabilities, read_probes,
+from mazesim.humans.compare.construal import (construal_values, obstacle_probabilities, read_probes,
                                       route_distances)
-from mazesim.humans.data import load_human_run
+from mazesim.humans.data.run import load_human_run
 
 BETAS = (0.1, 0.3, 1.0, 3.0, 10.0)
 

@@ -8,7 +8,7 @@ column headers), the values it holds fixed, and its rule: a function
 probabilities (rows, G). The planners and heuristics of Kryven et al. (2024) are registered
 here (`mazesim.agents.planners`). `node-choice` is ours, a `NodeLogit`: a conditional logit
 over features of each child that depend on the walk so far too
-(`mazesim.agents.node_features`), its weights fitted per person by `mazesim.humans.node_fit`.
+(`mazesim.agents.node_features`), its weights fitted per person by `mazesim.humans.fitting.node`.
 
 Examples
 --------
@@ -59,13 +59,21 @@ K = Param("k", 0.0, 1.0, LINEAR)
 class NodeModel:
     """A named node model: `rule(decisions, **values)` -> P (rows, G) for parameter arrays
     (G,); `params` the fitted parameters (in the grid's order, the first outermost), `grid`
-    their grid values (one tuple per parameter), `fixed` the values the rule also gets."""
+    their grid values (one tuple per parameter), `fixed` the values the rule also gets. The
+    one declaration of the model: its walking agent (`tree_walkers`) takes its parameters,
+    bounds and defaults from here."""
 
     name: str
     rule: Callable[..., np.ndarray]
     params: tuple[Param, ...] = ()
     grid: tuple[tuple[float, ...], ...] = ()
     fixed: Mapping[str, float] = field(default_factory=dict)
+    title: str = ""
+    """What the model is, for the walking agent of the same name (`tree_walkers`)."""
+    defaults: Mapping[str, float] = field(default_factory=dict)
+    """The walking agent's default parameters: the pooled maximum-likelihood fit on experiment 1
+    of the Maze Search Task (experiments/maze-search-task/README.md, our protocol), lapse left
+    out."""
 
     def points(self) -> dict[str, np.ndarray]:
         """The grid as one array (G,) per fitted parameter: every combination, the first
@@ -179,17 +187,30 @@ def _registered(*models: NodeModel | NodeLogit) -> Mapping[str, NodeModel | Node
         for p, axis in zip(model.params, model.grid):
             if not all(p.low <= v <= p.high for v in axis):
                 raise TypeError(f"node model {model.name}: grid of {p.name} outside its bounds")
+        if model.defaults and (set(model.defaults) != {p.name for p in model.params} or not all(
+                p.low <= model.defaults[p.name] <= p.high for p in model.params)):
+            raise TypeError(f"node model {model.name}: defaults {dict(model.defaults)} (allowed: "
+                            "one value within its bounds per parameter)")
     return MappingProxyType({model.name: model for model in models})
 
 
 NODE_MODELS: Mapping[str, NodeModel | NodeLogit] = _registered(
-    NodeModel("eu", planner_probabilities, (TAU,), (TAUS,), {"gamma": 1.0, "beta": 1.0}),
-    NodeModel("du", planner_probabilities, (TAU, GAMMA), (TAUS, GAMMAS), {"beta": 1.0}),
-    NodeModel("pw", planner_probabilities, (TAU, BETA), (TAUS, BETAS), {"gamma": 1.0}),
-    NodeModel("pw-du", planner_probabilities, (TAU, GAMMA, BETA), (TAUS, GAMMAS, BETAS)),
-    NodeModel("steps", heuristic_probabilities, (TAU,), (TAUS,), {"k": 1.0}),
-    NodeModel("cells", heuristic_probabilities, (TAU,), (TAUS,), {"k": 0.0}),
-    NodeModel("steps-cells", heuristic_probabilities, (TAU, K), (TAUS, KS)),
+    NodeModel("eu", planner_probabilities, (TAU,), (TAUS,), {"gamma": 1.0, "beta": 1.0},
+              "Expected Utility planner (Kryven et al. 2024)", {"tau": 2.80}),
+    NodeModel("du", planner_probabilities, (TAU, GAMMA), (TAUS, GAMMAS), {"beta": 1.0},
+              "Discounted Utility planner (Kryven et al. 2024)", {"tau": 1.74, "gamma": 0.76}),
+    NodeModel("pw", planner_probabilities, (TAU, BETA), (TAUS, BETAS), {"gamma": 1.0},
+              "Probability Weighting planner (Kryven et al. 2024)", {"tau": 1.87, "beta": 0.59}),
+    NodeModel("pw-du", planner_probabilities, (TAU, GAMMA, BETA), (TAUS, GAMMAS, BETAS), {},
+              "PW-DU planner (Kryven et al. 2024: weighting and discounting)",
+              {"tau": 1.74, "gamma": 0.66, "beta": 1.55}),
+    NodeModel("steps", heuristic_probabilities, (TAU,), (TAUS,), {"k": 1.0},
+              "Steps heuristic (Kryven et al. 2024: the nearest child)", {"tau": 1.21}),
+    NodeModel("cells", heuristic_probabilities, (TAU,), (TAUS,), {"k": 0.0},
+              "Cells heuristic (Kryven et al. 2024: the child revealing most)", {"tau": 1.0}),
+    NodeModel("steps-cells", heuristic_probabilities, (TAU, K), (TAUS, KS), {},
+              "Steps-Cells heuristic (Kryven et al. 2024: steps against cells)",
+              {"tau": 1.37, "k": 0.54}),
     NodeModel("random", uniform_probabilities),
     NodeLogit("node-choice"),
 )

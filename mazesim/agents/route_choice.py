@@ -17,7 +17,7 @@ four directions into the rule state:
 conditional logit over the features, P(d) proportional to exp(sum of weight x feature). With
 `shorter` = 2 beta and `turns` = beta kappa it is a softmax, at inverse temperature beta, over
 the costs (moves + kappa turns) of the routes each move begins. Both walk and score with the same
-functions; the fit reads the features once (`route-choice` is a logit: `humans.models`).
+functions; the fit reads the features once (`route-choice` is a logit: `humans.fitting.models`).
 """
 
 from __future__ import annotations

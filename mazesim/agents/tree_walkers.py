@@ -22,7 +22,7 @@ give no step probabilities (score them at nodes: `mazesim fit --level node`).
 from __future__ import annotations
 
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field, make_dataclass
 from typing import Any, Mapping
 
 import numpy as np
@@ -177,68 +177,26 @@ class TreeWalker(AgentBase):
                          "observation nodes: score it with mazesim fit --level node)")
 
 
-# Defaults: the pooled maximum-likelihood fits on experiment 1 of the Maze Search Task
-# (experiments/maze-search-task/README.md, our protocol), lapse left out.
-
-@dataclass(frozen=True, kw_only=True)
-class EUWalker(TreeWalker):
-    """Expected Utility planner (Kryven et al. 2024) walking its decision tree."""
-
-    name = "eu"
-    tau: float = 2.80
-
-
-@dataclass(frozen=True, kw_only=True)
-class DUWalker(TreeWalker):
-    """Discounted Utility planner (Kryven et al. 2024) walking its decision tree."""
-
-    name = "du"
-    tau: float = 1.74
-    gamma: float = 0.76
+def _walker(name: str, class_name: str) -> type[TreeWalker]:
+    """The tree walker of the planner or heuristic `name` of the node-model registry: its
+    parameters, bounds and defaults are the node model's (declared once, there)."""
+    model = node_model(name)
+    cls = make_dataclass(class_name, [(p.name, float, field(default=model.defaults[p.name]))
+                                      for p in model.params],
+                         bases=(TreeWalker,), frozen=True, kw_only=True,
+                         namespace={"name": name, "__doc__": f"{model.title} walking its "
+                                                             "decision tree."})
+    cls.__module__ = __name__           # pickled by name, as a class written here would be
+    return cls
 
 
-@dataclass(frozen=True, kw_only=True)
-class PWWalker(TreeWalker):
-    """Probability Weighting planner (Kryven et al. 2024) walking its decision tree."""
-
-    name = "pw"
-    tau: float = 1.87
-    beta: float = 0.59
-
-
-@dataclass(frozen=True, kw_only=True)
-class PWDUWalker(TreeWalker):
-    """PW-DU planner (Kryven et al. 2024: weighting and discounting) walking its tree."""
-
-    name = "pw-du"
-    tau: float = 1.74
-    gamma: float = 0.66
-    beta: float = 1.55
-
-
-@dataclass(frozen=True, kw_only=True)
-class StepsWalker(TreeWalker):
-    """Steps heuristic (Kryven et al. 2024: the nearest child) walking its decision tree."""
-
-    name = "steps"
-    tau: float = 1.21
-
-
-@dataclass(frozen=True, kw_only=True)
-class CellsWalker(TreeWalker):
-    """Cells heuristic (Kryven et al. 2024: the child revealing most) walking its tree."""
-
-    name = "cells"
-    tau: float = 1.0
-
-
-@dataclass(frozen=True, kw_only=True)
-class StepsCellsWalker(TreeWalker):
-    """Steps-Cells heuristic (Kryven et al. 2024: steps against cells) walking its tree."""
-
-    name = "steps-cells"
-    tau: float = 1.37
-    k: float = 0.54
+EUWalker = _walker("eu", "EUWalker")
+DUWalker = _walker("du", "DUWalker")
+PWWalker = _walker("pw", "PWWalker")
+PWDUWalker = _walker("pw-du", "PWDUWalker")
+StepsWalker = _walker("steps", "StepsWalker")
+CellsWalker = _walker("cells", "CellsWalker")
+StepsCellsWalker = _walker("steps-cells", "StepsCellsWalker")
 
 
 def _flat_tree(maze: Maze, kids: list, paths: list, at: list, shows: np.ndarray,

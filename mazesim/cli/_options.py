@@ -22,7 +22,7 @@ from typing import Any, Collection, Sequence
 import click
 
 from mazesim.errors import ConfigError, DataError, MazesimError, short
-from mazesim.limits import INT64_MAX, MAX_TRIALS
+from mazesim.limits import INT64_MAX, MAX_TRIALS, MAX_WORKERS
 
 __all__ = ["CELL", "VISION", "SEED", "TRIALS", "LibraryDefault", "parse_params", "output_folder",
            "wrote"]
@@ -61,6 +61,7 @@ class _Vision(click.ParamType):
 CELL = _Cell()
 VISION = _Vision()
 SEED = click.IntRange(0, INT64_MAX)
+WORKERS = click.IntRange(1, MAX_WORKERS)
 """A root seed: what a run database stores (0 to 2^63 - 1)."""
 TRIALS = click.IntRange(1, MAX_TRIALS)
 

@@ -41,7 +41,7 @@ def simulate(maze_file, agent_name, vision, occlusion, forget, map_known, trials
     from dataclasses import replace
 
     from mazesim.agents import make_agent
-    from mazesim.humans.sources import read_any_maze
+    from mazesim.humans.data.sources import read_any_maze
     from mazesim.jit import compiling
     from mazesim.walks import batch_report, simulate_many
 

@@ -78,7 +78,8 @@ def design(fit_dir, models, mazes, seed, candidates, people, sample, edits, size
 def _fits(fit_dir: str, models: tuple[str, ...]) -> dict:
     """Each model's per-person (params, lapse) from the fit folder."""
     from mazesim.errors import DataError
-    from mazesim.humans.predict import NODE, read_fit
+    from mazesim.humans.fitting.models import NODE
+    from mazesim.humans.predict.run import read_fit
 
     fitted = {m.label: m for m in read_fit(fit_dir)}
     for name in models:
@@ -95,7 +96,7 @@ def _baseline(folder: str) -> dict:
     from pathlib import Path
 
     from mazesim.errors import DataError
-    from mazesim.humans.mst_maps import read_any_maze
+    from mazesim.mst_maps import read_any_maze
 
     files = sorted(p for p in Path(folder).iterdir() if p.suffix in (".txt", ".json"))
     if len(files) > _MAX_BASELINE:

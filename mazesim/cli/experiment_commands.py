@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from mazesim.cli import main
-from mazesim.experiment.executors import MAX_WORKERS
+from mazesim.limits import MAX_WORKERS
 from mazesim.limits import INT64_MAX
 
 __all__ = ["run", "validate", "replay", "report"]

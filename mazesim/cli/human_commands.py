@@ -9,7 +9,7 @@ import json
 import click
 
 from mazesim.cli import main, say_compiling
-from mazesim.cli._options import SEED, VISION, LibraryDefault, output_folder, wrote
+from mazesim.cli._options import SEED, VISION, WORKERS, LibraryDefault, output_folder, wrote
 
 __all__ = ["import_group", "fit", "compare", "predict", "transfer"]
 
@@ -54,7 +54,7 @@ def import_mst(folder: str, output: str, skip_invalid: bool, as_json: bool) -> N
 def import_vgc(folder: str, output: str, skip_invalid: bool, as_json: bool) -> None:
     """A value-guided construal FOLDER (navtrials.json and *config.json, either zipped; Ho et
     al. 2022): full view, decisions at every step, bumps kept apart."""
-    from mazesim.humans.importer import import_vgc as run_import
+    from mazesim.humans.data.importer import import_vgc as run_import
 
     _report(run_import(folder, output, skip_invalid=skip_invalid), as_json)
 
@@ -83,7 +83,7 @@ def import_csv(trajectories: str, mazes: str, vision: str, output: str, skip_inv
 def _flagged(run_import, *args, **options):
     """`run_import(*args, **options)`; its advice to set `skip_invalid` names the flag."""
     from mazesim.errors import DataError
-    from mazesim.humans.importer import SKIP_HINT
+    from mazesim.humans.data.importer import SKIP_HINT
 
     try:
         return run_import(*args, **options)
@@ -108,7 +108,7 @@ def import_dataset(folder: str, output: str, skip_invalid: bool, as_json: bool) 
 
 
 def _report(summary, as_json: bool) -> None:
-    from mazesim.humans.importer import format_summary
+    from mazesim.humans.data.importer import format_summary
 
     _print(summary, as_json, format_summary)
 
@@ -136,7 +136,7 @@ def _print(result, as_json: bool, text, written=(), names=()) -> None:
 @click.option("--by", type=click.Choice(["pooled", "participant"]), default="pooled",
               show_default=True, help="Also fit each participant alone (participant).")
 @click.option("--cv", "folds", type=int, show_default=True,
-              default=LibraryDefault("mazesim.humans.fit", "DEFAULT_FOLDS"),
+              default=LibraryDefault("mazesim.humans.fitting.junction", "DEFAULT_FOLDS"),
               help="Folds of cross-validation by participant (0: none); under the peer "
                    "protocol, folds of each person's decisions.")
 @click.option("--cv-mazes", "cv_mazes", type=click.IntRange(min=0), default=0,
@@ -147,7 +147,7 @@ def _print(result, as_json: bool, text, written=(), names=()) -> None:
 @click.option("--seed", type=SEED, default=0, show_default=True,
               help="Seed of the folds, the starts and the bootstrap.")
 @click.option("--starts", type=int, show_default=True,
-              default=LibraryDefault("mazesim.humans.fit", "DEFAULT_STARTS"),
+              default=LibraryDefault("mazesim.humans.fitting.junction", "DEFAULT_STARTS"),
               help="Starts of each optimisation (the first is deterministic).")
 @click.option("--max-iterations", "max_iterations", type=int, default=None,
               help="Iterations of each optimiser run (junction level; default 500); a fit "
@@ -174,9 +174,9 @@ def fit(run_dir: str, level: str, protocol: str, models: tuple[str, ...], by: st
     models."""
     from mazesim.cli._progress import Progress
     from mazesim.errors import DataError
-    from mazesim.humans.data import participant_list
-    from mazesim.humans.fit_output import FILES, format_fit, write_fit
-    from mazesim.humans.node_fit_output import format_node_fit, write_node_fit
+    from mazesim.humans.data.run import participant_list
+    from mazesim.humans.fitting.output import FILES, format_fit, write_fit
+    from mazesim.humans.fitting.node_output import format_node_fit, write_node_fit
     from mazesim.jit import compiling
 
     if level == "node" and max_iterations is not None:
@@ -204,7 +204,7 @@ def _fit(run_dir, level, protocol, models, by, folds, cv_mazes, seed, starts, ma
          params, refit_lapse, excluded, progress):
     """The report of `fit`: another fit's models scored, or the models fitted at a level."""
     from mazesim.humans import fit_models, fit_node_models, score_models
-    from mazesim.humans.fit import DEFAULT_ITERATIONS
+    from mazesim.humans.fitting.optimise import DEFAULT_ITERATIONS
 
     if params:
         return score_models(run_dir, params, list(models) or None, level=level,
@@ -240,9 +240,9 @@ def compare(human_run: str, sim_run: str, fit_params: bool, seed: int,
     Bits per junction decision under each agent (pooled and per participant, with intervals),
     choices at each mark (Fisher's test, Holm-adjusted), moves per maze correlations.
     """
-    from mazesim.humans.compare import compare_runs, format_comparison
-    from mazesim.humans.compare_output import FILES, write_comparison
-    from mazesim.humans.data import participant_list
+    from mazesim.humans.compare.runs import compare_runs, format_comparison
+    from mazesim.humans.compare.output import FILES, write_comparison
+    from mazesim.humans.data.run import participant_list
 
     output_folder(output, FILES)
     comparison = compare_runs(human_run, sim_run, fit=fit_params, seed=seed,
@@ -269,7 +269,7 @@ def compare(human_run: str, sim_run: str, fit_params: bool, seed: int,
 @click.option("--pooled", is_flag=True,
               help="Walk everyone with the pooled parameters (default: each person's own "
                    "where the fit was per person).")
-@click.option("--workers", type=int, default=1, show_default=True,
+@click.option("--workers", type=WORKERS, default=1, show_default=True,
               help="Local processes that walk.")
 @click.option("--routes", is_flag=True,
               help="Full view: which way round each obstacle, cells visited, moves and turns "
@@ -288,10 +288,10 @@ def predict(run_dir: str, fit_dir: str, walks: int, seed: int, cv_mazes: int,
     """Posterior predictive check: the fitted models walk every maze of RUN_DIR under its
     vision; steps, revisits, exit in sight and first choices against its people, per maze."""
     from mazesim.humans import excluded, load_human_run
-    from mazesim.humans.data import participant_list
-    from mazesim.humans.predict import predict_run
+    from mazesim.humans.data.run import participant_list
+    from mazesim.humans.predict.run import predict_run
     from mazesim.cli._progress import Progress
-    from mazesim.humans.predict_output import FILES, format_predict, write_predict
+    from mazesim.humans.predict.output import FILES, format_predict, write_predict
     from mazesim.jit import compiling
 
     output_folder(output, (*FILES, ROUTES_JSON))
@@ -300,7 +300,7 @@ def predict(run_dir: str, fit_dir: str, walks: int, seed: int, cv_mazes: int,
     if routes:
         from pathlib import Path
 
-        from mazesim.humans.route_checks import check_routes, format_routes
+        from mazesim.humans.predict.routes import check_routes, format_routes
 
         checked = check_routes(run, fit_dir, walks=walks, seed=seed, cv_mazes=cv_mazes,
                                models=models)
@@ -333,7 +333,7 @@ def predict(run_dir: str, fit_dir: str, walks: int, seed: int, cv_mazes: int,
               help="A model of the fit (repeat for several; default: all).")
 @click.option("--seed", type=SEED, default=0, show_default=True,
               help="Seed of the folds, the walks and the bootstrap.")
-@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
+@click.option("--workers", type=WORKERS, default=1, show_default=True,
               help="Local processes that walk.")
 @_EXCLUDE_PARTICIPANTS
 @_EXCLUDE_MAZE
@@ -346,8 +346,8 @@ def transfer(run_dir: str, fit_dir: str, folds: int, walks: int, models: tuple[s
     """How a fit made elsewhere carries over to RUN_DIR: each model with its parameters held
     beside the same model refitted here (cross-validated), the gap in bits per decision with a
     paired interval over people, and with --walks the per-maze correlation of steps."""
-    from mazesim.humans.data import participant_list
-    from mazesim.humans.transfer import FILES, format_transfer, load_and_transfer, write_transfer
+    from mazesim.humans.data.run import participant_list
+    from mazesim.humans.compare.transfer import FILES, format_transfer, load_and_transfer, write_transfer
 
     output_folder(output, FILES)
     report = load_and_transfer(run_dir, fit_dir, folds=folds, seed=seed, walks=walks,

@@ -40,7 +40,7 @@ def tree(maze_file, vision, merged, as_json, output, scale):
     .json) or a Maze Search Task map (width, height, rows of codes), told apart by its first
     line."""
     from mazesim.agents.trees import decision_tree, maze_name
-    from mazesim.humans.sources import read_any_maze
+    from mazesim.humans.data.sources import read_any_maze
     from mazesim.render import save_image
     from mazesim.walks.pictures import decision_tree_image
 

@@ -8,7 +8,7 @@ Kullback-Leibler divergence of the two path distributions, which is the expected
 per-decision divergences along the path: sum over decisions d of reach_A(d) KL(p_A,d || p_B,d),
 reach_A(d) the chance that A's walk passes d (a product down the tree, computed level by level).
 Probabilities are floored at `FLOOR` inside the logs, as the authors' fitting protocol floors
-them (`mazesim.humans.grid_fit`), and a lapse is a uniform choice mixed in, as the walkers mix it.
+them (`mazesim.humans.peer.grid`), and a lapse is a uniform choice mixed in, as the walkers mix it.
 
 Parameters are integrated by sampling people (`Panel`): for each model, `people` per-person fits
 drawn with replacement from a fit folder. B is not held at one value: a person's walks are
@@ -37,7 +37,7 @@ from mazesim.agents.node_models import NodeModel, node_model
 from mazesim.agents.trees import MAX_TREE_NODES, dark_floor, decision_tree
 from mazesim.agents.vision import SWEEP_VISION
 from mazesim.errors import DataError
-from mazesim.humans.grid_fit import FLOOR
+from mazesim.humans.peer.grid import FLOOR
 from mazesim.maze import Maze
 
 __all__ = ["MAX_PEOPLE", "MAX_MODELS", "Group", "Panel", "panel", "MazeTable", "maze_table",
@@ -91,7 +91,7 @@ class Panel:
 def panel(fits: Mapping[str, Sequence[tuple[Mapping[str, float], float]]], people: int,
           seed: int, vision: str = str(SWEEP_VISION)) -> Panel:
     """A `Panel` from per-person fits, model name -> [(params, lapse), ...] (one per person,
-    as `mazesim.humans.predict.read_fit` gives them): `people` drawn with replacement for each
+    as `mazesim.humans.predict.run.read_fit` gives them): `people` drawn with replacement for each
     model from `SeedSequence(seed, spawn_key=(m,))`, m the model's place."""
     if not 1 <= len(fits) <= MAX_MODELS:
         raise DataError(f"models: {len(fits)} (allowed: 1 to {MAX_MODELS})")
@@ -104,8 +104,8 @@ def panel(fits: Mapping[str, Sequence[tuple[Mapping[str, float], float]]], peopl
             raise DataError(f"model {name!r}: its choices depend on the walk so far; the exact "
                             "information needs a model whose choices are fixed at each node")
         if not own:
-            raise DataError(f"model {name!r}: no per-person fit (fit with --protocol peer, or "
-                            "--by participant)")
+            raise DataError(f"model {name!r}: no per-person fit (fit with protocol peer, or "
+                            "by participant)")
         rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(m,)))
         pick = rng.integers(0, len(own), size=people)
         sampled[name] = _group(model, [own[i] for i in pick])

@@ -22,6 +22,7 @@ from mazesim.design.search import (MST_MEDIAN_STEPS, Candidate, Design, check_de
 from mazesim.design.study import GROUP_SIZES, Recovery, recovery
 from mazesim.errors import DataError
 from mazesim.maze import Maze, write_maze
+from mazesim.markup import table_rule
 
 __all__ = ["StudyResult", "SetResult", "run_design", "write_study", "format_study",
            "RECOVERY_STREAM", "SESSION", "REPORT"]
@@ -160,7 +161,7 @@ def format_study(result: StudyResult) -> str:
                      f"{walk:.1f} |")
     lines += ["", "## Information per pair (bits per person; per decision)", "",
               "| model | rival | " + " | ".join(result.sets) + " |",
-              "|---|---|" + "---:|" * len(result.sets)]
+              table_rule("ll" + "r" * len(result.sets))]
     for a, b in next(iter(result.sets.values())).information.divergence:
         cells = [f"{v.information.divergence[(a, b)][0]:.3g} ± "
                  f"{v.information.divergence[(a, b)][1]:.2g}; "
@@ -177,7 +178,7 @@ def format_study(result: StudyResult) -> str:
               "report.json has their errors)", "",
               "| maze | size | tree decisions | walk (moves) | "
               + " | ".join(f"{a} > {b}" for a, b in pairs) + " |",
-              "|---|---|---:|---:|" + "---:|" * len(pairs)]
+              table_rule("llrr" + "r" * len(pairs))]
     for c in d.chosen:
         alone = information([c.score]).divergence
         lines.append(f"| {c.table.name} | {c.maze.shape[0]}x{c.maze.shape[1]} | "
@@ -187,13 +188,13 @@ def format_study(result: StudyResult) -> str:
 
 
 def _groups(r: Recovery) -> str:
-    head = "| people | " + " | ".join(r.models) + " |\n|---:|" + "---:|" * len(r.models)
+    head = "| people | " + " | ".join(r.models) + " |\n" + table_rule("r" * (len(r.models) + 1))
     rows = [f"| {n} | " + " | ".join(f"{x:.2f}" for x in v) + " |" for n, v in r.groups.items()]
     return "\n".join([head, *rows])
 
 
 def _confusion(r: Recovery) -> str:
-    head = "| | " + " | ".join(r.models) + " | unfit |\n|---|" + "---:|" * (len(r.models) + 1)
+    head = "| | " + " | ".join(r.models) + " | unfit |\n" + table_rule("l" + "r" * (len(r.models) + 1))
     rows = [f"| {m} | " + " | ".join(f"{v:.2f}" for v in row) + f" | {u:.2f} |"
             for m, row, u in zip(r.models, r.confusion, r.unfit)]
     return "\n".join([head, *rows])

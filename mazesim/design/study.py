@@ -5,7 +5,7 @@ out (mazes, a `mazesim play` session, a report).
 their own, not the design's sample), each walks every maze once by their model (at each decision
 a child drawn with the model's probabilities, the tree walkers' rule,
 `mazesim.agents.tree_walkers`: the walk ends at the node that reveals the exit), and each is
-fitted alone by the Maze Search Task authors' protocol (`mazesim.humans.grid_fit`: every model's
+fitted alone by the Maze Search Task authors' protocol (`mazesim.humans.peer.grid`: every model's
 grid, 5 folds of the person's decisions, the 1/tau prior), the model with the highest
 cross-validated likelihood taken (equal ones share the person). A person with fewer decisions
 than folds cannot be fitted: counted apart (`unfit`), never as recovered.
@@ -24,7 +24,7 @@ import numpy as np
 
 from mazesim.agents.decision_nodes import DecisionNodes, decision_nodes
 from mazesim.design.information import MazeTable, Panel
-from mazesim.humans.grid_fit import FOLDS, MAX_GRID_CELLS, fit_node_model
+from mazesim.humans.peer.grid import FOLDS, MAX_GRID_CELLS, fit_node_model
 
 __all__ = ["Recovery", "recovery", "simulate_walks", "GROUP_SIZES", "GROUPS"]
 

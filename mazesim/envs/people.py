@@ -74,7 +74,7 @@ def minari_dataset(run_dir: str | Path, dataset_id: str, vision: Any = None, **s
     import minari
     from minari.data_collector import EpisodeBuffer
 
-    from mazesim.humans.data import load_human_run
+    from mazesim.humans.data.run import load_human_run
 
     run = load_human_run(run_dir)
     env, index = run_env(run, vision, **settings)

@@ -112,7 +112,7 @@ class PolicyAgent(AgentBase):
 def score_policy(run_dir: str | Path, agent: PolicyAgent | Callable | str) -> dict[str, Any]:
     """Bits per junction decision of the policy on the people of `run_dir` (each trial read
     under its own vision), beside the uniform choice's: `decisions`, `bits`, `uniform_bits`."""
-    from mazesim.humans.data import bits, load_human_run
+    from mazesim.humans.data.run import bits, load_human_run
 
     if not isinstance(agent, PolicyAgent):
         agent = PolicyAgent(policy=agent)

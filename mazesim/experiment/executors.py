@@ -30,14 +30,13 @@ from itertools import islice
 from typing import Any, Callable, Iterable, Iterator
 
 from mazesim.errors import ConfigError, RunError
+from mazesim.limits import MAX_WORKERS
 
 __all__ = ["Executor", "WorkersLost", "open_executor", "execute", "worker_count",
-           "TASKS_PER_WORKER", "MAX_WORKERS", "WORKERS_PER_CORE", "DASK_TIMEOUT",
+           "TASKS_PER_WORKER", "WORKERS_PER_CORE", "DASK_TIMEOUT",
            "DASK_WORKERLESS_SECONDS", "WATCHDOG_SECONDS"]
 
 TASKS_PER_WORKER = 4  # tasks in flight per worker
-MAX_WORKERS = 1024
-"""Largest `--workers` accepted; at most `WORKERS_PER_CORE` per core and one per task start."""
 WORKERS_PER_CORE = 2
 DASK_TIMEOUT = 5.0
 """Seconds to reach a Dask scheduler (and to hear from it again while running)."""

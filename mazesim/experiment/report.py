@@ -105,10 +105,38 @@ def _figures(folder: Path, results: Results, omitted: tuple[Omitted, ...],
     from mazesim.experiment import figures as draw    # matplotlib: where the figures are drawn
 
     s = results.settings
+    no_finding = {(o.agent, o.vision) for o in omitted}
+    capped = "included" if s.include_capped else "excluded"
+    out, notes = _scatter_figures(folder, results, no_finding, shown, draw)
+    t, rows = results.trials, results.condition_rows
+    moves, counted = t.moves.to_numpy(), (s.include_capped | ~t.capped).to_numpy()
+    groups = [(a, v, moves[rows[a, v]][counted[rows[a, v]]])
+              for v in s.visions for a in s.agents if (a, v) in rows]
+    groups = [g for g in groups if g[2].size]
+    if groups:
+        out.append(Figure(draw.box_figure(folder / "moves-boxplot.png",
+                                          f"Moves per trial (capped trials {capped}; boxes: "
+                                          "quartiles, whiskers 1.5 IQR)", groups),
+                          f"Moves per trial of every condition (capped trials {capped})."))
+    for mark in dict.fromkeys(m for m, _ in s.probes):
+        tests = [c for c in choices if c.mark == mark and c.n]
+        if tests:
+            path = draw.choice_figure(folder / f"choices-{mark}.png",
+                                      f"First departures from mark {mark}", tests)
+            out.append(Figure(path, f"Share of first departures from mark {mark} per condition"
+                              " (blue) and of the humans (orange), with 95 % Wilson intervals."))
+    walks, walk_notes = _walk_figures(folder, results, no_finding)
+    return out + walks, notes + walk_notes
+
+
+def _scatter_figures(folder: Path, results: Results, no_finding: set, shown: tuple[Outcome, ...],
+                     draw) -> tuple[list[Figure], list[str]]:
+    """One scatter figure per vision (moves per maze against each parameter), or the line why
+    there is none."""
+    s = results.settings
     out, notes = [], []
     x = {p: results.mazes[p].to_numpy(float) for p in s.parameters}
     strata = results.mazes["stratum"].to_numpy()
-    no_finding = {(o.agent, o.vision) for o in omitted}
     capped = "included" if s.include_capped else "excluded"
     for v in s.visions:
         mine = [o for o in shown if o.vision == v and np.isfinite(o.values).any()]
@@ -141,25 +169,7 @@ def _figures(folder: Path, results: Results, omitted: tuple[Omitted, ...],
                                     for o in restricted)
                           + (f" Rows of {', '.join(marked)} are no findings (see Table 1)."
                              if marked else "")))
-    t, rows = results.trials, results.condition_rows
-    moves, counted = t.moves.to_numpy(), (s.include_capped | ~t.capped).to_numpy()
-    groups = [(a, v, moves[rows[a, v]][counted[rows[a, v]]])
-              for v in s.visions for a in s.agents if (a, v) in rows]
-    groups = [g for g in groups if g[2].size]
-    if groups:
-        out.append(Figure(draw.box_figure(folder / "moves-boxplot.png",
-                                          f"Moves per trial (capped trials {capped}; boxes: "
-                                          "quartiles, whiskers 1.5 IQR)", groups),
-                          f"Moves per trial of every condition (capped trials {capped})."))
-    for mark in dict.fromkeys(m for m, _ in s.probes):
-        tests = [c for c in choices if c.mark == mark and c.n]
-        if tests:
-            path = draw.choice_figure(folder / f"choices-{mark}.png",
-                                      f"First departures from mark {mark}", tests)
-            out.append(Figure(path, f"Share of first departures from mark {mark} per condition"
-                              " (blue) and of the humans (orange), with 95 % Wilson intervals."))
-    walks, walk_notes = _walk_figures(folder, results, no_finding)
-    return out + walks, notes + walk_notes
+    return out, notes
 
 
 def _pearson_cells(settings: Settings, vision: str, x: Mapping[str, np.ndarray],

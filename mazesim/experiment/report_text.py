@@ -22,6 +22,7 @@ from mazesim.experiment.tables_text import (SIGNIFICANCE, WARN, choices_section,
                                             estimate_text, number, p_text, regression_section,
                                             table_1)
 from mazesim.markup import markdown_text as _md
+from mazesim.markup import table_rule
 
 __all__ = ["COLLINEAR_R", "COLLINEAR_MAZES", "Figure", "Report", "markdown"]
 
@@ -218,7 +219,7 @@ def _strata(results: Results) -> list[str]:
              "this much, a correlation pooled over them mostly tells which generator made a "
              "maze (Simpson's paradox): read Table 1 by generator and `within`.", "",
              "| generator | mazes | " + " | ".join(names) + " |",
-             "|---|---:|" + "---:|" * len(names)]
+             table_rule("lr" + "r" * len(names))]
     for stratum, group in mazes.groupby("stratum", sort=False):
         lines.append(f"| {_md(stratum)} | {len(group):,} | " + " | ".join(
             _mean_sd(group[p].to_numpy(float)) for p in names) + " |")

@@ -62,7 +62,7 @@ def rerun_trial(run_dir: str | Path, trial_id: int) -> Rerun:
         maze_id, agent_label, vision_text = stored.maze_id, stored.agent, stored.vision
         trial, moves, reached = stored.trial, stored.moves, stored.reached
         if agent_label in (HUMAN, HUMAN_PILOT):
-            raise ConfigError(f"--trial: {trial_id} of {run_dir} is a person's walk (a run "
+            raise ConfigError(f"trial: {trial_id} of {run_dir} is a person's walk (a run "
                               "of people): there is no agent to simulate again (`mazesim "
                               "report` shows it)")
         text = [m.text for m in store.mazes(maze_id)]

@@ -151,7 +151,7 @@ def environment() -> dict[str, Any]:
         except metadata.PackageNotFoundError:
             env[name] = None
     env["git_commit"] = _git("rev-parse", "HEAD")
-    status = _git("status", "--porcelain", "--untracked-files=no")
+    status = _git(*"status --porcelain --untracked-files=no".split())
     env["git_dirty"] = None if status is None else bool(status)
     return env
 

@@ -16,6 +16,7 @@ from mazesim.experiment.statistics import (ALL, BOOTSTRAP_RESAMPLES, FISHER_MIN_
 from mazesim.experiment.storage import HUMAN
 from mazesim.experiment.tables import CAPPED_WARNING, Omitted
 from mazesim.markup import markdown_text as _md
+from mazesim.markup import table_rule
 
 __all__ = ["SIGNIFICANCE", "WARN", "table_1", "regression_section", "choices_section",
            "estimate_text", "count", "number", "share_cell", "p_text"]
@@ -74,7 +75,7 @@ def table_1(settings: Any, correlations: Sequence[Correlation], omitted: Sequenc
             if rows:
                 lines += [f"### {method}, vision {_md(v)}", "",
                           "| agent | stratum | n | capped | " + " | ".join(s.parameters) + " |",
-                          "|---|---|---:|---:|" + "---:|" * len(s.parameters)] + rows + [""]
+                          table_rule("llrr" + "r" * len(s.parameters))] + rows + [""]
     if short:
         lines += [f"Too few mazes for an interval ({need}), not shown: " + "; ".join(
             f"{m} in {_md(st)} (n = {n}, {count(len(conditions), 'condition')})"
@@ -150,7 +151,7 @@ def regression_section(settings: Any, strata: Sequence[str], fits: Sequence[Regr
             continue
         names = [t.term for t in mine[0].terms if t.term != INTERCEPT]
         lines += [f"### vision {_md(v)}", "", "| agent | n | R² | " + " | ".join(names) + " |",
-                  "|---|---:|---:|" + "---:|" * len(names)]
+                  table_rule("lrr" + "r" * len(names))]
         for f in mine:
             by = {t.term: t for t in f.terms}
             first = f.terms[0]
@@ -181,7 +182,7 @@ def _vif_lines(vifs: Sequence[Vif]) -> list[str]:
                 "are inflated by the generator dummies; of the parameters with each "
                 "generator's mean removed (within); and among the mazes of each generator"
                 if len(strata) > 1 else "") + ".", "",
-             "| parameter | " + " | ".join(heads) + " |", "|---|" + "---:|" * len(strata)]
+             "| parameter | " + " | ".join(heads) + " |", table_rule("l" + "r" * len(strata))]
     lines += [f"| {t} | " + " | ".join(number(cells.get((t, st), np.nan), 1) for st in strata)
               + " |" for t in terms]
     return lines + [""]

@@ -52,7 +52,7 @@ def export_run(run_dir: str | Path, output: str | Path, format: str) -> ExportSu
     """Write the run of people `run_dir` as a dataset of `format` (one of `FORMATS`) into the
     folder `output`, which must not exist or be empty (DataError otherwise, or for a run that
     is not of people)."""
-    from mazesim.humans.data import load_human_run
+    from mazesim.humans.data.run import load_human_run
 
     if format not in FORMATS:
         raise DataError(f"format: {format!r} (allowed: {', '.join(FORMATS)})")

@@ -11,7 +11,7 @@ from typing import Iterator, Sequence
 
 import numpy as np
 
-from mazesim.humans.data import HumanRun
+from mazesim.humans.data.run import HumanRun
 
 __all__ = ["COLUMNS", "Trial", "Table", "read_table", "labels"]
 

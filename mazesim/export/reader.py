@@ -1,5 +1,5 @@
 """A Psych-DS or BIDS dataset that `mazesim export` wrote, read back as a run of people
-(`import_dataset`): its data files through the long-CSV reader (`humans.sources.read_csv`,
+(`import_dataset`): its data files through the long-CSV reader (`humans.data.sources.read_csv`,
 tab-separated for BIDS), its mazes from the maze folder, every trial checked as an import."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import json
 from pathlib import Path
 
 from mazesim.errors import DataError
-from mazesim.humans.importer import ImportSummary, import_source
-from mazesim.humans.sources import MAX_PARTICIPANTS, MAX_TRIALS, Source, read_csv
+from mazesim.humans.data.importer import ImportSummary, import_source
+from mazesim.humans.data.sources import MAX_PARTICIPANTS, MAX_TRIALS, Source, read_csv
 
 __all__ = ["read_dataset", "import_dataset", "LAYOUTS"]
 

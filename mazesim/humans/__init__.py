@@ -1,17 +1,12 @@
-"""People's walks (DESIGN.md section 11): import recorded trajectories, fit the agents to them,
-compare them with simulated runs.
+"""People's walks (DESIGN.md section 11): import recorded trajectories, fit models to them, check
+the fits by walking, compare people with simulated runs and with other fits.
 
-- `import_mst`, `import_csv` (`importer`, `sources`): recorded trajectories into a run of people;
-- `load_human_run`, `node_decisions` (`data`): a run of people, its junction decisions and its
-  node decisions (on each maze's decision tree);
-- `fit_models` (`fit`, `models`, `fit_output`): maximum likelihood, cross-validated by person;
-  `score_models`: the models of another fit scored with their parameters held;
-- `fit_node_models` (`node_choices`, `node_fit`, `node_fit_output`): node models at the decision
-  nodes of the mazes' trees, under our protocol or the Maze Search Task authors';
-- `compare_runs` (`compare`): people against the agents of a simulated run;
-- `predict_run` (`predict`, `predict_walks`, `predict_stats`, `predict_output`): fitted models
-  walking the run's mazes beside its people, maze by maze, and on mazes left out of the fit;
-- `simulate_population` (`recovery`): a synthetic run of people, for parameter recovery.
+The subpackages (docs/architecture.md): `data` (readers, the importer, a run of people),
+`fitting` (models, likelihood, cross-validation, the junction and node fitters, results,
+rankings), `predict` (fitted models walking beside people), `peer` (the Maze Search Task
+authors' protocol and tables), `compare` (people against agents, a fit carried to another run).
+This module is the public face: `import_mst`, `import_csv`, `load_human_run`, `node_decisions`,
+`fit_models`, `fit_node_models`, `score_models`, `fit_run`, `parse_model`, `default_models`.
 """
 
 from __future__ import annotations
@@ -20,13 +15,14 @@ from pathlib import Path
 from typing import Sequence
 
 from mazesim.errors import DataError
-from mazesim.humans.data import (HumanRun, NodeDecisions, excluded, load_human_run,
+from mazesim.humans.data.run import (HumanRun, NodeDecisions, excluded, load_human_run,
                                  node_decisions)
-from mazesim.humans.fit import FitReport, fit_run
-from mazesim.humans.importer import ImportSummary, import_csv, import_mst
-from mazesim.humans.models import default_models, parse_model
-from mazesim.humans.node_fit import NodeFitReport
-from mazesim.humans.sources import Problem, read_csv, read_mst, read_mst_maze
+from mazesim.humans.fitting.junction import fit_run
+from mazesim.humans.fitting.results import FitReport
+from mazesim.humans.data.importer import ImportSummary, import_csv, import_mst
+from mazesim.humans.fitting.models import default_models, parse_model
+from mazesim.humans.fitting.node import NodeFitReport
+from mazesim.humans.data.sources import Problem, read_csv, read_mst, read_mst_maze
 
 __all__ = ["FitReport", "HumanRun", "ImportSummary", "NodeDecisions", "NodeFitReport", "Problem",
            "default_models", "fit_models", "fit_node_models", "fit_run", "import_csv", "import_mst",
@@ -60,15 +56,15 @@ def score_models(run_dir: str | Path, params: str | Path, models: Sequence[str] 
     excluded participants and mazes, parameters held, the lapse held or refitted: at the
     junction or step level (`fit.score_run`; None: the run's) or at the node level
     (`node_fit.score_nodes`)."""
-    from mazesim.humans.fit import score_run
-    from mazesim.humans.fit_output import only_models, read_fitted
+    from mazesim.humans.fitting.junction import score_run
+    from mazesim.humans.fitting.output import only_models, read_fitted
 
     fitted = only_models(read_fitted(params, level or "junction"), models or (), str(params))
     run = excluded(load_human_run(run_dir, None if level == "node" else level),
                    exclude_participants, exclude_mazes)
     if level == "node":
-        from mazesim.humans.node_choices import run_node_choices
-        from mazesim.humans.node_fit import score_nodes
+        from mazesim.humans.fitting.node_choices import run_node_choices
+        from mazesim.humans.fitting.node import score_nodes
 
         return score_nodes(run_node_choices(run), fitted, refit_lapse=refit_lapse,
                            params_from=str(params))
@@ -81,8 +77,8 @@ def fit_node_models(run_dir: str | Path, models: Sequence[str] | None = None, *,
     """Fit node models (default: every one of the registry) to the node decisions of the
     people of `run_dir` (`run_node_choices`) without the excluded participants and mazes;
     options as `node_fit.fit_nodes` (protocol, by, folds, seed, starts)."""
-    from mazesim.humans.node_choices import run_node_choices
-    from mazesim.humans.node_fit import fit_nodes
+    from mazesim.humans.fitting.node_choices import run_node_choices
+    from mazesim.humans.fitting.node import fit_nodes
 
     run = excluded(load_human_run(run_dir), exclude_participants, exclude_mazes)
     return fit_nodes(run_node_choices(run), models, **options)

@@ -7,7 +7,7 @@ from mazesim.agents.decision_nodes import decision_nodes
 from mazesim.agents.node_models import NODE_MODELS
 from mazesim.agents.trees import DecisionTree
 from mazesim.errors import DataError
-from mazesim.humans.peer import read_peer_trees
+from mazesim.humans.peer.tables import read_peer_trees
 from tests.agents.small_trees import CHAIN, FORK, tree
 from tests.humans.mst_data import mst_folder
 

@@ -13,7 +13,7 @@ from mazesim import isovist, make_agent, simulate
 from mazesim.agents import seen_cells
 from mazesim.agents.vision import MST_VISION, SEEN_AT_START, seen_at_start
 from mazesim.errors import AgentError, MazeFormatError
-from mazesim.humans.sources import MST_MAZES, read_mst_maze
+from mazesim.humans.data.sources import MST_MAZES, read_mst_maze
 from mazesim.maze import Maze, parse_maze
 
 from tests.humans.mst_data import mst_folder

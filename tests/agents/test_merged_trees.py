@@ -18,7 +18,7 @@ from mazesim.agents.node_models import NODE_MODELS
 from mazesim.agents.planners import planner_values
 from mazesim.agents.trees import MAX_TREE_NODES, decision_tree
 from mazesim.errors import AgentError
-from mazesim.humans.sources import MST_MAZES, read_any_maze, read_mst_maze
+from mazesim.humans.data.sources import MST_MAZES, read_any_maze, read_mst_maze
 from mazesim.walks import simulate
 from mazesim.walks.nodes import NodeCutter
 

@@ -7,7 +7,7 @@ from mazesim.agents.decision_nodes import decision_nodes
 from mazesim.agents.node_models import NODE_MODELS, NodeLogit, NodeModel, node_model
 from mazesim.agents.planners import uniform_probabilities
 from mazesim.errors import AgentError
-from mazesim.humans.peer import PEER_MODELS, read_peer_trees, read_peer_values
+from mazesim.humans.peer.tables import PEER_MODELS, read_peer_trees, read_peer_values
 from tests.agents.small_trees import CHAIN
 from tests.humans.mst_data import mst_folder
 

@@ -8,7 +8,7 @@ from mazesim.agents.decision_nodes import decision_nodes
 from mazesim.agents.node_models import NODE_MODELS
 from mazesim.agents.planners import (heuristic_probabilities, planner_probabilities,
                                      planner_values, prelec, uniform_probabilities)
-from mazesim.humans.peer import PEER_MODELS, read_peer_trees, read_peer_values
+from mazesim.humans.peer.tables import PEER_MODELS, read_peer_trees, read_peer_values
 from tests.agents.small_trees import CHAIN, FORK, tree
 from tests.humans.mst_data import mst_folder
 

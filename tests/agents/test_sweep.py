@@ -13,7 +13,7 @@ from mazesim import make_agent, simulate
 from mazesim.agents import parse_vision, seen_cells
 from mazesim.agents.vision import SWEEP_VISION, Vision, isovist, sweep
 from mazesim.errors import AgentError
-from mazesim.humans.sources import MST_MAZES, read_mst_maze
+from mazesim.humans.data.sources import MST_MAZES, read_mst_maze
 from mazesim.maze import parse_maze
 
 from tests.humans.mst_data import mst_folder

@@ -20,8 +20,8 @@ from mazesim.agents.vision import SEEN_AT_START, Vision, parse_vision, seen_cell
 from mazesim.analysis import distance_map
 from mazesim.errors import AgentError
 from mazesim.generators import generate
-from mazesim.humans.peer import read_peer_trees
-from mazesim.humans.sources import MST_MAZES, parse_mst_maze, read_mst_maze
+from mazesim.humans.peer.tables import read_peer_trees
+from mazesim.humans.data.sources import MST_MAZES, parse_mst_maze, read_mst_maze
 from mazesim.maze import Maze, parse_maze
 
 from tests.humans.mst_data import mst_folder

@@ -213,7 +213,7 @@ def test_an_unwritable_output_is_one_line(mst, tmp_path):
     (tmp_path / "file").write_text("")
     result = run("fit", tmp_path / "run", "--model", "random-walk", "--cv", "0", "-o",
                  tmp_path / "file" / "out")
-    assert result.exit_code == 2 and result.output.startswith(f"Error: -o {tmp_path / 'file'}")
+    assert result.exit_code == 2 and result.output.startswith(f"Error: output folder {tmp_path / 'file'}")
 
 
 @pytest.fixture

@@ -96,7 +96,7 @@ def test_library_defaults_are_read_from_the_library_when_needed(monkeypatch, tmp
     """`fit --cv/--starts` and `tree --vision` show and pass the library's own constants (here
     changed, so a default restated in the CLI would fail)."""
     import mazesim.humans as humans
-    from mazesim.humans import fit
+    from mazesim.humans.fitting import junction as fit
 
     monkeypatch.setattr(fit, "DEFAULT_FOLDS", 7)
     monkeypatch.setattr(fit, "DEFAULT_STARTS", 4)

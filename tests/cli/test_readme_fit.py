@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from mazesim import generate, make_agent
 from mazesim.cli import main
-from mazesim.humans.recovery import simulate_population
+from mazesim.humans.fitting.recovery import simulate_population
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 PEOPLE = 12

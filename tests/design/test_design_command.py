@@ -77,7 +77,7 @@ def test_a_judge_population_is_simulated_and_must_hold_the_models(runner, fit_di
     result = runner.invoke(main, ["design", "--fit", str(fit_dir), "--model", "steps",
                                   "--model", "cells", *SMALL, "--judge", str(judge),
                                   "-o", str(tmp_path / "p")])
-    assert result.exit_code == 2 and "--model cells: not in the fit" in error_line(result)
+    assert result.exit_code == 2 and "model cells: not in the fit" in error_line(result)
 
 
 def test_the_command_s_ceilings_are_the_library_s():

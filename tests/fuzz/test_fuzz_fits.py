@@ -19,8 +19,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from mazesim.agents.vision import seen_at_start
-from mazesim.humans.fit_output import (FIT_CSV, PARTICIPANTS_CSV, declared_params, read_fitted)
-from mazesim.humans.predict import read_fit
+from mazesim.humans.fitting.output import (FIT_CSV, PARTICIPANTS_CSV, declared_params, read_fitted)
+from mazesim.humans.predict.run import read_fit
 from mazesim.maze import Maze, read_maze
 
 from fuzz_support import FUZZ, result_or_error

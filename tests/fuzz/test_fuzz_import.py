@@ -16,8 +16,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mazesim.humans.importer import import_source
-from mazesim.humans.sources import read_csv, read_mst, read_mst_maze
+from mazesim.humans.data.importer import import_source
+from mazesim.humans.data.sources import read_csv, read_mst, read_mst_maze
 
 from fuzz_support import EXAMPLES, FUZZ, result_or_error
 

@@ -17,7 +17,7 @@ from mazesim.experiment.storage import RunStore
 from mazesim.humans import load_human_run
 from mazesim.experiment.choices import exact_test
 from mazesim.experiment.statistics import holm
-from mazesim.humans.compare import compare_runs, format_comparison
+from mazesim.humans.compare.runs import compare_runs, format_comparison
 from mazesim.play.report import build_play_report, is_play_run, participant_rows
 
 from tests.play.conftest import CORRIDOR, TUTORIAL, WINDOW_MAZE
@@ -242,7 +242,7 @@ def test_compare_fits_every_model_agent(tmp_path, human_run):
 
 
 def test_names_and_ids_from_the_runs_are_escaped_in_the_markdown(tmp_path):
-    from mazesim.humans.compare import AgentBits, Comparison, ParticipantBits
+    from mazesim.humans.compare.runs import AgentBits, Comparison, ParticipantBits
 
     evil = "<script>alert(1)</script>|![x](http://t.example/)\x1b[2J"
     person = ParticipantBits(evil, 1, 3, 1.0, (0.5, 1.5))
@@ -262,7 +262,7 @@ def test_compare_prints_json_and_writes_its_tables_without_nan(tmp_path, human_r
     from click.testing import CliRunner
 
     from mazesim.cli import main
-    from mazesim.humans.compare_output import (BITS_CSV, CHOICES_CSV, COMPARISON, MOVES_CSV,
+    from mazesim.humans.compare.output import (BITS_CSV, CHOICES_CSV, COMPARISON, MOVES_CSV,
                                                PARTICIPANTS_CSV)
 
     out = tmp_path / "cmp"
@@ -296,7 +296,7 @@ def test_one_trial_per_participant_has_no_interval(tmp_path, human_run, sim_run)
     walk = [x for x in people.scores if x.agent == "random-walk"][0]
     # the trials with a junction decision
     assert all(p.trials == 2 and p.ci[0] <= p.ci[1] for p in walk.participants)
-    from mazesim.humans.compare import _participant_table
+    from mazesim.humans.compare.runs import _participant_table
 
     one = walk.participants[0].__class__("p9", 1, 4, 1.0, (math.nan, math.nan))
     lines = _participant_table([walk.__class__(**{**walk.__dict__, "participants": (one,)})])

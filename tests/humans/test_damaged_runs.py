@@ -64,6 +64,6 @@ def test_every_command_stops_with_one_line(run, command):
 def test_replay_of_a_persons_trial_says_so(run):
     result = CliRunner().invoke(main, ["replay", str(run), "--trial", "1"])
     assert result.exit_code == 2
-    assert result.output == (f"Error: --trial: 1 of {run} is a person's walk (a run of "
+    assert result.output == (f"Error: trial: 1 of {run} is a person's walk (a run of "
                              "people): there is no agent to simulate again (`mazesim report` "
                              "shows it)\n")

@@ -1,4 +1,4 @@
-"""A run of people as the fitting code reads it (`mazesim.humans.data`): its node decisions on a
+"""A run of people as the fitting code reads it (`mazesim.humans.data.run`): its node decisions on a
 small imported run worked out by hand, and on experiment 1 (the authors' counts)."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import pytest
 
 from mazesim.errors import AgentError, DataError
 from mazesim.humans import import_mst
-from mazesim.humans.data import excluded, load_human_run, node_decisions, participant_list
-from mazesim.humans.peer import EXCLUDED
+from mazesim.humans.data.run import excluded, load_human_run, node_decisions, participant_list
+from mazesim.humans.peer.tables import EXCLUDED
 from mazesim.walks.nodes import NodeCutter
 
 from tests.humans.conftest import GOOD

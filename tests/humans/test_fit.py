@@ -14,11 +14,14 @@ from hypothesis import given, strategies as st
 from mazesim.agents import make_agent
 from mazesim.errors import AgentError, ConfigError, DataError
 from mazesim.humans import default_models, fit_models, import_mst, load_human_run
-from mazesim.humans.fit import _best_lapse, _folds, _log_likelihood, fit_run
-from mazesim.humans.fit_output import FIGURE, FIT_CSV, PARTICIPANTS_CSV, format_fit, write_fit
-from mazesim.humans.models import (PlanSteps, ReadModel, build_model, fitted_params,
-                                   parse_model, with_lapse)
-from mazesim.humans.ranking_output import RANKING_CSV
+from mazesim.humans.fitting.junction import fit_run
+from mazesim.humans.fitting.likelihood import best_lapse, log_likelihood
+from mazesim.humans.fitting.crossval import person_folds
+from mazesim.humans.fitting.output import FIGURE, FIT_CSV, PARTICIPANTS_CSV, format_fit, write_fit
+from mazesim.humans.fitting.models import (PlanSteps, ReadModel, build_model, fitted_params,
+                                           parse_model)
+from mazesim.humans.fitting.likelihood import with_lapse
+from mazesim.humans.fitting.ranking_output import RANKING_CSV
 
 from tests.humans.conftest import GOOD
 
@@ -52,10 +55,10 @@ def test_decisions_are_the_junction_departures(small):
 def test_the_lapse_maximises_the_likelihood(chosen, seed):
     chosen = np.array(chosen)
     n_open = np.random.default_rng(seed).integers(2, 5, len(chosen)).astype(float)
-    lapse, ll = _best_lapse(chosen, n_open)
+    lapse, ll = best_lapse(chosen, n_open)
     grid = np.linspace(0, 1, 2001)
-    assert ll >= max(_log_likelihood(chosen, n_open, g) for g in grid) - 1e-9
-    assert ll == pytest.approx(_log_likelihood(chosen, n_open, lapse))
+    assert ll >= max(log_likelihood(chosen, n_open, g) for g in grid) - 1e-9
+    assert ll == pytest.approx(log_likelihood(chosen, n_open, lapse))
 
 
 @pytest.mark.parametrize("name", ["turn-bias", "weighted-walker", "random-walk",
@@ -119,14 +122,14 @@ def test_a_fit_is_the_maximum_and_one_seed_gives_one_answer(small):
     rng = np.random.default_rng(1)
     for _ in range(30):
         chosen = model.chosen(rng.uniform(0, 1, 3), rows)
-        assert turn.estimate.log_likelihood >= _best_lapse(chosen, small.decisions.n_open)[1] \
+        assert turn.estimate.log_likelihood >= best_lapse(chosen, small.decisions.n_open)[1] \
             - 1e-9
 
 
 def test_folds_deal_participants_evenly():
-    folds = _folds(11, 4, np.random.default_rng(0))
+    folds = person_folds(11, 4, np.random.default_rng(0))
     assert sorted(np.bincount(folds).tolist()) == [2, 3, 3, 3]
-    assert not np.array_equal(folds, _folds(11, 4, np.random.default_rng(1)))
+    assert not np.array_equal(folds, person_folds(11, 4, np.random.default_rng(1)))
 
 
 def test_cross_validated_bits_come_from_fits_without_the_participant(small):

@@ -14,9 +14,9 @@ import pytest
 
 from mazesim.errors import DataError
 from mazesim.humans import fit_run, import_mst, load_human_run
-from mazesim.humans.fit_output import (FIT_CSV, PARTICIPANTS_CSV, RANKING_CSV, read_fitted,
+from mazesim.humans.fitting.output import (FIT_CSV, PARTICIPANTS_CSV, RANKING_CSV, read_fitted,
                                        write_fit)
-from mazesim.humans.predict import read_fit
+from mazesim.humans.predict.run import read_fit
 
 HEADER = "model,agent,lapse,params\n"
 WEIGHTS = {"du-0": 0, "du-0.5": 0, "du-0.7": 0, "du-0.9": 0, "du-1": 0, "log-steps": 0,
@@ -73,7 +73,7 @@ def test_a_per_person_table_is_refused_as_parameters(tmp_path):
     """Point 3: `fit --params fit_participants.csv` scored every person's row as a model."""
     _fit(tmp_path, 'right-hand,s1,0.1,"{}",own', 'right-hand,s2,0.2,"{}",own',
          name=PARTICIPANTS_CSV, header="model,participant,lapse,params,fit\n")
-    with pytest.raises(DataError, match=f"--params {re.escape(str(tmp_path / PARTICIPANTS_CSV))}"
+    with pytest.raises(DataError, match=f"params {re.escape(str(tmp_path / PARTICIPANTS_CSV))}"
                                         ": a per-person table"):
         read_fitted(tmp_path / PARTICIPANTS_CSV)
 
@@ -108,7 +108,7 @@ def test_a_deep_json_fit_is_one_line(tmp_path):
     for depth, message in ((60_000, "nested deeper than 64 levels"),
                            (70, "nested deeper than 64 levels")):
         (tmp_path / "deep.json").write_text('{"models": ' + _deep(depth) + "}")
-        with pytest.raises(DataError, match=re.escape(f"--params {tmp_path / 'deep.json'}: ")
+        with pytest.raises(DataError, match=re.escape(f"params {tmp_path / 'deep.json'}: ")
                            + message):
             read_fitted(tmp_path / "deep.json")
 

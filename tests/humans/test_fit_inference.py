@@ -14,11 +14,13 @@ from click.testing import CliRunner
 from mazesim.cli import main
 from mazesim.errors import DataError
 from mazesim.humans import import_mst, load_human_run, score_models
-from mazesim.humans.data import excluded
-from mazesim.humans.fit import cluster_covariance, fit_run, score_run
-from mazesim.humans.fit_output import (FIT_CSV, PARTICIPANTS_CSV, format_fit, read_fitted,
+from mazesim.humans.data.run import excluded
+from mazesim.humans.fitting.junction import fit_run, score_run
+from mazesim.humans.fitting.wald import cluster_covariance
+from mazesim.humans.fitting.output import (FIT_CSV, PARTICIPANTS_CSV, format_fit, read_fitted,
                                        write_fit)
-from mazesim.humans.models import PlanSteps, build_model, parse_model, with_lapse
+from mazesim.humans.fitting.models import PlanSteps, build_model, parse_model
+from mazesim.humans.fitting.likelihood import with_lapse
 
 from tests.humans.conftest import GOOD
 
@@ -100,7 +102,7 @@ def test_a_fit_that_did_not_converge_is_said(people):
     data = report.to_json()
     assert data["converged"] is False
     assert data["warnings"] == ["choice-model: the optimiser did not converge (pooled, fold 0, "
-                                "fold 1; raise --max-iterations)"]
+                                "fold 1; raise max_iterations)"]
     entry = next(m for m in data["models"] if m["model"] == "choice-model")
     assert (entry["converged"], entry["not_converged"]) == (False, ["pooled", "fold 0",
                                                                      "fold 1"])
@@ -192,18 +194,18 @@ def test_params_scored_elsewhere_hold_the_fitted_weights(people):
 
 
 @pytest.mark.parametrize("content, message", [
-    ("{", "--params {path}:1:2: Expecting property name enclosed in double quotes"),
-    ('{"level": "node", "models": []}', "--params {path}: a node-level fit (scoring at the "
+    ("{", "params {path}:1:2: Expecting property name enclosed in double quotes"),
+    ('{"level": "node", "models": []}', "params {path}: a node-level fit (scoring at the "
                                         "junction level)"),
     ('{"models": [{"model": "turn-bias", "lapse": 0.1}]}',
-     "--params {path}: model 1 'turn-bias': needs model, lapse and params"),
+     "params {path}: model 1 'turn-bias': needs model, lapse and params"),
     ('{"models": [{"model": "turn-bias", "lapse": 2, "params": {}}]}',
-     "--params {path}: model 1 'turn-bias': lapse 2.0 (allowed: 0 to 1)"),
+     "params {path}: model 1 'turn-bias': lapse 2.0 (allowed: 0 to 1)"),
     ('{"models": [{"model": "turn-bias", "lapse": 0.1, "params": {"p_straight": 0.5}}]}',
-     "--params {path}: model 1 'turn-bias': missing parameter 'p_alternate' (the model's "
+     "params {path}: model 1 'turn-bias': missing parameter 'p_alternate' (the model's "
      "parameters: p_straight, p_reverse, p_alternate)"),
     ('{"models": [{"model": "nobody", "lapse": 0.1, "params": {}}]}', "unknown agent 'nobody'"),
-    ('{"models": []}', "--params {path}: no model"),
+    ('{"models": []}', "params {path}: no model"),
 ])
 def test_bad_params_files_are_one_line(small, tmp_path, content, message):
     path = tmp_path / "params.json"

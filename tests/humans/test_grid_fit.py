@@ -7,10 +7,10 @@ from hypothesis import given, strategies as st
 from mazesim.agents.decision_nodes import decision_nodes
 from mazesim.agents.node_models import node_model
 from mazesim.errors import DataError
-from mazesim.humans import grid_fit as protocol
-from mazesim.humans.grid_fit import (FLOOR, GridFit, fit_node_model, folds_of, grid_fit,
+from mazesim.humans.peer import grid as protocol
+from mazesim.humans.peer.grid import (FLOOR, GridFit, fit_node_model, folds_of, grid_fit,
                                      prior_of, tau_prior)
-from mazesim.humans.peer import read_peer_trees
+from mazesim.humans.peer.tables import read_peer_trees
 from tests.humans.mst_data import mst_folder
 
 

@@ -20,7 +20,7 @@ from mazesim.cli import main
 from mazesim.errors import DataError
 from mazesim.experiment.storage import RunStore
 from mazesim.humans import import_csv, import_mst, load_human_run
-from mazesim.humans.sources import MAX_TOTAL_CELLS, read_csv, read_mst
+from mazesim.humans.data.sources import MAX_TOTAL_CELLS, read_csv, read_mst
 
 from tests.humans.conftest import GOOD, LINE
 
@@ -224,7 +224,7 @@ def test_a_map_whose_trials_pass_its_exit_is_warned_of_in_the_error(write_mst, t
 
 _KILLER = textwrap.dedent("""
     import os, signal, sys
-    from mazesim.humans import importer
+    from mazesim.humans.data import importer
     name = sys.argv[3]
     def die(*args, **kwargs):
         os.kill(os.getpid(), signal.SIGKILL)

@@ -11,8 +11,8 @@ from mazesim.agents.vision import SEEN_AT_START
 from mazesim.errors import DataError
 from mazesim.experiment.storage import RunStore
 from mazesim.humans import import_csv, import_mst
-from mazesim.humans.importer import check_recording, format_summary
-from mazesim.humans.sources import Recording
+from mazesim.humans.data.importer import check_recording, format_summary
+from mazesim.humans.data.sources import Recording
 from mazesim.maze import parse_maze
 
 from tests.humans.conftest import GOOD

@@ -3,8 +3,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from scipy import optimize
 
-from mazesim.humans._logit_kernels import logit_sums
-from mazesim.humans.mixed_logit import (chosen_log_probabilities, grouped, map_weights,
+from mazesim.humans.fitting._logit_kernels import logit_sums
+from mazesim.humans.fitting.mixed_logit import (chosen_log_probabilities, grouped, map_weights,
                                         population)
 
 

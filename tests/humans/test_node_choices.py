@@ -6,9 +6,9 @@ import pytest
 from mazesim.agents.node_features import child_features
 from mazesim.errors import DataError
 from mazesim.humans import load_human_run
-from mazesim.humans.data import excluded
-from mazesim.humans.node_choices import peer_node_choices, run_node_choices
-from mazesim.humans.peer import EXCLUDED
+from mazesim.humans.data.run import excluded
+from mazesim.humans.fitting.node_choices import peer_node_choices, run_node_choices
+from mazesim.humans.peer.tables import EXCLUDED
 from tests.humans.conftest import GOOD
 from tests.humans.test_data import AGAIN
 from tests.humans.mst_data import mst_folder
@@ -75,7 +75,7 @@ def test_a_run_without_observation_nodes_has_no_node_decisions(tmp_path, vision,
     """Issue 33, point 2: a run walked under full vision, or a window without the map, was
     fitted on the sweep tree silently (and `predict` then walked it under full vision)."""
     from mazesim import generate, make_agent
-    from mazesim.humans.recovery import simulate_population
+    from mazesim.humans.fitting.recovery import simulate_population
 
     mazes = {"d0": generate("digging", (9, 9), seed=0)}
     simulate_population(mazes, make_agent("random-walk"), vision, 2, 0, tmp_path / "run")
@@ -87,7 +87,7 @@ def test_a_run_without_observation_nodes_has_no_node_decisions(tmp_path, vision,
 def test_too_few_people_for_the_peer_population_say_so(small):
     """Issue 33, point 18: the message was "groups 10", a value the user cannot set."""
     from mazesim.agents.node_models import node_model
-    from mazesim.humans.node_fit import logit_peer_fit
+    from mazesim.humans.peer.protocol import logit_peer_fit
 
     with pytest.raises(DataError, match=r"node-choice under the peer protocol draws each "
                                         r"person's population from 10 groups of the others: 2 "

@@ -11,10 +11,12 @@ import pytest
 from mazesim.agents.node_features import NODE_FEATURES
 from mazesim.agents.node_models import NodeLogit, node_model
 from mazesim.errors import AgentError, DataError
-from mazesim.humans.grid_fit import fit_node_model
-from mazesim.humans.mixed_logit import grouped, population
-from mazesim.humans.node_choices import peer_node_choices
-from mazesim.humans.node_fit import _logit_inputs, fit_nodes, logit_peer_fit
+from mazesim.humans.peer.grid import fit_node_model
+from mazesim.humans.fitting.mixed_logit import grouped, population
+from mazesim.humans.fitting.node_choices import peer_node_choices
+from mazesim.humans.fitting.node import fit_nodes
+from mazesim.humans.fitting.node_choices import logit_inputs
+from mazesim.humans.peer.protocol import logit_peer_fit
 from tests.humans.mst_data import mst_folder
 
 TARGET = 0.90           # the issue's target under the authors' protocol (their DU: 0.946)
@@ -105,7 +107,7 @@ def test_a_simulated_population_is_recovered(authors):
     spreads within 0.2, and the peer protocol scores the simulated choices near the truth's
     own cross-entropy."""
     model = NodeLogit("node-choice", ("revisit", "log-cells", "log-steps"))
-    x, start, _ = _logit_inputs(model, authors)
+    x, start, _ = logit_inputs(model, authors)
     rng = np.random.default_rng(7)
     scale = x.std(axis=0)
     mean, spread = np.array([-1.5, -0.5, -0.8]), np.array([0.5, 0.3, 0.3])

@@ -3,9 +3,9 @@ import csv
 import pytest
 
 from mazesim.errors import DataError
-from mazesim.humans.node_choices import peer_node_choices
-from mazesim.humans.node_fit import fit_nodes
-from mazesim.humans.node_fit_output import format_node_fit, write_node_fit
+from mazesim.humans.fitting.node_choices import peer_node_choices
+from mazesim.humans.fitting.node import fit_nodes
+from mazesim.humans.fitting.node_output import format_node_fit, write_node_fit
 from tests.humans.mst_data import mst_folder
 
 

@@ -1,4 +1,4 @@
-"""Cell-level agents on the node yardstick (`mazesim.humans.node_rollouts`) and the rollouts
+"""Cell-level agents on the node yardstick (`mazesim.humans.fitting.node_rollouts`) and the rollouts
 of the walking loop they stand on (`KernelAgent.walk_on`): a gambler's ruin walked exactly, a
 deterministic agent's rollout equal to its own walk, seeds, errors."""
 
@@ -13,8 +13,8 @@ from mazesim.agents.decision_nodes import decision_nodes
 from mazesim.agents.trees import decision_tree
 from mazesim.agents.vision import MST_VISION, Vision
 from mazesim.errors import AgentError
-from mazesim.humans.node_choices import NodeChoices
-from mazesim.humans.node_rollouts import node_rollouts
+from mazesim.humans.fitting.node_choices import NodeChoices
+from mazesim.humans.fitting.node_rollouts import node_rollouts
 from mazesim.maze import parse_maze
 from mazesim.walks import simulate
 
@@ -85,7 +85,7 @@ def test_a_deterministic_agent_rolled_on_from_its_own_walk_walks_it_again():
 def test_the_work_ceiling_is_checked_before_walking(monkeypatch):
     """The worst case: every rollout reads the history (2 cells) and walks its whole cap (50
     moves a floor cell: 550 here)."""
-    import mazesim.humans.node_rollouts as rollouts
+    import mazesim.humans.fitting.node_rollouts as rollouts
 
     monkeypatch.setattr(rollouts, "MAX_ROLLOUT_STEPS", 552 * 10 - 1)
     with pytest.raises(AgentError, match="random-walk: 1 decisions x 10 rollouts may walk 5,520 "

@@ -17,7 +17,7 @@ import pytest
 
 from mazesim.agents import Vision, make_agent
 from mazesim.humans import default_models, load_human_run
-from mazesim.humans.models import PlanSteps, build_model, parse_model
+from mazesim.humans.fitting.models import PlanSteps, build_model, parse_model
 from mazesim.maze import parse_maze
 from mazesim.walks import simulate_many
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from mazesim.errors import DataError
-from mazesim.humans.peer import PEER_MODELS, PeerFit, read_peer_fits, read_peer_values
+from mazesim.humans.peer.tables import PEER_MODELS, PeerFit, read_peer_fits, read_peer_values
 from tests.humans.mst_data import mst_folder
 
 # --- the authors' value tables and fits ---------------------------------------------------

@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from mazesim.errors import AgentError, DataError
-from mazesim.humans import peer_fit
-from mazesim.humans.peer import PEER_MODELS, read_peer_fits
-from mazesim.humans.peer_fit import (ROUNDING, best_model_counts, compare_with_peers,
+from mazesim.humans.peer import reproduce as peer_fit
+from mazesim.humans.peer.tables import PEER_MODELS, read_peer_fits
+from mazesim.humans.peer.reproduce import (ROUNDING, best_model_counts, compare_with_peers,
                                       peer_choices)
 from tests.humans.mst_data import mst_folder
 

@@ -10,7 +10,7 @@ from hypothesis import given, settings, strategies as st
 from scipy import special
 
 from mazesim.errors import DataError
-from mazesim.humans.ranking import DIRICHLET_SAMPLES, model_frequencies, rank_models
+from mazesim.humans.fitting.ranking import DIRICHLET_SAMPLES, model_frequencies, rank_models
 
 LN2 = math.log(2)
 

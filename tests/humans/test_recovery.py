@@ -18,8 +18,8 @@ from mazesim import generate, make_agent
 from mazesim.agents.vision import MST_VISION
 from mazesim.errors import DataError
 from mazesim.humans import fit_run, load_human_run, read_mst
-from mazesim.humans.fit import _best_lapse, person_weights
-from mazesim.humans.recovery import (people, population_estimates, population_means,
+from mazesim.humans.fitting.likelihood import best_lapse, person_weights
+from mazesim.humans.fitting.recovery import (people, population_estimates, population_means,
                                      simulate_population)
 from mazesim.experiment.storage import RunStore
 
@@ -169,9 +169,9 @@ def test_a_lapse_fitted_with_every_person_once_is_the_mean_of_their_lapses():
     lapses = np.array([0.2, 0.6, 0.35])
     chosen = (rng.random(len(people)) >= lapses[people] * 2 / 3).astype(float)
     n_open = np.full(len(people), 3)
-    own = [_best_lapse(chosen[people == i], n_open[people == i])[0] for i in range(3)]
-    weighted = _best_lapse(chosen, n_open, person_weights(people))[0]
-    pooled = _best_lapse(chosen, n_open)[0]
+    own = [best_lapse(chosen[people == i], n_open[people == i])[0] for i in range(3)]
+    weighted = best_lapse(chosen, n_open, person_weights(people))[0]
+    pooled = best_lapse(chosen, n_open)[0]
     assert weighted == pytest.approx(np.mean(own), abs=1e-9)
     assert abs(pooled - np.mean(own)) > 0.03
 

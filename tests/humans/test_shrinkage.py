@@ -1,5 +1,5 @@
 """Pooled, per-person and empirical-Bayes weights of the junction choice model
-(`mazesim.humans.shrinkage`)."""
+(`mazesim.humans.fitting.shrinkage`)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pytest
 from mazesim import generate, make_agent
 from mazesim.errors import DataError
 from mazesim.humans import load_human_run
-from mazesim.humans.recovery import simulate_population
-from mazesim.humans.shrinkage import FITS, compare_shrinkage
+from mazesim.humans.fitting.recovery import simulate_population
+from mazesim.humans.fitting.shrinkage import FITS, compare_shrinkage
 
 WEIGHTS = dict(reverse=-0.5, visited=-1.0, straight=0.7, view=0.3, frontier=2.0, closed=-1.0,
                goal=4.0, region=1.5)

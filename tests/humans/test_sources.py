@@ -9,7 +9,7 @@ import pytest
 
 from mazesim.agents.vision import MST_VISION, SEEN_AT_START, Vision
 from mazesim.errors import DataError
-from mazesim.humans.sources import parse_mst_maze, read_csv, read_mst
+from mazesim.humans.data.sources import parse_mst_maze, read_csv, read_mst
 from mazesim.maze import parse_maze, write_maze
 
 from tests.humans.conftest import FORK, GOOD
@@ -168,7 +168,7 @@ def test_positions_are_row_col_from_x_y(write_mst):
 
 
 def test_any_maze_file_is_told_apart_by_its_first_line(tmp_path):
-    from mazesim.humans.sources import read_any_maze
+    from mazesim.humans.data.sources import read_any_maze
 
     (tmp_path / "fork.txt").write_text(FORK)
     (tmp_path / "tutorial.txt").write_text(TUTORIAL)

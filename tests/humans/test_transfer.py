@@ -1,5 +1,5 @@
-"""Transfer across runs (`mazesim.humans.transfer`), folds over groups of mazes
-(`mazesim.humans.folds`) and fits scored with their parameters held at the node level."""
+"""Transfer across runs (`mazesim.humans.compare.transfer`), folds over groups of mazes
+(`mazesim.humans.fitting.folds`) and fits scored with their parameters held at the node level."""
 
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ from hypothesis import given, settings, strategies as st
 from mazesim import generate, make_agent
 from mazesim.errors import DataError
 from mazesim.humans import fit_run, load_human_run, score_models
-from mazesim.humans.fit_output import write_fit
-from mazesim.humans.folds import maze_folds, maze_group
-from mazesim.humans.recovery import simulate_population
-from mazesim.humans.transfer import fit_level, transfer_run
+from mazesim.humans.fitting.output import write_fit
+from mazesim.humans.fitting.folds import maze_folds, maze_group
+from mazesim.humans.fitting.recovery import simulate_population
+from mazesim.humans.compare.transfer import fit_level, transfer_run
 
 from click.testing import CliRunner
 
@@ -132,7 +132,7 @@ def test_the_transfer_command(two_runs, tmp_path):
 
 
 def test_a_transformed_grid_is_grouped_with_its_base_grid():
-    from mazesim.humans.folds import group_name
+    from mazesim.humans.fitting.folds import group_name
     from mazesim.maze import parse_maze
 
     text = "#####\n#S.G#\n#####"
@@ -146,9 +146,9 @@ def test_a_transformed_grid_is_grouped_with_its_base_grid():
 @pytest.fixture(scope="module")
 def node_runs(tmp_path_factory):
     """People walking as the `steps` planner on two sets of stick mazes, the plan known."""
-    from mazesim.humans.node_choices import run_node_choices
-    from mazesim.humans.node_fit import fit_nodes
-    from mazesim.humans.node_fit_output import write_node_fit
+    from mazesim.humans.fitting.node_choices import run_node_choices
+    from mazesim.humans.fitting.node import fit_nodes
+    from mazesim.humans.fitting.node_output import write_node_fit
 
     root = tmp_path_factory.mktemp("node-transfer")
     vision = {"sweep": True, "map": "known"}

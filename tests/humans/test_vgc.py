@@ -1,4 +1,4 @@
-"""The value-guided construal reader and import (`humans.vgc`), step decisions, and the models of
+"""The value-guided construal reader and import (`humans.data.vgc`), step decisions, and the models of
 planning in full view (`agents.route_choice`), on small files of our own and on the shared data."""
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from mazesim.agents import make_agent, parse_vision
 from mazesim.errors import AgentError, DataError
 from mazesim.experiment.storage import RunStore
 from mazesim.humans import fit_models
-from mazesim.humans.data import load_human_run, step_decisions
-from mazesim.humans.importer import import_vgc
-from mazesim.humans.vgc import read_vgc
+from mazesim.humans.data.run import load_human_run, step_decisions
+from mazesim.humans.data.importer import import_vgc
+from mazesim.humans.data.vgc import read_vgc
 from mazesim.maze import DOWN, RIGHT, UP
 
 GRID = ["S..0.",
@@ -96,7 +96,7 @@ def test_import_keeps_bumps_apart_and_reads_step_decisions(tmp_path):
 
 
 def test_step_decisions_are_every_move_with_its_open_directions():
-    from mazesim.humans.vgc import parse_grid
+    from mazesim.humans.data.vgc import parse_grid
 
     maze = parse_grid(NAME, GRID)
     walk = np.array([[0, 0], [0, 1], [0, 2], [1, 2]])
@@ -157,7 +157,7 @@ def test_the_cli_imports_and_refuses_in_one_line(tmp_path):
 
 
 def test_the_route_features_and_the_baseline(tmp_path):
-    from mazesim.humans.vgc import parse_grid
+    from mazesim.humans.data.vgc import parse_grid
 
     maze = parse_grid(NAME, GRID)
     full = parse_vision("full")
@@ -179,8 +179,8 @@ def test_the_route_features_and_the_baseline(tmp_path):
 @pytest.mark.slow
 def test_a_route_model_is_recovered_from_its_own_walks(tmp_path):
     """Simulated people of known weights on a few grids with obstacles: the fit finds them."""
-    from mazesim.humans.recovery import simulate_population
-    from mazesim.humans.vgc import parse_grid
+    from mazesim.humans.fitting.recovery import simulate_population
+    from mazesim.humans.data.vgc import parse_grid
 
     grids = {"a-base": ["S......", ".00..1.", ".....1.", "..#....", ".2...3.", ".2..33.",
                         "......G"],
@@ -229,7 +229,7 @@ def test_one_probability_source_in_full_view(tmp_path, name):
     """The fit reads the agent's own step probabilities, and the agent walks with them."""
     from collections import Counter
 
-    from mazesim.humans.models import build_model, parse_model
+    from mazesim.humans.fitting.models import build_model, parse_model
     from mazesim.walks import simulate_many
 
     import_vgc(write_folder(tmp_path / "exp"), tmp_path / "run")
@@ -255,7 +255,7 @@ def test_one_probability_source_in_full_view(tmp_path, name):
 
 
 def test_the_side_of_an_obstacle_is_the_winding_of_the_closed_route():
-    from mazesim.humans.route_checks import walk_measures
+    from mazesim.humans.predict.routes import walk_measures
     from mazesim.maze import Maze
 
     grid = np.zeros((5, 5), np.uint8)
@@ -295,9 +295,9 @@ def test_predict_routes_sets_models_beside_people(tmp_path):
 
 
 def test_construals_keep_the_obstacles_a_plan_would_run_into(tmp_path):
-    from mazesim.humans.construal import (construal_values, obstacle_probabilities,
+    from mazesim.humans.compare.construal import (construal_values, obstacle_probabilities,
                                           read_probes)
-    from mazesim.humans.vgc import parse_grid
+    from mazesim.humans.data.vgc import parse_grid
 
     maze = parse_grid("g-base", ["S0G",
                                  "...",

@@ -15,8 +15,8 @@ from mazesim.agents.trees import dark_floor, decision_tree
 from mazesim.agents.vision import seen_cells
 from mazesim.errors import AgentError
 from mazesim.generators import generate
-from mazesim.humans.peer import read_peer_decisions, read_peer_trees
-from mazesim.humans.sources import MST_MAZES, parse_mst_maze, read_mst
+from mazesim.humans.peer.tables import read_peer_decisions, read_peer_trees
+from mazesim.humans.data.sources import MST_MAZES, parse_mst_maze, read_mst
 from mazesim.maze import parse_maze
 from mazesim.walks.nodes import NodeChoice, NodeCutter, node_choices
 

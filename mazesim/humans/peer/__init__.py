@@ -1,0 +1,2 @@
+"""The Maze Search Task authors' protocol and tables: their value tables (`tables`), their grid
+search per person (`grid`), and their model comparison reproduced on their data (`reproduce`)."""
