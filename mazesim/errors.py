@@ -23,6 +23,8 @@ __all__ = [
     "RunError",
     "file_problem",
     "check_file",
+    "read_bytes",
+    "utf8_text",
     "read_text",
     "load_json",
     "nesting",
@@ -111,11 +113,10 @@ def check_file(path: str | Path, error: type[MazesimError],
         raise error(f"{path}: {problem}")
 
 
-def read_text(path: str | Path, error: type[MazesimError],
-              max_bytes: int = MAX_FILE_BYTES) -> str:
-    """The UTF-8 text of the regular file `path`, at most `max_bytes` long; anything else (see
-    `check_file`, or other bytes than UTF-8) raises `error` naming it, before more than
-    `max_bytes` are read."""
+def read_bytes(path: str | Path, error: type[MazesimError],
+               max_bytes: int = MAX_FILE_BYTES) -> bytes:
+    """The bytes of the regular file `path`, at most `max_bytes`; anything else (see
+    `check_file`) raises `error` naming it, before more than `max_bytes` are read."""
     check_file(path, error, max_bytes)
     try:
         with open(path, "rb") as handle:              # read(n) allocates n bytes at once
@@ -129,10 +130,23 @@ def read_text(path: str | Path, error: type[MazesimError],
         raise error(f"{path}: cannot read ({err.strerror})") from None
     if len(data) > max_bytes:
         raise error(f"{path}: more than {max_bytes:,} bytes")
+    return data
+
+
+def utf8_text(data: bytes, path: str | Path, error: type[MazesimError]) -> str:
+    """`data`, the bytes of the file `path`, as text; other bytes than UTF-8 raise `error`."""
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as err:
         raise error(f"{path}: not UTF-8 text (byte {err.start + 1})") from None
+
+
+def read_text(path: str | Path, error: type[MazesimError],
+              max_bytes: int = MAX_FILE_BYTES) -> str:
+    """The UTF-8 text of the regular file `path`, at most `max_bytes` long; anything else (see
+    `read_bytes`, or other bytes than UTF-8) raises `error` naming it, before more than
+    `max_bytes` are read."""
+    return utf8_text(read_bytes(path, error, max_bytes), path, error)
 
 
 MAX_JSON_DIGITS = 64

@@ -11,7 +11,8 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from mazesim.errors import MazeFormatError, load_json, nesting, read_text, short
+from mazesim.errors import (MazeFormatError, load_json, nesting, read_bytes, read_text, short,
+                            utf8_text)
 from mazesim.limits import MAX_MAZE_CELLS, MAX_NESTING
 
 __all__ = [
@@ -139,15 +140,11 @@ class Maze:
         """`meta[SEEN_AT_START]` as [row, col] lists: a list of distinct passages, each a pair
         of integers (not booleans, floats or text); MazeFormatError naming the maze (its meta
         name, if any) and the first bad cell."""
-        where = f"maze {short(maze)}: " if maze else ""
-        name = f"{where}meta {SEEN_AT_START}"
-        h, w = self.grid.shape
+        name = _seen_name(maze)
         if not isinstance(cells, (list, tuple)):
             raise MazeFormatError(f"{name}: {short(cells)} (allowed: a list of [row, col] "
                                   "passages)")
-        if len(cells) > h * w:
-            raise MazeFormatError(f"{name}: {len(cells):,} cells (allowed: at most the "
-                                  f"{h * w:,} cells of the {h}x{w} grid)")
+        _check_seen_count(len(cells), self.shape, name)
         out, taken = [], set()
         for k, cell in enumerate(cells):
             if not (isinstance(cell, (list, tuple)) and len(cell) == 2 and all(
@@ -174,6 +171,20 @@ class Maze:
         if self.grid[r, c] != PASSAGE:
             raise MazeFormatError(f"{name}: {(r, c)} is a wall")
         return (r, c)
+
+
+def _seen_name(maze: Any) -> str:
+    """How messages name `meta[SEEN_AT_START]` of the maze whose meta name is `maze`."""
+    return f"{f'maze {short(maze)}: ' if maze else ''}meta {SEEN_AT_START}"
+
+
+def _check_seen_count(count: int, shape: Size, name: str) -> None:
+    """Raise MazeFormatError naming `name` when `count` cells shown at the start are more than
+    the cells of a grid of `shape`."""
+    h, w = shape
+    if count > h * w:
+        raise MazeFormatError(f"{name}: {count:,} cells (allowed: at most the {h * w:,} cells "
+                              f"of the {h}x{w} grid)")
 
 
 def check_cells(shape: tuple[int, int], name: str = "size") -> None:
@@ -331,10 +342,51 @@ def maze_from_json(data: Any, source: str = "<json>") -> Maze:
 def read_maze(path: str | Path) -> Maze:
     """Read a maze file: JSON when the name ends in `.json`, the text format otherwise."""
     path = Path(path)
-    text = read_text(path, MazeFormatError)
-    if path.suffix.lower() == ".json":
-        return maze_from_json(load_json(text, str(path), MazeFormatError), str(path))
-    return parse_maze(text, str(path))
+    if path.suffix.lower() != ".json":
+        return parse_maze(read_text(path, MazeFormatError), str(path))
+    text = _json_text(read_bytes(path, MazeFormatError), str(path))
+    return maze_from_json(load_json(text, str(path), MazeFormatError), str(path))
+
+
+_SEEN_LIST = re.compile(rb'"%b"\s*:\s*\[' % SEEN_AT_START.encode())
+_LIST_END = re.compile(rb"\]\s*\]")
+_PAIRS_TEXT = re.compile(rb"[\[\]0-9,\s-]*")
+_STAND_IN = "<seen_at_start>"
+
+
+def _json_text(data: bytes, source: str) -> str:
+    """The text of the JSON maze file `source`, whose bytes are `data`; refused before it is
+    decoded and parsed when its `meta.seen_at_start` lists more cells than the rest of the file
+    has bytes (every grid cell takes one): parsed, 64 MiB of duplicate [row, col] pairs took
+    10-60 s and 1.4 GB (issue 33, point 17). The list is taken to end at the first '] ]' (where a
+    list of integer pairs ends) and its pairs are counted as its '['; the rest is parsed with a
+    stand-in in its place, to be sure the list is `meta.seen_at_start`. Anything else, a list
+    that fits included, is left to the full parse."""
+    found = _SEEN_LIST.search(data)
+    close = _LIST_END.search(data, found.end()) if found else None
+    if close:
+        start, end = found.end() - 1, close.end()
+        count = data.count(b"[", start + 1, end)
+        if count > len(data) - (end - start) and _PAIRS_TEXT.fullmatch(data, start, end):
+            _refuse_seen_count(data[:start] + f'"{_STAND_IN}"'.encode() + data[end:], count,
+                               source)
+    return utf8_text(data, source, MazeFormatError)
+
+
+def _refuse_seen_count(rest: bytes, count: int, source: str) -> None:
+    """Raise MazeFormatError naming `source` when `rest`, a JSON maze with `_STAND_IN` in the
+    place of a list of `count` cells, has it as `meta.seen_at_start` and its grid has fewer
+    cells; return when it is not such a maze (the full parse tells what is wrong)."""
+    try:
+        data = load_json(rest.decode("utf-8"), source, MazeFormatError)
+    except (UnicodeDecodeError, MazeFormatError):
+        return
+    meta = data.get("meta") if isinstance(data, dict) else None
+    if not isinstance(meta, dict) or meta.get(SEEN_AT_START) != _STAND_IN:
+        return
+    others = {key: value for key, value in meta.items() if key != SEEN_AT_START}
+    maze = maze_from_json({**data, "meta": others}, source)
+    _check_seen_count(count, maze.shape, f"{source}: {_seen_name(meta.get('name'))}")
 
 
 def write_maze(maze: Maze, path: str | Path) -> None:

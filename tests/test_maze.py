@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mazesim.errors import MazeFormatError
+from mazesim.errors import MazeFormatError, load_json
 from mazesim.maze import (
     DELTAS,
     DIRECTIONS,
@@ -314,6 +314,51 @@ def test_seen_at_start_is_checked_where_the_maze_is_read(tmp_path, seen, message
                     f'"seen_at_start": {seen}}}}}')
     with pytest.raises(MazeFormatError, match=f"^{re.escape(str(path))}: maze 'm': meta {message}"):
         read_maze(path)
+
+
+ROWS = ["#####", "#S.G#", "#####"]
+
+
+@pytest.mark.parametrize("indent", [None, 1], ids=["compact", "as written"])
+def test_a_long_seen_list_is_refused_before_it_is_parsed(tmp_path, monkeypatch, indent):
+    """Issue 33, point 17: 64 MiB of duplicate cells shown at the start took 10-60 s and 1.4 GB
+    to parse before they were refused; they are counted in the file's bytes instead, and only
+    the rest is parsed (a stand-in in their place)."""
+    parsed = []
+    monkeypatch.setattr("mazesim.maze.load_json", lambda text, *rest: parsed.append(text) or
+                        load_json(text, *rest))
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps({"rows": ROWS, "meta": {
+        "name": "m", "seen_at_start": [[1, 1]] * 20_000, "seed": 3}}, indent=indent))
+    with pytest.raises(MazeFormatError, match=f"^{re.escape(str(path))}: maze 'm': meta "
+                       r"seen_at_start: 20,000 cells \(allowed: at most the 15 cells of the "
+                       r"3x5 grid\)$"):
+        read_maze(path)
+    assert len(parsed) == 1 and '"seen_at_start": "<seen_at_start>"' in parsed[0]
+    assert len(parsed[0]) < 200
+
+
+PAIRS = json.dumps([[1, 1]] * 1_000)
+
+
+@pytest.mark.parametrize("meta, seen", [
+    ('{"options": {"seen_at_start": ' + PAIRS + '}}', None),
+    ('{"seen_at_start": ' + PAIRS + ', "seen_at_start": [[1, 2]]}', [[1, 2]]),
+], ids=["nested", "the later key"])
+def test_long_lists_elsewhere_are_not_the_cells_shown(tmp_path, meta, seen):
+    """A long list of pairs that is not meta's `seen_at_start` (in another mapping, or a key
+    given twice, where the later one counts) is no refusal."""
+    path = tmp_path / "m.json"
+    path.write_text(f'{{"rows": {json.dumps(ROWS)}, "meta": {meta}}}')
+    assert read_maze(path).meta.get("seen_at_start") == seen
+
+
+def test_every_passage_shown_at_the_start_reads_back(tmp_path):
+    maze = read_maze(TUTORIAL)
+    cells = [[int(r), int(c)] for r, c in np.argwhere(maze.grid == PASSAGE)]
+    out = tmp_path / "m.json"
+    write_maze(Maze(maze.grid, maze.start, maze.goal, maze.marks, {"seen_at_start": cells}), out)
+    assert read_maze(out).meta["seen_at_start"] == cells
 
 
 def test_good_seen_at_start_cells_read_as_int_pairs(tmp_path):

@@ -131,3 +131,17 @@ def test_bad_files_name_the_place(runner, tmp_path):
     assert "text.txt:2:3: unknown character '%'" in error_line(
         runner.invoke(main, ["tree", str(text)]))
     assert "no such file" in error_line(runner.invoke(main, ["tree", str(tmp_path / "no")]))
+
+
+@pytest.mark.parametrize("command", [["tree"], ["simulate", "--agent", "random"]])
+def test_too_many_cells_shown_at_the_start_are_one_line(runner, tmp_path, command):
+    """Issue 33, point 17: a JSON maze listing more cells shown at the start than its grid has
+    is refused in one line naming the file (counted before the list is parsed)."""
+    data = maze_to_json(parse_maze(FORK))
+    data["meta"]["seen_at_start"] = [[1, 3]] * 50_000
+    path = tmp_path / "long.json"
+    path.write_text(json.dumps(data))
+    result = runner.invoke(main, [*command, str(path)])
+    assert result.exit_code == 2
+    assert error_line(result) == (f"Error: {path}: meta seen_at_start: 50,000 cells (allowed: "
+                                  "at most the 49 cells of the 7x7 grid)")
