@@ -140,7 +140,7 @@ def test_bad_input_is_one_line_and_exit_2(walkers, args, message):
     (root / "empty").mkdir(exist_ok=True)
     result = invoke("predict", root / "run", *[str(a).format(root=root) for a in args])
     assert result.exit_code == 2, result.output
-    assert result.output.startswith("Error: " + message.format(root=root))
+    assert result.output.startswith("Error: ") and message.format(root=root) in result.output
     assert result.output.count("\n") == 1
 
 
