@@ -2,13 +2,14 @@
 
 import difflib
 import json
+import numbers
 import os
 import re
 import stat
 from pathlib import Path
 from typing import Any, Iterable
 
-from mazesim.limits import MAX_FILE_BYTES, MAX_NESTING
+from mazesim.limits import INT64_MAX, MAX_FILE_BYTES, MAX_NESTING
 
 __all__ = [
     "MazesimError",
@@ -28,6 +29,8 @@ __all__ = [
     "read_text",
     "load_json",
     "nesting",
+    "check_integer",
+    "check_seed",
     "did_you_mean",
     "short",
     "printable",
@@ -207,6 +210,25 @@ def short(value: Any, limit: int = 60) -> str:
     except (RecursionError, ValueError):        # deep nesting; an int of more than 4,300 digits
         text = f"<{type(value).__name__}>"
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def check_integer(value: Any, name: str, low: int = 0, high: int = INT64_MAX,
+                  error: type[MazesimError] = MazesimError, why: str = "") -> int:
+    """`value` as an int when it is an integer (not a bool, not a float) from `low` to `high`;
+    else `error` naming `name`, what was given and the range (`why`: what the range is, e.g.
+    "the participants"). The one integer check of the library."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or \
+            not low <= value <= high:
+        reason = f": {why}" if why else ""
+        raise error(f"{name}: {short(value)} (allowed: an integer from {low:,} to {high:,}"
+                    f"{reason})")
+    return int(value)
+
+
+def check_seed(value: Any, error: type[MazesimError] = MazesimError, name: str = "seed") -> int:
+    """A seed: an integer from 0 to the largest 64-bit one (what `numpy.random.SeedSequence`
+    and the CLI's `--seed` take), the same message everywhere."""
+    return check_integer(value, name, 0, INT64_MAX, error)
 
 
 def printable(text: Any) -> str:

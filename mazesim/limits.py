@@ -7,7 +7,7 @@ gigabytes. Limits that concern one reader only live beside it (`schema.MAX_NODES
 `search.sokoban.level.MAX_LEVEL_CELLS`, ...); docs/definitions.md, "Ceilings", lists them.
 """
 
-__all__ = ["INT64_MAX", "MAX_WORKERS", "MAX_FILE_BYTES", "MAX_NESTING", "MAX_MAZE_CELLS", "MAX_VISION_RADIUS",
+__all__ = ["INT64_MAX", "MAX_WALKS", "MAX_WORKERS", "MAX_FILE_BYTES", "MAX_NESTING", "MAX_MAZE_CELLS", "MAX_VISION_RADIUS",
            "MAX_STEPS", "MAX_TRIALS", "MAX_KEPT_MOVES", "MAX_IMAGE_PIXELS", "gigabytes"]
 
 INT64_MAX = 2**63 - 1
@@ -52,3 +52,6 @@ def gigabytes(nbytes: float) -> str:
 MAX_WORKERS = 1024
 """Most local worker processes of a run or a predictive check (a run takes at most
 `experiment.executors.WORKERS_PER_CORE` per core and one per task start)."""
+
+MAX_WALKS = 10_000
+"""Most walks of a fitted model per person and maze (`mazesim predict`, `mazesim transfer`)."""

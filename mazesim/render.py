@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from mazesim.errors import MazeFormatError
+from mazesim.errors import MazeFormatError, check_integer
 from mazesim.limits import MAX_IMAGE_PIXELS, gigabytes
 from mazesim.maze import PASSAGE, WALL, Maze, format_maze
 
@@ -222,8 +222,7 @@ def save_image(image: Image.Image, path: str | Path) -> None:
 def _check_scale(maze: Maze, scale: Any) -> int:
     """`scale` as an int >= 1 at which `maze` fits in `limits.MAX_IMAGE_PIXELS`, checked
     before any pixel is drawn."""
-    if isinstance(scale, bool) or not isinstance(scale, (int, np.integer)) or scale < 1:
-        raise MazeFormatError(f"scale: {scale!r} (allowed: an integer >= 1)")
+    check_integer(scale, "scale", 1, error=MazeFormatError)
     h, w = maze.shape
     pixels = h * w * int(scale) ** 2
     if pixels > MAX_IMAGE_PIXELS:

@@ -129,7 +129,7 @@ def test_single_cell_route_is_a_dot():
 
 
 @pytest.mark.parametrize("kwargs, message", [
-    ({"scale": 0}, "scale: 0 .allowed: an integer >= 1"),
+    ({"scale": 0}, "scale: 0 .allowed: an integer from 1 to"),
     ({"scale": 2.5}, "scale: 2.5"),
     ({"path": [(1, 1), (9, 1)]}, r"path: cell \(9, 1\) is outside the 3x5 grid"),
     ({"path": [1, 2, 3]}, r"path: expected \(row, col\) cells"),

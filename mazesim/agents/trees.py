@@ -51,7 +51,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from mazesim.agents.vision import SWEEP_VISION, Vision, parse_vision, seen_at_start
-from mazesim.errors import AgentError
+from mazesim.errors import AgentError, check_integer
 from mazesim.maze import DELTAS, DOWN, LEFT, PASSAGE, RIGHT, UP, Cell, Maze
 
 __all__ = ["Node", "DecisionTree", "MAX_TREE_NODES", "MAX_TREE_CELLS", "MAX_TREE_WORK",
@@ -233,10 +233,7 @@ def decision_tree(maze: Maze, vision: Vision | str | int | Mapping = SWEEP_VISIO
     from mazesim.agents import _tree_kernels
 
     vision = _tree_vision(vision)
-    if isinstance(max_nodes, bool) or not isinstance(max_nodes, (int, np.integer)) or not (
-            1 <= max_nodes <= MAX_TREE_NODES):
-        raise AgentError(f"max_nodes: {max_nodes!r} (allowed: an integer from 1 to "
-                         f"{MAX_TREE_NODES:,})")
+    check_integer(max_nodes, "max_nodes", 1, MAX_TREE_NODES, AgentError)
     if not isinstance(merged, (bool, np.bool_)):
         raise AgentError(f"merged: {merged!r} (allowed: true or false)")
     floor = np.argwhere(maze.grid == PASSAGE)

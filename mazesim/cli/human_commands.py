@@ -10,6 +10,7 @@ import click
 
 from mazesim.cli import main, say_compiling
 from mazesim.cli._options import SEED, VISION, WORKERS, LibraryDefault, output_folder, wrote
+from mazesim.limits import MAX_WALKS
 
 __all__ = ["import_group", "fit", "compare", "predict", "transfer"]
 
@@ -258,7 +259,7 @@ def compare(human_run: str, sim_run: str, fit_params: bool, seed: int,
 @click.option("--fit", "fit_dir", required=True, metavar="FIT_DIR",
               help="A folder written by `mazesim fit ... -o FIT_DIR` (of this run or another; "
                    "a node-level fit's models walk as their tree walkers).")
-@click.option("--walks", type=int, default=100, show_default=True,
+@click.option("--walks", type=click.IntRange(1, MAX_WALKS), default=100, show_default=True,
               help="Walks of each model per person and maze.")
 @click.option("--seed", type=SEED, default=0, show_default=True,
               help="Seed of the walks, the folds and the bootstrap.")
@@ -326,7 +327,7 @@ def predict(run_dir: str, fit_dir: str, walks: int, seed: int, cv_mazes: int,
                    "or fit --json's output); junction or node level.")
 @click.option("--cv", "folds", type=click.IntRange(min=2), default=5, show_default=True,
               help="Folds of the refit's cross-validation by participant.")
-@click.option("--walks", type=click.IntRange(min=0), default=0, show_default=True,
+@click.option("--walks", type=click.IntRange(0, MAX_WALKS), default=0, show_default=True,
               help="Also walk the held fit on every maze (walks per person and maze; 0: "
                    "none) and correlate its mean steps with people's.")
 @click.option("--model", "models", multiple=True, metavar="LABEL",

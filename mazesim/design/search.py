@@ -22,7 +22,7 @@ from scipy.special import ndtr
 
 from mazesim.design.candidates import Layout, MapSpec, build, edit, sample_layout
 from mazesim.design.information import (MazeScore, MazeTable, Panel, maze_table, score_maze)
-from mazesim.errors import AgentError, DataError
+from mazesim.errors import AgentError, DataError, check_integer
 from mazesim.maze import Maze
 
 __all__ = ["MST_MEDIAN_STEPS", "CANDIDATE_NODES", "MAX_CANDIDATES", "MAX_MAZES", "MAX_EDITS",
@@ -150,9 +150,7 @@ def check_design(mazes: int, candidates: int, edits: int,
     for name, value, low, high in (("mazes", mazes, 1, MAX_MAZES),
                                    ("candidates", candidates, 1, MAX_CANDIDATES),
                                    ("edits", edits, 0, MAX_EDITS)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not (
-                low <= value <= high):
-            raise DataError(f"{name}: {value!r} (allowed: an integer from {low} to {high:,})")
+        check_integer(value, name, low, high, DataError)
     if not max_steps > 0:
         raise DataError(f"max_steps: {max_steps!r} (allowed: a positive number)")
 

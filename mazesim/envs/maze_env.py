@@ -28,7 +28,7 @@ from gymnasium import spaces
 from mazesim._grid import steps
 from mazesim.envs import _kernels
 from mazesim.envs.pool import MazePool, generated
-from mazesim.errors import ConfigError
+from mazesim.errors import ConfigError, check_integer
 
 __all__ = ["MazeEnv", "STOPS", "observation_space", "make_pool"]
 
@@ -108,9 +108,7 @@ class MazeEnv(gym.Env):
 
 
 def _maze_index(k: Any, pool: int) -> int:
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 0 <= k < pool:
-        raise ConfigError(f"options.maze: {k!r} (allowed: 0 to {pool - 1})")
-    return int(k)
+    return check_integer(k, "options.maze", 0, pool - 1, ConfigError)
 
 
 class _Core:

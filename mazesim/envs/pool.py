@@ -12,7 +12,7 @@ import numpy as np
 from mazesim._grid import pad
 from mazesim.agents.base import default_max_steps, flat_cells
 from mazesim.agents.vision import UNKNOWN, Vision, parse_vision, seen_at_start
-from mazesim.errors import ConfigError
+from mazesim.errors import ConfigError, check_integer
 from mazesim.limits import MAX_MAZE_CELLS, MAX_STEPS
 from mazesim.maze import WALL, Maze, maze_from_json, parse_maze
 
@@ -42,9 +42,7 @@ def generated(generator: str, size: Any, count: int, seed: int) -> list[Maze]:
     SeedSequence (same arguments, same mazes)."""
     from mazesim.generators import generate
 
-    if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or not (
-            1 <= count <= MAX_POOL):
-        raise ConfigError(f"count: {count!r} (allowed: 1 to {MAX_POOL:,})")
+    check_integer(count, "count", 1, MAX_POOL, ConfigError)
     seeds = np.random.SeedSequence(seed).generate_state(int(count), np.uint32)
     return [generate(generator, size, seed=int(s)) for s in seeds]
 
@@ -81,9 +79,8 @@ class MazePool:
         if h * w > MAX_MAZE_CELLS or len(mazes) * (h + 2) * (w + 2) > MAX_POOL_CELLS:
             raise ConfigError(f"mazes: {len(mazes):,} of {h}x{w} (at most "
                               f"{MAX_POOL_CELLS:,} cells in all)")
-        if max_steps is not None and (isinstance(max_steps, bool) or not isinstance(
-                max_steps, (int, np.integer)) or not 1 <= max_steps <= MAX_STEPS):
-            raise ConfigError(f"max_steps: {max_steps!r} (allowed: 1 to {MAX_STEPS:,})")
+        if max_steps is not None:
+            check_integer(max_steps, "max_steps", 1, MAX_STEPS, ConfigError)
         grids = np.ones((len(mazes), h, w), np.uint8)
         shown = np.zeros((len(mazes), h, w), np.bool_)
         for k, m in enumerate(mazes):

@@ -17,7 +17,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from mazesim.envs.maze_env import _Core, _maze_index, make_pool, observation_space, stop_code
-from mazesim.errors import ConfigError
+from mazesim.errors import ConfigError, check_integer
 
 __all__ = ["MazeVectorEnv", "MAX_ENVS"]
 
@@ -35,9 +35,7 @@ class MazeVectorEnv(VectorEnv):
                  count: int = 1, maze_seed: int = 0, stop: str = "goal",
                  goal_reward: float = 1.0, step_reward: float = 0.0, bump_reward: float = 0.0,
                  max_steps: int | None = None, render_mode: str | None = None) -> None:
-        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or not (
-                1 <= num_envs <= MAX_ENVS):
-            raise ConfigError(f"num_envs: {num_envs!r} (allowed: 1 to {MAX_ENVS:,})")
+        check_integer(num_envs, "num_envs", 1, MAX_ENVS, ConfigError)
         self.pool = make_pool(mazes, generator, size, count, maze_seed, vision, max_steps)
         self.num_envs = int(num_envs)
         self._core = _Core(self.pool, self.num_envs, stop_code(stop),

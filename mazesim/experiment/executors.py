@@ -29,7 +29,7 @@ from contextlib import contextmanager
 from itertools import islice
 from typing import Any, Callable, Iterable, Iterator
 
-from mazesim.errors import ConfigError, RunError
+from mazesim.errors import ConfigError, RunError, check_integer
 from mazesim.limits import MAX_WORKERS
 
 __all__ = ["Executor", "WorkersLost", "open_executor", "execute", "worker_count",
@@ -102,10 +102,7 @@ def open_executor(*, workers: int = 1, dask: Any = None) -> Iterator[Executor]:
     (or a `distributed` cluster object; takes precedence). Workers ignore SIGINT: the parent
     decides; ConfigError for a bad worker count, a missing `distributed` or no scheduler
     answering within `DASK_TIMEOUT` seconds."""
-    if isinstance(workers, bool) or not isinstance(workers, int) or not (
-            1 <= workers <= MAX_WORKERS):
-        raise ConfigError(f"workers: {workers!r} (allowed: an integer from 1 to "
-                          f"{MAX_WORKERS:,})")
+    check_integer(workers, "workers", 1, MAX_WORKERS, ConfigError)
     executor = (Executor(client=_connect(dask), address=str(getattr(dask, "scheduler_address",
                                                                      dask)))
                 if dask is not None else Executor(workers))

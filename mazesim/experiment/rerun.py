@@ -13,10 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mazesim.agents import make_agent, parse_vision
-from mazesim.errors import ConfigError, RunError
+from mazesim.errors import ConfigError, RunError, check_integer
 from mazesim.experiment.seeds import cell_seed
 from mazesim.experiment.storage import HUMAN, HUMAN_PILOT, RunStore
-from mazesim.limits import INT64_MAX
 from mazesim.maze import Maze, parse_maze
 from mazesim.records import Trajectory
 from mazesim.walks import simulate, trial_seed
@@ -48,9 +47,7 @@ class Rerun:
 
 def rerun_trial(run_dir: str | Path, trial_id: int) -> Rerun:
     """Simulate trial `trial_id` of a simulated run again, exactly as the runner did."""
-    if isinstance(trial_id, bool) or not isinstance(trial_id, int) or not (
-            0 <= trial_id <= INT64_MAX):
-        raise ConfigError(f"trial_id: {trial_id!r} (allowed: an integer from 0 to 2^63 - 1)")
+    check_integer(trial_id, "trial_id", error=ConfigError)
     with RunStore(run_dir) as store:
         config = store.meta("config")
         row = store.trials(trial_id=trial_id)

@@ -13,7 +13,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from mazesim.errors import GeneratorError
+from mazesim.errors import GeneratorError, check_seed
 from mazesim.generators._registry import MIN_GRID, GeneratorSpec, check_fraction, check_size, lookup
 from mazesim.generators._registry import REGISTRY as _REGISTRY
 from mazesim.generators.braid import braid
@@ -116,7 +116,6 @@ def _checked(name: str, size: Any, seed: int, braid: float, placement: Any,
     resolved = spec.resolve_options(options)
     fraction = check_fraction(braid, "braid")
     placement = check_placement(placement)
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise GeneratorError(f"seed: {seed!r} (allowed: an integer >= 0)")
+    check_seed(seed, GeneratorError)
     check_inside(placement, h, w)
     return spec, (h, w), resolved, fraction, placement

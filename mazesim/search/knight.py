@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from numbers import Integral
 
-from mazesim.errors import LevelError, SearchError
+from mazesim.errors import LevelError, SearchError, check_integer
 from mazesim.maze import Cell
 from mazesim.search.generic import SearchResult, bfs
 from mazesim.search.moves import KNIGHT, grid_neighbours
@@ -93,8 +93,7 @@ def _bfs(n: int, a: Cell, b: Cell) -> SearchResult:
 
 
 def _check(n: int, cell, name: str) -> Cell:
-    if isinstance(n, bool) or not isinstance(n, Integral) or n < 1:
-        raise LevelError(f"board size: {n!r} (allowed: an integer >= 1)")
+    check_integer(n, "board size", 1, error=LevelError)
     try:
         r, c = cell
     except (TypeError, ValueError):

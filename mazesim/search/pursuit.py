@@ -16,7 +16,7 @@ from typing import Sequence
 import numpy as np
 
 from mazesim import _grid
-from mazesim.errors import SearchError
+from mazesim.errors import SearchError, check_integer
 from mazesim.maze import DELTAS, PASSAGE, PASSAGE_CHAR, WALL_CHAR, Cell, Maze, readonly
 
 __all__ = ["PLAYER_CHAR", "CHASER_NAMES", "MAX_CHASE_RECORD", "Chase", "chase", "place_chasers",
@@ -99,8 +99,7 @@ def chase(maze: Maze, player: Cell, chasers: Sequence[Cell], steps: int,
     >>> result.distances[:, 0].tolist(), result.caught.tolist()
     ([2, 1, 0, 0], [2])
     """
-    if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or steps < 0:
-        raise SearchError(f"steps: {steps!r} (allowed: an integer >= 0)")
+    check_integer(steps, "steps", error=SearchError)
     record = (int(steps) + 1) * (len(chasers) + 1)
     if record > MAX_CHASE_RECORD:
         raise SearchError(f"steps: {steps} with {len(chasers)} chasers is too long a pursuit: "
@@ -133,8 +132,7 @@ def place_chasers(maze: Maze, count: int, rng: np.random.Generator, *,
     free = np.argwhere(maze.grid == PASSAGE)
     if avoid is not None:
         free = free[~np.all(free == np.asarray(avoid), axis=1)]
-    if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or count < 0:
-        raise SearchError(f"chasers: {count!r} (allowed: an integer >= 0)")
+    check_integer(count, "chasers", error=SearchError)
     if count > len(free):
         raise SearchError(f"chasers: {count} do not fit on the {len(free)} free passage cells")
     picked = free[rng.choice(len(free), size=count, replace=False)]

@@ -17,7 +17,7 @@ import numpy as np
 from mazesim import _grid
 from mazesim.agents import AgentBase, Vision, parse_vision
 from mazesim.agents.base import STATE_WORDS, choice_rows, padded_maze, trial_streams
-from mazesim.errors import AgentError
+from mazesim.errors import AgentError, check_integer
 from mazesim.limits import MAX_KEPT_MOVES, MAX_STEPS, MAX_TRIALS, gigabytes
 from mazesim.maze import PASSAGE, Maze, readonly
 from mazesim.records import NO_MARK, Batch, Choice, Trajectory, choice_array
@@ -76,14 +76,9 @@ def simulate_many(maze: Maze, agent: AgentBase, vision: Vision | str | int, tria
     At most `limits.MAX_TRIALS` trials; with `keep_positions`, trials x max_steps at most
     `limits.MAX_KEPT_MOVES` (the worst case, refused before walking).
     """
-    if isinstance(trials, bool) or not isinstance(trials, (int, np.integer)) or not (
-            0 <= trials <= MAX_TRIALS):
-        raise AgentError(f"trials: {trials!r} (allowed: an integer from 0 to {MAX_TRIALS:,})")
-    trials = int(trials)
-    if isinstance(first, bool) or not isinstance(first, (int, np.integer)) or not (
-            0 <= first <= MAX_TRIALS - trials):
-        raise AgentError(f"first: {first!r} (allowed: an integer from 0 to "
-                         f"{MAX_TRIALS - trials:,} for {trials:,} trials)")
+    trials = check_integer(trials, "trials", 0, MAX_TRIALS, AgentError)
+    check_integer(first, "first", 0, MAX_TRIALS - trials, AgentError,
+                  f"for {trials:,} trials")
     vision, max_steps = _check(maze, agent, vision, trials, keep=keep_positions)
     parent = _seed_sequence(seed)
     streams = trial_streams(parent, trials, int(first))

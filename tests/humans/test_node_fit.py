@@ -157,7 +157,7 @@ def test_the_ml_protocol(few_people):
     ({"folds": 25}, DataError, r"folds 25 \(allowed: 0 for none, or 2 to 24"),
     ({"models": ["du", "du"]}, DataError, r"models: du twice"),
     ({"models": ["dv"]}, AgentError, r"unknown node model 'dv'"),
-    ({"seed": -1}, DataError, r"seed -1"),
+    ({"seed": -1}, DataError, r"seed: -1 \(allowed: an integer from 0 to"),
     ({"by": "maze"}, DataError, r"by 'maze' \(allowed: pooled, participant\)"),
 ])
 def test_bad_requests(few_people, options, error, message):

@@ -98,7 +98,7 @@ def test_folds_over_mazes_score_every_decision_on_a_fit_without_its_maze(two_run
     assert report.to_json()["folds_over"] == "maze groups"
     (m,) = report.models
     assert m.cv_bits == pytest.approx(m.bits, abs=0.03) and m.cv_bits != m.bits
-    with pytest.raises(DataError, match="allowed: 2 to 4"):
+    with pytest.raises(DataError, match="allowed: an integer from 2 to 4"):
         fit_run(run, ["straight-biased"], cv_mazes=5)
 
 

@@ -173,7 +173,7 @@ def test_choices_at_marks_are_the_marked_rows_of_all_choices(name):
     (lambda: simulate_many(TUTORIAL, make_agent("dfs"), 0, -1, 0), "trials: -1"),
     (lambda: simulate_many(TUTORIAL, make_agent("dfs"), 0, 2, 0, first=-1), "first: -1"),
     (lambda: simulate_many(TUTORIAL, make_agent("dfs"), 0, 2, 0, first=10**6),
-     "first: 1000000 \\(allowed: an integer from 0 to 999,998 for 2 trials\\)"),
+     "first: 1000000 \\(allowed: an integer from 0 to 999,998: for 2 trials\\)"),
     (lambda: simulate_many(TUTORIAL, make_agent("dfs"), 0, 2, 0, first=True), "first: True"),
     (lambda: simulate_many(TUTORIAL, make_agent("dfs"), 0, 2, 0, choices="some"),
      "choices: 'some' \\(allowed: all, marks\\)"),

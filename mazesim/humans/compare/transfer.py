@@ -28,9 +28,9 @@ from typing import Sequence
 import numpy as np
 
 from mazesim.humans.fitting.models import JUNCTION, NODE, model_level
-from mazesim.errors import DataError
+from mazesim.errors import DataError, check_integer
 from mazesim.humans.data.run import HumanRun, excluded, load_human_run
-from mazesim.humans.fitting.junction import DEFAULT_FOLDS, fit_run
+from mazesim.humans.fitting.junction import DEFAULT_FOLDS, MAX_FOLDS, fit_run
 from mazesim.experiment.statistics import BOOTSTRAP_RESAMPLES, CONFIDENCE
 from mazesim.humans.fitting.results import FitReport
 from mazesim.humans.fitting.output import only_models, read_fitted
@@ -122,9 +122,8 @@ def transfer_run(run: HumanRun, fit: str | Path, *, folds: int = DEFAULT_FOLDS, 
     fitted = read_fitted(fit, level)
     level = NODE if level == NODE else run.level            # junction, or step in full view
     fitted = only_models(fitted, models, str(fit))
-    if isinstance(folds, bool) or not isinstance(folds, (int, np.integer)) or folds < 2:
-        raise DataError(f"folds: {folds!r} (allowed: 2 or more: the refit is cross-validated "
-                        "by participant)")
+    check_integer(folds, "folds", 2, MAX_FOLDS, DataError,
+                  "the refit is cross-validated by participant")
     labels = [label for label, _ in fitted]
     held, refit = _held_and_refit(run, fitted, labels, level, folds, seed)
     checks = {}

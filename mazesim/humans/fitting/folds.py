@@ -16,7 +16,7 @@ from typing import Sequence
 import numpy as np
 
 from mazesim.agents.trees import maze_name
-from mazesim.errors import DataError
+from mazesim.errors import DataError, check_integer
 from mazesim.maze import Maze
 
 __all__ = ["MIRROR", "MAX_MAZE_FOLDS", "maze_group", "maze_folds", "group_name"]
@@ -52,10 +52,8 @@ def maze_folds(names: Sequence[str], folds: int, seed: int) -> np.ndarray:
     if len(groups) < 2:
         raise DataError(f"maze folds: the mazes form {len(groups)} group ({listed}): folds over "
                         "groups of mazes need two")
-    if isinstance(folds, bool) or not isinstance(folds, (int, np.integer)) or not (
-            2 <= folds <= min(len(groups), MAX_MAZE_FOLDS)):
-        raise DataError(f"maze folds: {folds!r} (allowed: 2 to {min(len(groups), MAX_MAZE_FOLDS)}"
-                        f", the groups of mazes: {listed})")
+    check_integer(folds, "maze folds", 2, min(len(groups), MAX_MAZE_FOLDS), DataError,
+                  f"the groups of mazes, {listed}")
     rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(_STREAM,)))
     fold_of = dict(zip((groups[i] for i in rng.permutation(len(groups))),
                        np.arange(len(groups)) % folds))

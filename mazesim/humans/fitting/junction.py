@@ -22,7 +22,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from mazesim.agents.base import LOG
-from mazesim.errors import DataError
+from mazesim.errors import DataError, check_seed
 from mazesim.humans.data.run import HumanRun, bits
 from mazesim.humans.fitting.crossval import (bootstrap_samples, cross_validate, person_folds,
                                              person_scores)
@@ -122,14 +122,14 @@ def score_run(run: HumanRun, fitted: Sequence[tuple[str, Estimate]], *,
         raise DataError("the run has no junction decision (a departure from a cell with 3 or "
                         "4 open neighbours): nothing to score")
     specs = []
-    for label, estimate in fitted:
+    for label, given in fitted:
         spec = parse_model(label)
         names = {p.name for p in spec.free}
-        if set(estimate.params) != names:
-            raise DataError(f"params: {label} has parameters {sorted(estimate.params)} "
+        if set(given.params) != names:
+            raise DataError(f"params: {label} has parameters {sorted(given.params)} "
                             f"(the model fits {sorted(names)})")
         for param in spec.free:
-            value = estimate.params[param.name]
+            value = given.params[param.name]
             if param.scale == LOG and value <= 0:
                 raise DataError(f"params: {label}: {param.name} {value!r} (allowed: > 0)")
         specs.append(spec)
@@ -168,8 +168,7 @@ def _check(models: Sequence[str | ModelSpec], by: str, folds: int, seed: int, st
     labels = [s.label for s in specs]
     if len(set(labels)) != len(labels):
         raise DataError(f"models: {next(x for x in labels if labels.count(x) > 1)} twice")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise DataError(f"seed: {seed!r} (allowed: an integer >= 0)")
+    check_seed(seed, DataError)
     if not 1 <= starts <= MAX_STARTS:
         raise DataError(f"starts: {starts} (allowed: 1 to {MAX_STARTS})")
     if not 1 <= max_iterations <= MAX_ITERATIONS:

@@ -28,7 +28,7 @@ from scipy import optimize
 
 from mazesim.agents.base import LOG
 from mazesim.agents.node_models import NODE_MODELS, NodeLogit, NodeModel, node_model
-from mazesim.errors import DataError
+from mazesim.errors import DataError, check_seed
 from mazesim.humans.data.run import bits
 from mazesim.humans.fitting.crossval import (bootstrap_samples, cross_validate, person_folds,
                                              person_scores)
@@ -137,8 +137,7 @@ def _check(choices: NodeChoices, models: Sequence[str] | None, protocol: str, by
         node_model(name)                                  # AgentError: unknown, did you mean
     if len(set(names)) != len(names):
         raise DataError(f"models: {next(m for m in names if names.count(m) > 1)} twice")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise DataError(f"seed {seed!r} (allowed: an integer >= 0)")
+    check_seed(seed, DataError)
     if not 1 <= starts <= MAX_STARTS:
         raise DataError(f"starts {starts} (allowed: 1 to {MAX_STARTS})")
     people = len(choices.participants)

@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from mazesim.agents.decision_nodes import DecisionNodes, decision_nodes
+from mazesim.agents.node_models import NodeLogit
 from mazesim.agents.trees import _tree_vision, maze_name
 from mazesim.agents.vision import SWEEP_VISION
 from mazesim.errors import AgentError, DataError

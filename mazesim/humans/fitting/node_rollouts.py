@@ -26,7 +26,7 @@ import numpy as np
 
 from mazesim.agents.base import KernelAgent, default_max_steps, trial_streams
 from mazesim.agents.vision import MST_VISION, Vision
-from mazesim.errors import AgentError
+from mazesim.errors import AgentError, check_integer, check_seed
 from mazesim.humans.fitting.node_choices import NodeChoices
 
 __all__ = ["NodeRollouts", "node_rollouts", "PRIOR", "MAX_ROLLOUT_STEPS"]
@@ -85,11 +85,8 @@ def node_rollouts(agent: KernelAgent, choices: NodeChoices, *, vision: Vision = 
     if not isinstance(agent, KernelAgent):
         raise AgentError(f"{getattr(agent, 'name', agent)!r}: gives no step probabilities (only "
                          "a cell-level agent is rolled on)")
-    if isinstance(rollouts, bool) or not isinstance(rollouts, (int, np.integer)) or not (
-            2 <= rollouts <= 100_000):
-        raise AgentError(f"rollouts: {rollouts!r} (allowed: an integer from 2 to 100,000)")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise AgentError(f"seed: {seed!r} (allowed: an integer >= 0)")
+    check_integer(rollouts, "rollouts", 2, 100_000, AgentError)
+    check_seed(seed, AgentError)
     decisions = choices.decisions
     trees = [decisions.trees[t] for t in decisions.decision_tree[choices.decision]]
     horizons = [default_max_steps(tree.maze) for tree in trees]

@@ -32,7 +32,7 @@ from typing import Sequence
 import numpy as np
 from scipy import special, stats
 
-from mazesim.errors import DataError
+from mazesim.errors import DataError, check_seed
 
 __all__ = ["PairedDifference", "ModelFrequencies", "Ranking", "rank_models", "rank_fitted",
            "model_frequencies", "BOOTSTRAP_SAMPLES", "DIRICHLET_SAMPLES", "CONFIDENCE",
@@ -242,6 +242,5 @@ def _check(models: Sequence[str], log_likelihood: np.ndarray, decisions: np.ndar
         raise DataError("decisions: one count > 0 per person")
     if not np.all(np.isfinite(ll)) or np.any(ll > 0):
         raise DataError("log_likelihood: every value finite and <= 0")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise DataError(f"seed: {seed!r} (allowed: an integer >= 0)")
+    check_seed(seed, DataError)
     return ll, n

@@ -14,6 +14,7 @@ from scipy import stats
 from mazesim.agents.base import LOG
 from mazesim.experiment.statistics import CONFIDENCE
 from mazesim.humans.data.run import bits
+from mazesim.humans.fitting.ranking import Ranking
 from mazesim.markup import json_interval, json_number
 
 __all__ = ["BY", "WEIGH", "PARTICIPANTS", "MAZE_GROUPS", "Estimate", "ParticipantFit",

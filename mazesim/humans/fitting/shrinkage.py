@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mazesim.errors import DataError
+from mazesim.errors import DataError, check_integer
 from mazesim.humans.data.run import HumanRun
 from mazesim.humans.peer.grid import deal_folds
 from mazesim.humans.fitting.mixed_logit import chosen_log_probabilities, grouped, map_weights, population
@@ -56,8 +56,7 @@ def compare_shrinkage(run: HumanRun, *, folds: int = 5, seed: int = 0,
                       model: str = "choice-model") -> Shrinkage:
     """Pooled, per-person and empirical-Bayes weights of `model` (the choice model, or a
     variant such as `choice-model:goal=0`) on `run`, cross-validated within people."""
-    if isinstance(folds, bool) or not isinstance(folds, int) or folds < MIN_FOLDS:
-        raise DataError(f"folds: {folds!r} (allowed: an integer of at least {MIN_FOLDS})")
+    check_integer(folds, "folds", MIN_FOLDS, error=DataError)
     spec = parse_model(model)
     logit = build_model(spec, run, PlanSteps(run))
     if not isinstance(logit, LogitModel):

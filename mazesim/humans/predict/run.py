@@ -35,7 +35,7 @@ import numpy as np
 from mazesim.agents import make_agent
 from mazesim.agents.tree_walkers import walker_keys
 from mazesim.agents.trees import maze_name
-from mazesim.errors import DataError, MazesimError, short
+from mazesim.errors import DataError, MazesimError, check_integer, check_seed
 from mazesim.humans.data.run import HumanRun
 from mazesim.humans.fitting.folds import group_name, maze_folds, maze_group
 from mazesim.humans.fitting.output import FIT_CSV, PARTICIPANTS_CSV, fit_rows, fitted_row
@@ -44,14 +44,12 @@ from mazesim.humans.predict.stats import (HeldOut, MazeCheck, ModelCheck, compar
                                           held_out, model_check)
 from mazesim.humans.predict.walks import (Walked, model_walks, people_walks, probe_cell,
                                           sight_of_goal)
-from mazesim.limits import INT64_MAX
+from mazesim.limits import MAX_WALKS, MAX_WORKERS
 
 __all__ = ["FittedModel", "Unit", "PredictReport", "read_fit", "predict_run", "DEFAULT_WALKS",
-           "MAX_WALKS", "MAX_TOTAL_WALKS", "MAX_CV_FOLDS"]
+           "MAX_TOTAL_WALKS", "MAX_CV_FOLDS"]
 
 DEFAULT_WALKS = 100
-MAX_WALKS = 10_000
-"""Most walks per person and maze."""
 MAX_TOTAL_WALKS = 10**8
 """Most walks of a whole check (models x mazes x people x walks, folds included)."""
 MAX_CV_FOLDS = 100
@@ -252,12 +250,8 @@ def _units(run: HumanRun) -> list[Unit]:
 
 def _check(walks: int, seed: int, cv_mazes: int, models: int, units: Sequence[Unit],
            workers: int) -> None:
-    if isinstance(walks, bool) or not isinstance(walks, (int, np.integer)) or not (
-            1 <= walks <= MAX_WALKS):
-        raise DataError(f"walks {walks!r} (allowed: 1 to {MAX_WALKS:,} per person and maze)")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not (
-            0 <= seed <= INT64_MAX):
-        raise DataError(f"seed {short(seed)} (allowed: 0 to {INT64_MAX:,})")
+    check_integer(walks, "walks", 1, MAX_WALKS, DataError, "per person and maze")
+    check_seed(seed, DataError)
     if not units:
         raise DataError("the run has no trial to predict")
     groups = len({maze_group(group_name(u.maze)) for u in units})
@@ -272,12 +266,7 @@ def _check(walks: int, seed: int, cv_mazes: int, models: int, units: Sequence[Un
     if total > MAX_TOTAL_WALKS:
         raise DataError(f"walks {walks}: {total:,} walks in all (allowed: at most "
                         f"{MAX_TOTAL_WALKS:,}; fewer walks or models)")
-    from mazesim.limits import MAX_WORKERS
-
-    if isinstance(workers, bool) or not isinstance(workers, int) or not (
-            1 <= workers <= MAX_WORKERS):
-        raise DataError(f"workers {workers!r} (allowed: an integer from 1 to "
-                        f"{MAX_WORKERS:,})")
+    check_integer(workers, "workers", 1, MAX_WORKERS, DataError)
 
 
 def _own_count(fitted: FittedModel, run: HumanRun, pooled: bool) -> int:
