@@ -266,27 +266,15 @@ def decision_tree(maze: Maze, vision: Vision | str | int | Mapping = SWEEP_VISIO
     floor = np.argwhere(maze.grid == PASSAGE)
     floor_id = np.full(maze.shape, -1, np.int64)
     floor_id[tuple(floor.T)] = np.arange(len(floor))
-    dark = dark_floor(maze, vision.exit_on_arrival)
-    dark_cells = np.argwhere(dark)
+    dark_cells = np.argwhere(dark_floor(maze, vision.exit_on_arrival))
     dark_id = np.full(maze.shape, -1, np.int64)
     dark_id[tuple(dark_cells.T)] = np.arange(len(dark_cells))
-    kind, radius, occlusion, _, _ = vision.kernel_args()
-    if vision.sweep:
-        first, seen, status = _tree_kernels.sweep_table(maze.grid, floor, dark_id, MAX_TREE_WORK)
-    else:
-        first, seen, status = _tree_kernels.view_table(maze.grid, floor, dark_id, kind, radius,
-                                                       occlusion, MAX_TREE_WORK)
-    if status != _tree_kernels.OK:
-        _too_big(maze, "graph" if merged else "tree", "the views from its floor cells pass",
-                 MAX_TREE_WORK, "cells of work")
-    if vision.exit_on_arrival and dark[maze.goal]:
-        first, seen = _seen_on_arrival(first, seen, int(dark_id[maze.goal]),
-                                       int(floor_id[maze.goal]))
+    kind = "graph" if merged else "tree"
+    first, seen = _sight(maze, vision, floor, floor_id, dark_id, kind)
     (cell, parent, depth, walked, path_first, path, revealed_first, revealed, state,
      status) = _tree_kernels.grow(_neighbours(maze, floor, floor_id), first, seen,
                                   int(floor_id[maze.start]), len(dark_cells), int(max_nodes),
                                   MAX_TREE_CELLS, MAX_TREE_WORK, bool(merged))
-    kind = "graph" if merged else "tree"
     if status == _tree_kernels.TOO_MANY_NODES:
         _too_big(maze, kind, f"the {kind} passes", int(max_nodes), "nodes",
                  f"max_nodes up to {MAX_TREE_NODES:,}; "
@@ -325,6 +313,28 @@ def _tree_vision(value: Any) -> Vision:
         return vision
     raise AgentError(f"vision: {str(vision)!r} {why} (allowed: a limited vision with map: "
                      "known and memory, such as {sweep: true, map: known})")
+
+
+def _sight(maze: Maze, vision: Vision, floor: np.ndarray, floor_id: np.ndarray,
+           dark_id: np.ndarray, kind: str) -> tuple[np.ndarray, np.ndarray]:
+    """The sight table (`_tree_kernels`, CSR: the dark cells each floor cell observes) of
+    `vision`, the exit seen from its own cell only under `exit on arrival`; AgentError naming
+    the `kind` of tree past the ceiling of work."""
+    from mazesim.agents import _tree_kernels
+
+    view, radius, occlusion, _, _ = vision.kernel_args()
+    if vision.sweep:
+        first, seen, status = _tree_kernels.sweep_table(maze.grid, floor, dark_id, MAX_TREE_WORK)
+    else:
+        first, seen, status = _tree_kernels.view_table(maze.grid, floor, dark_id, view, radius,
+                                                       occlusion, MAX_TREE_WORK)
+    if status != _tree_kernels.OK:
+        _too_big(maze, kind, "the views from its floor cells pass", MAX_TREE_WORK,
+                 "cells of work")
+    if vision.exit_on_arrival and dark_id[maze.goal] >= 0:
+        first, seen = _seen_on_arrival(first, seen, int(dark_id[maze.goal]),
+                                       int(floor_id[maze.goal]))
+    return first, seen
 
 
 def _seen_on_arrival(first: np.ndarray, seen: np.ndarray, exit_dark: int, exit_floor: int
