@@ -44,7 +44,9 @@ WalkState = namedtuple("WalkState", [
     "kind", "radius", "occlusion",   # the agent's sight (`Vision.kernel_args()`)
     "sight",                    # half-width of the box one look can change (-1: unbounded)
     "iso_len", "iso",           # each cell's isovist, computed once (`look_cached`; empty:
-])                              # not an isovist with memory over a known layout)
+                                # not an isovist with memory over a known layout)
+    "exit_hidden",              # the goal shows only on arrival (`Vision.exit_on_arrival`):
+])                              # never seen from elsewhere, its cell plain floor
 
 
 class LoopResult(NamedTuple):
@@ -64,7 +66,7 @@ class LoopResult(NamedTuple):
 
 @njit(cache=True)
 def _workspace(cells, width, start, goal, full, known_map, seen, kind, radius, occlusion, sight,
-               cached):
+               cached, exit_hidden):
     n = cells.shape[0]
     row_len = min((2 * radius + 1) ** 2, n) if cached else 0
     if n * row_len > ISOVIST_CACHE_ENTRIES:
@@ -90,7 +92,7 @@ def _workspace(cells, width, start, goal, full, known_map, seen, kind, radius, o
         np.zeros(n, np.uint8), np.zeros(RULE_STATE), np.zeros(4, np.int64),
         np.zeros(4, np.int64), np.zeros(4, np.int64), np.zeros(4), kind, radius, occlusion,
         sight,
-        np.full(iso_cells, -1, np.int64), np.empty(n * row_len, np.int64))
+        np.full(iso_cells, -1, np.int64), np.empty(n * row_len, np.int64), exit_hidden)
 
 
 @njit(cache=True)
@@ -270,15 +272,17 @@ def walk_loop(p, cells, width, start, goal, view, goal_seeking, lapse, streams, 
     it enters a cell set in `stop` (or the goal, or `max_steps` moves in all): rollouts from a
     recorded history.
 
-    `view` is `Vision.kernel_args()` and the flat mask of the cells the maze shows at the start
-    (empty: none); `record` (flat, padded; empty: none) marks the cells whose junction
+    `view` is `Vision.kernel_args()`, the flat mask of the cells the maze shows at the start
+    (empty: none) and `Vision.exit_on_arrival` (the goal is never seen: no plan goes to it, the
+    walk ends on arrival); `record` (flat, padded; empty: none) marks the cells whose junction
     departures are recorded. Returns the fields of a `LoopResult`, in order: positions only
     when `keep`, probabilities only when reading, rule states only when an observer reads. A
     walk that drew no random number (a deterministic rule) is walked once: the trials after it
     would walk the same and copy it.
     """
     kind, radius, occlusion, memory, known_map = view[:5]
-    seen = view[5]
+    seen, exit_hidden = view[5], view[6]
+    seeks = goal_seeking and not exit_hidden    # (decided once: the hot loop is unchanged)
     limited = kind != FULL_VIEW and MAPPED
     reading = walk.shape[0] > 0
     rolling = reading and stop.shape[0] > 0
@@ -289,7 +293,7 @@ def walk_loop(p, cells, width, start, goal, view, goal_seeking, lapse, streams, 
     sight = np.int64(-1) if kind == SWEEP_VIEW else np.int64(max(radius, 1))
     iso_cached = limited and kind == ISOVIST_VIEW and memory and known_map
     ws = _workspace(cells, width, start, goal, not limited, known_map and limited, seen, kind,
-                    radius, occlusion, sight, iso_cached)
+                    radius, occlusion, sight, iso_cached, exit_hidden)
     cached = ws.iso.shape[0] > 0        # isovists computed once per cell, not at every step
     iso_len, iso = ws.iso_len, ws.iso
     step, visits, last, came, known = ws.step, ws.visits, ws.last, ws.came, ws.known
@@ -352,7 +356,7 @@ def walk_loop(p, cells, width, start, goal, view, goal_seeking, lapse, streams, 
                 planned = False
                 if MAPPED:
                     goal_seen = known[goal] == PASSAGE   # arrays are read outside conditions:
-                    if goal_seeking and not goal_plan and dirty and goal_seen:  # (refcounts)
+                    if seeks and not goal_plan and dirty and goal_seen:  # (refcounts)
                         length = plan_to(ws, i, goal)
                         if length >= 0:
                             plan_len, plan_i, goal_plan = length, 0, True

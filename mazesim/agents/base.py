@@ -230,12 +230,13 @@ class KernelAgent(AgentBase):
         return not (self.goal_seeking or self.rule.mapped)
 
     def _view(self, vision: Vision, maze: Maze) -> tuple:
-        """What the kernel is told of vision: `Vision.kernel_args()` and the flat mask of the
-        cells the maze shows at the start (`vision.seen_at_start`; empty: none, or blind)."""
+        """What the kernel is told of vision: `Vision.kernel_args()`, the flat mask of the
+        cells the maze shows at the start (`vision.seen_at_start`; empty: none, or blind) and
+        whether the goal shows only on arrival."""
         seen = None if self._blind() else seen_at_start(maze)
         mask = (pad(seen.astype(np.uint8)).ravel() if seen is not None and seen.any()
                 else np.zeros(0, np.uint8))
-        return vision.kernel_args() + (mask,)
+        return vision.kernel_args() + (mask, vision.exit_on_arrival)
 
     def run_trials(self, maze: Maze, vision: Vision, streams: np.ndarray, max_steps: int, *,
                    keep: bool, record: np.ndarray) -> Walks:

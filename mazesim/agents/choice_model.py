@@ -73,7 +73,7 @@ def _goal_distances(ws, i):
     reachable over the layout."""
     ws.gen[0] += 1
     gen = ws.gen[0]
-    if ws.known[ws.goal] != PASSAGE:
+    if ws.exit_hidden or ws.known[ws.goal] != PASSAGE:
         return gen, -1
     ws.stop[i] = 1
     bfs(ws.layout, ws.step, np.full(1, ws.goal, np.int64), ws.stamp, gen, ws.dist,
@@ -142,7 +142,8 @@ class ChoiceModel(KernelAgent):
       that way, not back through the current cell; `CLOSED_DISTANCE` when there is none) and
       `closed`: 1 when there is none (frontier-based exploration: Yamauchi 1997, CIRA; the steps
       to the next observation of Kryven et al. 2024);
-    - `goal`: the step is on a shortest known path to the goal, once the goal has been seen;
+    - `goal`: the step is on a shortest known path to the goal, once the goal has been seen
+      (never under a vision with `exit on arrival`);
     - `region`: log(1 + unseen cells reachable that way) (with a known layout; else the unknown
       cells bordering what is reachable): where the exit, hidden in any unseen cell alike, is
       most likely (the expected utility of Kryven et al. 2024).

@@ -13,7 +13,9 @@ walk cut on the tree (`mazesim.walks.nodes`) gives exactly the children drawn.
 The tree needs the floor plan known from the start and memory (`{sweep: true, map: known}`, the
 authors' vision, or a window or an isovist with `map: known`); under full vision the exit is seen
 at once and the walk is a shortest path. What the agent uses is the floor plan (known) and what
-its vision has revealed at the nodes so far: the exit's cell enters only once it is revealed.
+its vision has revealed at the nodes so far: the exit's cell enters only once it is revealed
+(under `exit on arrival` only on that cell: the walker searches on past its sweep and the walk
+ends on arriving there, `mazesim.agents.trees`).
 Draws come from the trial's stream (xoshiro256**, as the compiled agents draw), one per node
 with two or more children of positive probability. The agents choose children, not steps: they
 give no step probabilities (score them at nodes: `mazesim fit --level node`).
@@ -34,7 +36,7 @@ from mazesim.agents.base import AgentBase, Walks, flat_cells, padded_maze
 from mazesim.agents.decision_nodes import DecisionNodes, decision_nodes
 from mazesim.agents.node_features import NODE_FEATURES, child_features
 from mazesim.agents.node_models import node_model
-from mazesim.agents.trees import DecisionTree, _tree_vision, dark_floor, decision_tree
+from mazesim.agents.trees import DecisionTree, _tree_vision, decision_tree
 from mazesim.agents.vision import Vision
 from mazesim.errors import AgentError
 from mazesim.maze import DELTAS, Maze
@@ -148,8 +150,7 @@ class TreeWalker(AgentBase):
             nodes = tree.nodes
             kids, paths, at = ([n.children for n in nodes], [n.path[1:] for n in nodes],
                                [n.cell for n in nodes])
-            shows = np.array([maze.goal in node.revealed for node in nodes], np.bool_)
-            shows[0] = shows[0] or not dark_floor(maze)[maze.goal]
+            shows = np.array(tree.shows_exit(), np.bool_)
             prob, fixed = self.slots(tree, decisions)
         flat = _flat_tree(maze, kids, paths, at, shows, width)
         logit = fixed is not None

@@ -18,6 +18,17 @@ experiment 1, every node of the 40 maps, is a test), or its merged graph (below)
   the dark cells its vision sees that are still dark on the map of the node: the authors'
   quadrant sweep (`vision.SWEEP_VISION`) by default, or any limited vision with the map known
   and memory (a window, an isovist).
+- **Exit on arrival** (a vision with `exit on arrival`: a page that draws an observed exit as
+  floor): the exit's cell is dark, and stays dark until stood on; sight passes over it (it is
+  floor) but only the exit's own cell observes it. So the walker searches on past the node that
+  sweeps it, and the tree ends where the walker reaches the exit's cell (a path that would
+  cross it ends there: the cell is a child). The belief this gives the planners: the exit lies,
+  each alike, in one of the dark cells or in the exit's cell until it is stood on; every other
+  floor cell seen is ruled out, as under the authors' rule. That is an approximation in the
+  walker's favour: a walker that knew the page would doubt every seen cell it has not stood on
+  (the exit's one among them, a tree of every floor cell that no planner of the paper
+  considers); this one doubts the one seen cell that matters, so its trees keep their size and
+  the exit's cell keeps its chance.
 - The **children** of a node: a breadth-first search from its cell over floor, neighbours in
   the order right, left, down, up; the first cell of a path from which something new would be
   observed is a child, reached by that path (a shortest one; the search does not go on through
@@ -46,7 +57,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, Mapping
+from dataclasses import replace
+from typing import Any, Iterable, Mapping
 
 import numpy as np
 
@@ -55,7 +67,7 @@ from mazesim.errors import AgentError, check_integer
 from mazesim.maze import DELTAS, DOWN, LEFT, PASSAGE, RIGHT, UP, Cell, Maze
 
 __all__ = ["Node", "DecisionTree", "MAX_TREE_NODES", "MAX_TREE_CELLS", "MAX_TREE_WORK",
-           "SEARCH_ORDER", "decision_tree", "dark_floor", "maze_name"]
+           "SEARCH_ORDER", "decision_tree", "dark_floor", "maze_name", "people_tree_vision"]
 
 MAX_TREE_NODES = 50_000
 """Most nodes of a tree (each about 1 KB of Python objects: 50 MB)."""
@@ -164,6 +176,15 @@ class DecisionTree:
                              "not below the root")
         return level
 
+    def shows_exit(self) -> list[bool]:
+        """Whether each node's observation shows the exit: it reveals the exit's cell (the
+        root also when the exit is not dark)."""
+        goal = self.maze.goal
+        out = [goal in node.revealed for node in self.nodes]
+        hidden = parse_vision(self.vision).exit_on_arrival
+        out[0] = out[0] or not dark_floor(self.maze, hidden)[goal]
+        return out
+
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict: the maze's label, the vision, whether merged, the number of
         states and of decisions (nodes with two or more children) and every node (index,
@@ -185,10 +206,12 @@ class DecisionTree:
                 "nodes": nodes}
 
 
-def dark_floor(maze: Maze) -> np.ndarray:
+def dark_floor(maze: Maze, exit_on_arrival: bool = False) -> np.ndarray:
     """Bool (H, W): the passages neither shown at the start (`meta["seen_at_start"]`) nor the
-    start itself, where the exit may be."""
+    start itself, where the exit may be; with `exit_on_arrival` the exit's cell too (shown, it
+    looks like floor until stood on: the module docstring)."""
     dark = (maze.grid == PASSAGE) & ~seen_at_start(maze)
+    dark[maze.goal] |= bool(exit_on_arrival)
     dark[maze.start] = False
     return dark
 
@@ -209,7 +232,8 @@ def decision_tree(maze: Maze, vision: Vision | str | int | Mapping = SWEEP_VISIO
     vision : any form `parse_vision` reads
         A limited vision with the map known and memory; default the authors' sweep. Full
         vision (nothing is ever dark) and an unknown map (the children's search walks the
-        known floor plan) have no tree: AgentError.
+        known floor plan) have no tree: AgentError. With `exit on arrival` the exit shows only
+        on its cell (the module docstring).
     max_nodes : int
         Ceiling on the number of nodes, at most `MAX_TREE_NODES`.
     merged : bool
@@ -239,24 +263,15 @@ def decision_tree(maze: Maze, vision: Vision | str | int | Mapping = SWEEP_VISIO
     floor = np.argwhere(maze.grid == PASSAGE)
     floor_id = np.full(maze.shape, -1, np.int64)
     floor_id[tuple(floor.T)] = np.arange(len(floor))
-    dark = dark_floor(maze)
-    dark_cells = np.argwhere(dark)
+    dark_cells = np.argwhere(dark_floor(maze, vision.exit_on_arrival))
     dark_id = np.full(maze.shape, -1, np.int64)
     dark_id[tuple(dark_cells.T)] = np.arange(len(dark_cells))
-    kind, radius, occlusion, _, _ = vision.kernel_args()
-    if vision.sweep:
-        first, seen, status = _tree_kernels.sweep_table(maze.grid, floor, dark_id, MAX_TREE_WORK)
-    else:
-        first, seen, status = _tree_kernels.view_table(maze.grid, floor, dark_id, kind, radius,
-                                                       occlusion, MAX_TREE_WORK)
-    if status != _tree_kernels.OK:
-        _too_big(maze, "graph" if merged else "tree", "the views from its floor cells pass",
-                 MAX_TREE_WORK, "cells of work")
+    kind = "graph" if merged else "tree"
+    first, seen = _sight(maze, vision, floor, floor_id, dark_id, kind)
     (cell, parent, depth, walked, path_first, path, revealed_first, revealed, state,
      status) = _tree_kernels.grow(_neighbours(maze, floor, floor_id), first, seen,
                                   int(floor_id[maze.start]), len(dark_cells), int(max_nodes),
                                   MAX_TREE_CELLS, MAX_TREE_WORK, bool(merged))
-    kind = "graph" if merged else "tree"
     if status == _tree_kernels.TOO_MANY_NODES:
         _too_big(maze, kind, f"the {kind} passes", int(max_nodes), "nodes",
                  f"max_nodes up to {MAX_TREE_NODES:,}; "
@@ -272,6 +287,17 @@ def decision_tree(maze: Maze, vision: Vision | str | int | Mapping = SWEEP_VISIO
     return DecisionTree(maze, nodes, str(vision), bool(merged), first_in_state)
 
 
+def people_tree_vision(visions: Iterable[Vision]) -> Vision:
+    """The vision people's walks are cut on: the authors' sweep over the known map (their
+    yardstick, whatever people saw), the exit shown as their page showed it, only on arrival
+    where their visions say so; AgentError for visions that differ on it."""
+    shown = {vision.exit_on_arrival for vision in visions}
+    if len(shown) > 1:
+        raise AgentError("vision: some walks show the exit on arrival, others once seen "
+                         "(allowed: one rule for every walk cut on the trees)")
+    return replace(SWEEP_VISION, exit_on_arrival=shown == {True})
+
+
 def _tree_vision(value: Any) -> Vision:
     vision = parse_vision(value, "vision")
     if vision.full:
@@ -284,6 +310,41 @@ def _tree_vision(value: Any) -> Vision:
         return vision
     raise AgentError(f"vision: {str(vision)!r} {why} (allowed: a limited vision with map: "
                      "known and memory, such as {sweep: true, map: known})")
+
+
+def _sight(maze: Maze, vision: Vision, floor: np.ndarray, floor_id: np.ndarray,
+           dark_id: np.ndarray, kind: str) -> tuple[np.ndarray, np.ndarray]:
+    """The sight table (`_tree_kernels`, CSR: the dark cells each floor cell observes) of
+    `vision`, the exit seen from its own cell only under `exit on arrival`; AgentError naming
+    the `kind` of tree past the ceiling of work."""
+    from mazesim.agents import _tree_kernels
+
+    view, radius, occlusion, _, _ = vision.kernel_args()
+    if vision.sweep:
+        first, seen, status = _tree_kernels.sweep_table(maze.grid, floor, dark_id, MAX_TREE_WORK)
+    else:
+        first, seen, status = _tree_kernels.view_table(maze.grid, floor, dark_id, view, radius,
+                                                       occlusion, MAX_TREE_WORK)
+    if status != _tree_kernels.OK:
+        _too_big(maze, kind, "the views from its floor cells pass", MAX_TREE_WORK,
+                 "cells of work")
+    if vision.exit_on_arrival and dark_id[maze.goal] >= 0:
+        first, seen = _seen_on_arrival(first, seen, int(dark_id[maze.goal]),
+                                       int(floor_id[maze.goal]))
+    return first, seen
+
+
+def _seen_on_arrival(first: np.ndarray, seen: np.ndarray, exit_dark: int, exit_floor: int
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """The sight table (`_tree_kernels`, CSR) with the exit's dark cell `exit_dark` seen from
+    its own floor cell `exit_floor` only (the module docstring: exit on arrival)."""
+    owner = np.repeat(np.arange(len(first) - 1), np.diff(first))
+    keep = seen != exit_dark
+    owner = np.append(owner[keep], exit_floor)
+    order = np.argsort(owner, kind="stable")
+    counts = np.bincount(owner, minlength=len(first) - 1)
+    return (np.concatenate([[0], np.cumsum(counts)]).astype(np.int64),
+            np.append(seen[keep], exit_dark).astype(seen.dtype)[order])
 
 
 def _too_big(maze: Maze, kind: str, what: str, ceiling: int, unit: str, allowed: str = ""

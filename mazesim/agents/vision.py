@@ -21,9 +21,13 @@ map's values and the kinds of sight it takes):
 - A maze may show some floor before the first step (the Maze Search Task's code-6 cells): the
   passages listed in its `meta["seen_at_start"]` count as seen under every limited vision.
 - `memory` off: cells out of view are forgotten, except the cells the agent has stood on.
+- `exit on arrival` (with any limited vision): the goal shows only to an agent standing on it;
+  seen from elsewhere its cell looks like any floor (a page that draws an observed exit as
+  path, as the Maze Search Task replication's does). The walk ends on arrival, so such an agent
+  never plans to the goal: it searches until it steps on it.
 
-The goal is known once it has been seen. Agents whose rule reads only the neighbours and their
-trail are unaffected by vision except through goal seeking.
+Otherwise the goal is known once it has been seen. Agents whose rule reads only the neighbours
+and their trail are unaffected by vision except through goal seeking.
 
 `perceive` is the perception kernel itself (`_vision_kernels.perceive`), for compiled code
 outside the agents that must see exactly as they do (the Gymnasium environment, `mazesim.envs`).
@@ -51,11 +55,15 @@ FULL = "full"
 STUDY_VISION = 2          # the study's +-2 window (section 3.1)
 SWEEP = "sweep"
 _KINDS = ("window", "isovist", SWEEP)
-_KEYS = _KINDS + ("occlusion", "memory", "map")
+_KEYS = _KINDS + ("occlusion", "memory", "map", "exit")
 _MAPS = ("unknown", "known")
+_EXITS = ("seen", "arrival")
+"""When the goal shows: once seen (the default), or only on arrival."""
+_FLAGS = ("occlusion", "no memory", "map known", "exit on arrival")
 _ALLOWED = (f"full or an integer from 0 to {MAX_VISION_RADIUS:,}, a label such as 'isovist "
             "10, map known', key=value pairs such as isovist=10,map=known, or a mapping "
-            "{window: k | isovist: r | sweep: true, occlusion, memory, map: known}")
+            "{window: k | isovist: r | sweep: true, occlusion, memory, map: known, exit: "
+            "arrival}")
 _DIGITS = re.compile(r"[0-9]{1,64}")
 """A radius as text: ASCII digits (int() takes "²"), at most 64 (int() refuses 4,300)."""
 
@@ -64,7 +72,7 @@ _DIGITS = re.compile(r"[0-9]{1,64}")
 class Vision:
     """Vision and memory of an agent: full (the default), a window of half-width `k`, an
     `isovist` of radius r, or the quadrant `sweep`; `known_map` when the layout is known from
-    the start."""
+    the start; `exit_on_arrival` when the goal shows only to an agent standing on it."""
 
     k: int | None = None
     occlusion: bool = False
@@ -72,6 +80,7 @@ class Vision:
     isovist: int | None = None
     known_map: bool = False
     sweep: bool = False
+    exit_on_arrival: bool = False
 
     def __post_init__(self) -> None:
         for key, low in (("k", 0), ("isovist", 1)):
@@ -85,7 +94,7 @@ class Vision:
                 raise AgentError(f"{name}: {value!r} (allowed: {allowed} from {low} to "
                                  f"{MAX_VISION_RADIUS:,})")
             object.__setattr__(self, key, int(value))
-        for key in ("occlusion", "memory", "known_map", "sweep"):
+        for key in ("occlusion", "memory", "known_map", "sweep", "exit_on_arrival"):
             if not isinstance(getattr(self, key), (bool, np.bool_)):
                 raise AgentError(f"vision.{key}: {getattr(self, key)!r} (allowed: true, false)")
             object.__setattr__(self, key, bool(getattr(self, key)))
@@ -94,8 +103,10 @@ class Vision:
         if len(kinds) > 1:
             raise AgentError(f"vision: a {kinds[0]} and a {kinds[1]} at once (allowed: one of "
                              "them)")
-        if self.full and (self.occlusion or self.known_map or not self.memory):
-            raise AgentError("vision: full vision takes no occlusion, memory or map setting")
+        if self.full and (self.occlusion or self.known_map or not self.memory
+                          or self.exit_on_arrival):
+            raise AgentError("vision: full vision takes no occlusion, memory, map or exit "
+                             "setting")
         if (self.isovist is not None or self.sweep) and self.occlusion:
             kind = "the sweep" if self.sweep else "an isovist"
             raise AgentError(f"vision.occlusion: {kind} is always occluded (leave it out)")
@@ -122,7 +133,7 @@ class Vision:
 
     def __str__(self) -> str:
         """The label stored in result tables: `full`, `2`, `2, occlusion, no memory`,
-        `isovist 10, map known`, `sweep, map known`."""
+        `isovist 10, map known`, `sweep, map known`, `sweep, map known, exit on arrival`."""
         if self.full:
             return FULL
         text = (str(self.k) if self.k is not None else SWEEP if self.sweep
@@ -133,13 +144,16 @@ class Vision:
             text += ", no memory"
         if self.known_map:
             text += ", map known"
+        if self.exit_on_arrival:
+            text += ", exit on arrival"
         return text
 
     def to_config(self) -> str | int | dict[str, Any]:
         """The shortest config form that reads back as this vision."""
         if self.full:
             return FULL
-        if self.k is not None and not (self.occlusion or self.known_map) and self.memory:
+        if self.k is not None and not (self.occlusion or self.known_map
+                                       or self.exit_on_arrival) and self.memory:
             return self.k
         out: dict[str, Any] = ({"window": self.k} if self.k is not None
                                else {SWEEP: True} if self.sweep else {"isovist": self.isovist})
@@ -149,6 +163,8 @@ class Vision:
             out["memory"] = False
         if self.known_map:
             out["map"] = "known"
+        if self.exit_on_arrival:
+            out["exit"] = "arrival"
         return out
 
 
@@ -167,8 +183,9 @@ def parse_vision(value: Any, name: str = "vision") -> Vision:
     """A Vision from any form, the same everywhere (configs, command-line options, the vision
     column of imported trials): a Vision, `full`, an integer or its text, a mapping
     `{window: 2, occlusion: true, memory: false}`, `{isovist: 10, map: known}` or `{sweep: true,
-    map: known}`, that mapping as text (YAML) or as key=value pairs (`isovist=10,map=known`),
-    or a label (`isovist 10, map known`); a MazesimError naming `name`."""
+    map: known, exit: arrival}`, that mapping as text (YAML) or as key=value pairs
+    (`isovist=10,map=known,exit=arrival`), or a label (`sweep, map known, exit on arrival`); a
+    MazesimError naming `name`."""
     if isinstance(value, Vision):
         return value
     if value is None:
@@ -207,10 +224,10 @@ def _from_text(text: str, name: str) -> Vision:
     else:
         raise AgentError(f"{name}: {short(text)} (allowed: {_ALLOWED})")
     for flag in flags:
-        key = {"occlusion": "occlusion", "no memory": "memory", "map known": "known_map"}.get(flag)
+        key = dict(zip(_FLAGS, ("occlusion", "memory", "known_map", "exit_on_arrival"))).get(flag)
         if key is None:
             raise AgentError(f"{name}: {short(text)}: unknown setting {short(flag)} (allowed: "
-                             "occlusion, no memory, map known)")
+                             f"{', '.join(_FLAGS)})")
         settings[key] = key != "memory"
     return _built(name, **settings)
 
@@ -227,9 +244,12 @@ def _from_mapping(data: Mapping, name: str) -> Vision:
     known = data.get("map", "unknown")
     if known not in _MAPS:
         raise AgentError(f"{name}.map: {known!r} (allowed: {', '.join(_MAPS)})")
+    shows = data.get("exit", _EXITS[0])
+    if shows not in _EXITS:
+        raise AgentError(f"{name}.exit: {shows!r} (allowed: {', '.join(_EXITS)})")
     return _built(name, k=data.get("window"), isovist=data.get("isovist"), sweep=SWEEP in data,
                   occlusion=data.get("occlusion", False), memory=data.get("memory", True),
-                  known_map=known == "known")
+                  known_map=known == "known", exit_on_arrival=shows == "arrival")
 
 
 def _built(name: str, **settings: Any) -> Vision:

@@ -34,7 +34,7 @@ from scipy.special import ndtr
 from mazesim import _grid
 from mazesim.agents.decision_nodes import DecisionNodes, decision_nodes
 from mazesim.agents.node_models import NodeModel, node_model
-from mazesim.agents.trees import MAX_TREE_NODES, dark_floor, decision_tree
+from mazesim.agents.trees import MAX_TREE_NODES, decision_tree
 from mazesim.agents.vision import SWEEP_VISION
 from mazesim.errors import DataError
 from mazesim.humans.peer.grid import FLOOR
@@ -161,8 +161,7 @@ def maze_table(maze: Maze, vision=SWEEP_VISION, *, max_nodes: int = MAX_TREE_NOD
     """The `MazeTable` of `maze` under `vision` (AgentError past `max_nodes` nodes)."""
     tree = decision_tree(maze, vision, max_nodes=max_nodes)
     decisions = decision_nodes({name: tree})
-    live = np.array([maze.goal not in node.revealed for node in tree.nodes])
-    live[0] &= bool(dark_floor(maze)[maze.goal])
+    live = ~np.array(tree.shows_exit())
     dist, _ = _grid.distances(maze.grid, *maze.goal)
     cells = np.array([node.cell for node in tree.nodes])
     exit_steps = np.where(live, 0.0, dist[cells[:, 0], cells[:, 1]])

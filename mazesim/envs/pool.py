@@ -71,6 +71,9 @@ class MazePool:
     def build(cls, mazes: Sequence[Any], vision: Any = "full", max_steps: int | None = None
               ) -> MazePool:
         vision = parse_vision(vision)
+        if vision.exit_on_arrival:      # the observation's `goal` shows it once seen
+            raise ConfigError(f"vision: {str(vision)!r} (allowed: a vision that shows the goal "
+                              "once seen; exit on arrival is for agents and trees)")
         mazes = tuple(as_maze(m, f"mazes[{k}]") for k, m in enumerate(mazes))
         if not 1 <= len(mazes) <= MAX_POOL:
             raise ConfigError(f"mazes: {len(mazes):,} (allowed: 1 to {MAX_POOL:,})")

@@ -86,14 +86,19 @@ def in_sight(maze: Maze, position: Cell, vision: Vision) -> np.ndarray | None:
 
 def maze_view(maze: Maze, position: Cell, vision: Vision, seen: np.ndarray | None = None
               ) -> dict[str, Any]:
-    """The view of `vision` at `position`; `seen` is required under `map: known`."""
+    """The view of `vision` at `position`; `seen` is required under `map: known`. Under
+    `exit on arrival` the goal shows only on its cell."""
     if vision.full:
         return full_view(maze, position)
     if vision.known_map:
         if seen is None:
             raise ValueError("a known-map view needs the cells seen so far")
-        return known_view(maze, position, seen)
-    return window_view(maze, position, vision.radius, in_sight(maze, position, vision))
+        view = known_view(maze, position, seen)
+    else:
+        view = window_view(maze, position, vision.radius, in_sight(maze, position, vision))
+    if vision.exit_on_arrival and tuple(position) != maze.goal:
+        view["goal"] = None
+    return view
 
 
 @lru_cache(maxsize=_LAYOUT_CACHE)

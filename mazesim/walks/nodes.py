@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from mazesim.agents.trees import DecisionTree, dark_floor
+from mazesim.agents.trees import DecisionTree
 from mazesim.walks.simulate import check_walk
 
 __all__ = ["NodeChoice", "node_choices", "NodeCutter"]
@@ -69,9 +69,7 @@ class NodeCutter:
         self.tree = tree
         nodes = tree.nodes
         self._child_at = [{nodes[c].cell: c for c in node.children} for node in nodes]
-        goal = tree.maze.goal
-        self._shows_exit = [goal in node.revealed for node in nodes]
-        self._shows_exit[0] = self._shows_exit[0] or not dark_floor(tree.maze)[goal]
+        self._shows_exit = tree.shows_exit()
 
     def cut(self, positions: Any) -> tuple[NodeChoice, ...]:
         """The nodes `positions` (a walk from the start, one step at a time over passages)

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
-from mazesim.agents import AgentBase, Vision
+from mazesim.agents import AgentBase, Vision, parse_vision
 from mazesim.agents.trees import DecisionTree, dark_floor
 from mazesim.maze import Maze
 from mazesim.records import Trajectory
@@ -66,4 +66,5 @@ def decision_tree_image(tree: DecisionTree, *, scale: int = TREE_SCALE) -> Image
                       [node.path for node in tree.nodes],
                       depths=[node.depth for node in tree.nodes],
                       decisions=[len(node.children) >= 2 for node in tree.nodes],
-                      dark=dark_floor(tree.maze), scale=scale)
+                      dark=dark_floor(tree.maze, parse_vision(tree.vision).exit_on_arrival),
+                      scale=scale)

@@ -62,7 +62,7 @@ def _loop(maze, *, rule=FIRST_OPEN, p=np.zeros(0), vision="full", goal_seeking=F
     path = (np.zeros(0, np.int64) if walk is None
             else flat_cells(np.array(walk, np.int64), width))
     return LoopResult._make(walk_kernel(rule, blind)(
-        p, cells, width, start, goal, vision.kernel_args() + (np.zeros(0, np.uint8),),
+        p, cells, width, start, goal, vision.kernel_args() + (np.zeros(0, np.uint8), False),
         goal_seeking, lapse, trial_streams(np.random.SeedSequence(seed), trials), max_steps,
         keep, flags, path, np.zeros(0, np.uint8)))
 
@@ -164,7 +164,7 @@ def test_an_observer_s_reading_returns_its_state_before_each_move():
     walk = flat_cells(np.array(T_RIGHT_WALK, np.int64), width)
     out = LoopResult._make(agent.kernel()(
         agent.kernel_params(), cells, width, start, goal,
-        vision.kernel_args() + (np.zeros(0, np.uint8),), agent.goal_seeking, agent.lapse,
+        vision.kernel_args() + (np.zeros(0, np.uint8), False), agent.goal_seeking, agent.lapse,
         np.zeros((1, 4), np.uint64), 4, False, np.zeros(0, np.uint8), walk,
         np.zeros(0, np.uint8)))
     assert out.probabilities.shape == (4, 4) and out.rule_states.shape == (4, RULE_STATE)

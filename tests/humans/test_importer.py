@@ -10,7 +10,7 @@ import pytest
 from mazesim.agents.vision import SEEN_AT_START
 from mazesim.errors import DataError
 from mazesim.experiment.storage import RunStore
-from mazesim.humans import import_csv, import_mst
+from mazesim.humans import import_csv, import_mst, load_human_run, node_decisions
 from mazesim.humans.data.importer import check_recording, format_summary
 from mazesim.humans.data.sources import Recording
 from mazesim.maze import parse_maze
@@ -169,3 +169,20 @@ def test_skipped_trials_are_listed_with_control_characters_escaped(write_mst, tm
     assert format_summary(summary).splitlines()[1] == (
         "skipped line 2: participant s3\\x1b]0;owned\\x07\\x1b[2J, maze fork, step 2: (2, 2) is "
         "a wall")
+
+
+def test_a_run_imported_with_the_exit_on_arrival_is_cut_on_trees_that_show_it_so(tmp_path):
+    (tmp_path / "mazes").mkdir()
+    (tmp_path / "mazes" / "fork.txt").write_text(
+        "#######\n###S###\n###.###\n#.....#\n#.###.#\n#G###.#\n#######\n")
+    walk = [(1, 3), (2, 3), (3, 3), (3, 2), (3, 1), (4, 1), (5, 1)]
+    (tmp_path / "walks.csv").write_text("participant,maze,trial,step,row,col\n" + "".join(
+        f"p,fork,1,{k},{r},{c}\n" for k, (r, c) in enumerate(walk)))
+    cut = {}
+    for name, vision in (("seen", "sweep, map known"),
+                         ("arrival", "{sweep: true, map: known, exit: arrival}")):
+        import_csv(tmp_path / "walks.csv", tmp_path / "mazes", tmp_path / name, vision=vision)
+        run = load_human_run(tmp_path / name)
+        cut[name] = (str(run.trials[0].vision), node_decisions(run).node.tolist())
+    assert cut == {"seen": ("sweep, map known", [0, 1]),
+                   "arrival": ("sweep, map known, exit on arrival", [0, 1, 3])}

@@ -103,6 +103,19 @@ def test_known_map_view():
         maze_view(maze, (0, 0), parse_vision({"window": 1, "map": "known"}))
 
 
+def test_under_exit_on_arrival_the_goal_shows_on_its_cell_only():
+    grid = np.array([[0, 0, 0, 0], [0, 1, 1, 0], [0, 0, 0, 0]], np.uint8)
+    maze = Maze(grid, (0, 0), (2, 3))
+    seen = np.ones(grid.shape, bool)
+    for form in ("sweep, map known", "2"):
+        shown = parse_vision(form)
+        hidden = parse_vision(form + ", exit on arrival")
+        assert maze_view(maze, (2, 2), shown, seen)["goal"] is not None
+        assert maze_view(maze, (2, 2), hidden, seen)["goal"] is None
+        assert maze_view(maze, (2, 3), hidden, seen)["goal"] == maze_view(
+            maze, (2, 3), shown, seen)["goal"]
+
+
 def test_in_sight():
     grid = np.array([[0, 0, 0], [1, 1, 0], [0, 0, 0]], np.uint8)
     maze = Maze(grid, (0, 0), (2, 0))

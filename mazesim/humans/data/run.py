@@ -33,8 +33,7 @@ from typing import Sequence
 import numpy as np
 
 from mazesim.agents import Vision, parse_vision
-from mazesim.agents.trees import MAX_TREE_NODES, DecisionTree, decision_tree
-from mazesim.agents.vision import SWEEP_VISION
+from mazesim.agents.trees import MAX_TREE_NODES, DecisionTree, decision_tree, people_tree_vision
 from mazesim.errors import DataError, short
 from mazesim.experiment.storage import HUMAN, RunStore
 from mazesim.maze import Maze, parse_maze
@@ -173,14 +172,17 @@ _NODE_COLUMNS = ("trial", "participant", "maze", "node", "chosen", "choice", "ch
                  "arrived", "reached", "first")
 
 
-def node_decisions(run: HumanRun, vision: Vision | str | int | dict = SWEEP_VISION, *,
+def node_decisions(run: HumanRun, vision: Vision | str | int | dict | None = None, *,
                    max_nodes: int = MAX_TREE_NODES) -> NodeDecisions:
     """The nodes every trial of `run` passed on its maze's decision tree (built once per maze
-    with `vision`, by default the authors' sweep, equal states merged: the same cuts as the
-    tree's, on maps of any size; `max_nodes` its ceiling), with the child taken at each;
-    AgentError naming the maze whose graph passes the ceiling."""
+    with `vision`, by default the authors' sweep with the exit shown as the run's people saw
+    it (`people_tree_vision`), equal states merged: the same cuts as the tree's, on maps of any
+    size; `max_nodes` its ceiling), with the child taken at each; AgentError naming the maze
+    whose graph passes the ceiling."""
     from mazesim.walks.nodes import NodeCutter
 
+    if vision is None:
+        vision = people_tree_vision(t.vision for t in run.trials)
     cutters = {m: NodeCutter(decision_tree(run.mazes[m], vision, max_nodes=max_nodes,
                                            merged=True))
                for m in sorted({t.maze_id for t in run.trials})}

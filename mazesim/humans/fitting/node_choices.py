@@ -21,7 +21,6 @@ import numpy as np
 from mazesim.agents.decision_nodes import DecisionNodes, decision_nodes
 from mazesim.agents.node_models import NodeLogit
 from mazesim.agents.trees import _tree_vision, maze_name
-from mazesim.agents.vision import SWEEP_VISION
 from mazesim.errors import AgentError, DataError
 from mazesim.humans.data.run import HumanRun, node_decisions
 from mazesim.humans.peer.reproduce import peer_choices
@@ -81,9 +80,10 @@ def _choices(decisions: DecisionNodes, decision: list[int], rows: list[int],
                        tuple(str(i) for i in ids), tuple(walks), source)
 
 
-def run_node_choices(run: HumanRun, vision=SWEEP_VISION) -> NodeChoices:
+def run_node_choices(run: HumanRun, vision=None) -> NodeChoices:
     """The node decisions of every participant's first walk of each maze of `run`, on trees
-    built once per maze with `vision` (default the authors' sweep, the map known); DataError
+    built once per maze with `vision` (default the authors' sweep, the map known, the exit
+    shown as the run's people saw it: `node_decisions`); DataError
     for a run whose people had no observation nodes (`check_observed`)."""
     check_observed(run)
     nodes = node_decisions(run, vision)
