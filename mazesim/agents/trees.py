@@ -272,16 +272,7 @@ def decision_tree(maze: Maze, vision: Vision | str | int | Mapping = SWEEP_VISIO
      status) = _tree_kernels.grow(_neighbours(maze, floor, floor_id), first, seen,
                                   int(floor_id[maze.start]), len(dark_cells), int(max_nodes),
                                   MAX_TREE_CELLS, MAX_TREE_WORK, bool(merged))
-    if status == _tree_kernels.TOO_MANY_NODES:
-        _too_big(maze, kind, f"the {kind} passes", int(max_nodes), "nodes",
-                 f"max_nodes up to {MAX_TREE_NODES:,}; "
-                 + ("merged graphs grow with the sets of cells left dark" if merged else
-                    "trees grow combinatorially on open maps, merged graphs do not"))
-    if status == _tree_kernels.TOO_MANY_CELLS:
-        _too_big(maze, kind, f"the {kind}'s paths, revealed cells and dark sets pass",
-                 MAX_TREE_CELLS, "cells")
-    if status == _tree_kernels.TOO_MUCH_WORK:
-        _too_big(maze, kind, f"building the {kind} passes", MAX_TREE_WORK, "cells searched")
+    _check_grown(maze, kind, status, int(max_nodes))
     nodes, first_in_state = _nodes(floor, dark_cells, cell, parent, depth, walked, path_first,
                                    path, revealed_first, revealed, state)
     return DecisionTree(maze, nodes, str(vision), bool(merged), first_in_state)
@@ -345,6 +336,23 @@ def _seen_on_arrival(first: np.ndarray, seen: np.ndarray, exit_dark: int, exit_f
     counts = np.bincount(owner, minlength=len(first) - 1)
     return (np.concatenate([[0], np.cumsum(counts)]).astype(np.int64),
             np.append(seen[keep], exit_dark).astype(seen.dtype)[order])
+
+
+def _check_grown(maze: Maze, kind: str, status: int, max_nodes: int) -> None:
+    """AgentError naming the ceiling a tree or graph (`kind`) grew past (`_tree_kernels`'s
+    status); nothing when it grew whole."""
+    from mazesim.agents import _tree_kernels
+
+    if status == _tree_kernels.TOO_MANY_NODES:
+        _too_big(maze, kind, f"the {kind} passes", max_nodes, "nodes",
+                 f"max_nodes up to {MAX_TREE_NODES:,}; "
+                 + ("merged graphs grow with the sets of cells left dark" if kind == "graph"
+                    else "trees grow combinatorially on open maps, merged graphs do not"))
+    if status == _tree_kernels.TOO_MANY_CELLS:
+        _too_big(maze, kind, f"the {kind}'s paths, revealed cells and dark sets pass",
+                 MAX_TREE_CELLS, "cells")
+    if status == _tree_kernels.TOO_MUCH_WORK:
+        _too_big(maze, kind, f"building the {kind} passes", MAX_TREE_WORK, "cells searched")
 
 
 def _too_big(maze: Maze, kind: str, what: str, ceiling: int, unit: str, allowed: str = ""

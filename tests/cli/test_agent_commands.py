@@ -139,7 +139,7 @@ def test_bad_visions_are_one_line():
         ("isovist=3,occlusion=true", "Invalid value for '--vision': occlusion: an isovist is "
                                      "always occluded (leave it out)"),
         ("isovist=3,colour=red", "Invalid value for '--vision': colour: unknown key (allowed: "
-                                 "window, isovist, sweep, occlusion, memory, map)"),
+                                 "window, isovist, sweep, occlusion, memory, map, exit)"),
         ("window=2,isovist=3", "Invalid value for '--vision': give exactly one of 'window', "
                                "'isovist' or 'sweep'"),
         ("window=[2]", "Invalid value for '--vision': window: '[2]': no brackets"),

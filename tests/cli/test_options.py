@@ -28,7 +28,8 @@ def _error(*args: str) -> str:
     (["simulate", TUTORIAL, "--agent", "dfs", "--vision", "²"],
      "Invalid value for '--vision': '²' (allowed: full or an integer from 0 to 10,000, a label "
      "such as 'isovist 10, map known', key=value pairs such as isovist=10,map=known, or a "
-     "mapping {window: k | isovist: r | sweep: true, occlusion, memory, map: known})"),
+     "mapping {window: k | isovist: r | sweep: true, occlusion, memory, map: known, exit: "
+     "arrival})"),
     (["knight", "--board", "8", "--from", "²,1", "--to", "1,1"],
      "Invalid value for '--from': '²,1' is not a cell (use ROW,COL: two integers)"),
     (["generate", "digging", "--size", "²x²", "--seed", "1"],
