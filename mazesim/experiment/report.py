@@ -16,7 +16,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 import numpy as np
 
 from mazesim import csvfile
-from mazesim.experiment.background import Background
+from mazesim.experiment.background import Jobs, cores, split
 from mazesim.experiment.choices import ChoiceTest
 from mazesim.experiment.regression import RegressionTerm, Vif
 from mazesim.experiment.report_text import Figure, Report, markdown
@@ -24,9 +24,9 @@ from mazesim.experiment.results import Results, Settings, read_run
 from mazesim.experiment.rundir import ENVIRONMENT_FILE
 from mazesim.experiment.statistics import MIN_MAZES, Correlation, Summary, correlations
 from mazesim.experiment.storage import RunStore
-from mazesim.experiment.tables import (Omitted, Outcome, choice_tests, correlation_table,
-                                       omitted_conditions, outcomes, regression_table,
-                                       summary_table, vif_rows)
+from mazesim.experiment.tables import (Omitted, Outcome, choice_tests, condition_correlations,
+                                       holm_adjusted, omitted_conditions, outcomes,
+                                       regression_table, summary_table, vif_rows)
 from mazesim.maze import parse_maze
 
 __all__ = ["REPORT", "FIGURES", "CORRELATIONS_CSV", "REGRESSION_CSV", "VIF_CSV", "SUMMARY_CSV",
@@ -39,38 +39,54 @@ SUMMARY_CSV, CHOICES_CSV = "summary.csv", "branch_choices.csv"
 WALK_MAZES = 3
 """Mazes in each trajectory and heat-map figure: the first maze of each generator in turn, then
 the second of each, and so on."""
+Figures = tuple[list[Figure], list[str]]
+"""What a piece of the figures gives: the figures drawn with their captions, the lines about
+figures not drawn."""
 _CHOICE_HEADER = ("agent", "vision", "mark", "n", "direction", "count", "proportion", "ci_low",
                   "ci_high", "human_n", "expected_human", "human", "human_share",
                   "human_ci_low", "human_ci_high", "test", "p", "power", "people_for_80")
 
 
-def build_report(run_dir: str | Path, stage: Callable[[str], None] | None = None) -> Report:
+def build_report(run_dir: str | Path, stage: Callable[[str], None] | None = None,
+                 cpu: list[tuple[str, float]] | None = None) -> Report:
     """Write `mazes.csv`, `trials.csv`, `choices.csv`, `correlations.csv`, `regression.csv`,
     `vif.csv`, `summary.csv`, `branch_choices.csv`, `figures/` and `report.md` of a run;
-    `stage(text)` hears of each step as it begins.
+    `stage(text)` hears of each step as it begins; `cpu` (a list) gets the CPU seconds of each
+    piece computed in another process.
 
-    The figures are drawn, and the run's tables exported (`RunStore.export_csv`), in forked
-    processes (`background.Background`) while this one computes and writes the statistics."""
+    The run's tables are exported (`RunStore.export_csv`), Table 1 computed in one piece per
+    core (`tables.condition_correlations`) and the figures drawn in one piece each
+    (`_figure_pieces`) in forked processes (`background.Jobs`) while this one computes and
+    writes the other statistics: the cores share the report as they share the sweep."""
     run_dir = Path(run_dir)
     say = stage or (lambda text: None)
-    with RunStore(run_dir) as store, Background(_export, run_dir) as exports:
+    with RunStore(run_dir) as store, Jobs() as jobs:
+        exports = jobs.start(_export, run_dir)
         say("report: reading the run's tables (CSV exports meanwhile)")   # checked on opening
         results = read_run(store)
         omitted, choices = tuple(omitted_conditions(results)), tuple(choice_tests(results))
         shown = tuple(outcomes(results))
-        with Background(_figures, run_dir / FIGURES, results, omitted, choices,
-                        shown) as figures:
-            say("report: correlations" + (
-                " with bootstrap intervals" if "spearman" in results.settings.methods else "")
-                + ", regressions (figures drawn meanwhile)")
-            report = Report(run_dir / REPORT, tuple(correlation_table(results, omitted)),
-                            tuple(regression_table(results)), tuple(vif_rows(results)),
-                            choices, tuple(summary_table(results)), omitted, ())
-            exports.result()           # the run's own tables first: a failed write fails there
-            _write_tables(report)
-            say("report: the figures")
-            drawn, notes = figures.result()
-            report = replace(report, figures=tuple(drawn), notes=tuple(notes))
+        table = [jobs.start(condition_correlations, results, part)
+                 for part in split(shown, cores())]
+        calls, walk_notes = _figure_pieces(run_dir / FIGURES, results, omitted, choices, shown)
+        figures = [jobs.start(fn, *args) for fn, args in calls]
+        say("report: correlations" + (
+            " with bootstrap intervals" if "spearman" in results.settings.methods else "")
+            + ", regressions (figures drawn meanwhile)")
+        report = Report(run_dir / REPORT, (), tuple(regression_table(results)),
+                        tuple(vif_rows(results)), choices, tuple(summary_table(results)),
+                        omitted, ())
+        rows = [r for part in jobs.results(table) for r in part]
+        report = replace(report, correlations=tuple(holm_adjusted(rows, omitted)))
+        jobs.results([exports])        # the run's own tables first: a failed write fails there
+        _write_tables(report)
+        say("report: the figures")
+        pieces = jobs.results(figures)
+        report = replace(report, figures=tuple(f for drawn, _ in pieces for f in drawn),
+                         notes=tuple(n for _, notes in pieces for n in notes) + tuple(
+                             walk_notes))
+    if cpu is not None:
+        cpu += jobs.cpu
     environment = _read_json(run_dir / ENVIRONMENT_FILE)
     report.path.write_text(markdown(results, report, environment), encoding="utf-8")
     return report
@@ -96,80 +112,92 @@ def _write_tables(report: Report) -> None:
     _write(run_dir / CHOICES_CSV, _CHOICE_HEADER, _choice_rows(report.choices))
 
 
-def _figures(folder: Path, results: Results, omitted: tuple[Omitted, ...],
-             choices: tuple[ChoiceTest, ...], shown: tuple[Outcome, ...]
-             ) -> tuple[list[Figure], list[str]]:
-    """Every figure with its caption, and the lines about figures not drawn, from the run, the
-    conditions that are no findings, the choice tests and the moves per maze (not from the
-    other tables: the figures are drawn while they are computed)."""
+def _figure_pieces(folder: Path, results: Results, omitted: tuple[Omitted, ...],
+                   choices: tuple[ChoiceTest, ...], shown: tuple[Outcome, ...]
+                   ) -> tuple[list[tuple[Callable[..., Figures], tuple]], list[str]]:
+    """Every figure as a call (function, arguments) that draws it and gives its caption and the
+    lines about figures not drawn, in the report's order: scatter plots by vision, the box
+    plot, choices by mark, the walks of each condition; and the lines about walks not drawn
+    (known before drawing). They read the run, the conditions that are
+    no findings, the choice tests and the moves per maze, not the other tables (they are
+    drawn while those are computed)."""
+    s = results.settings
+    no_finding = {(o.agent, o.vision) for o in omitted}
+    marks = dict.fromkeys(m for m, _ in s.probes)
+    walks, notes = _walk_pieces(folder, results, no_finding)
+    return ([(_scatter_figure, (folder, results, no_finding, shown, v)) for v in s.visions]
+            + [(_box_figure, (folder, results))]
+            + [(_choice_figure, (folder, mark, choices)) for mark in marks] + walks), notes
+
+
+def _box_figure(folder: Path, results: Results) -> Figures:
+    """The box plot of the moves per trial of every condition."""
     from mazesim.experiment import figures as draw    # matplotlib: where the figures are drawn
 
     s = results.settings
-    no_finding = {(o.agent, o.vision) for o in omitted}
     capped = "included" if s.include_capped else "excluded"
-    out, notes = _scatter_figures(folder, results, no_finding, shown, draw)
     t, rows = results.trials, results.condition_rows
     moves, counted = t.moves.to_numpy(), (s.include_capped | ~t.capped).to_numpy()
     groups = [(a, v, moves[rows[a, v]][counted[rows[a, v]]])
               for v in s.visions for a in s.agents if (a, v) in rows]
     groups = [g for g in groups if g[2].size]
-    if groups:
-        out.append(Figure(draw.box_figure(folder / "moves-boxplot.png",
-                                          f"Moves per trial (capped trials {capped}; boxes: "
-                                          "quartiles, whiskers 1.5 IQR)", groups),
-                          f"Moves per trial of every condition (capped trials {capped})."))
-    for mark in dict.fromkeys(m for m, _ in s.probes):
-        tests = [c for c in choices if c.mark == mark and c.n]
-        if tests:
-            path = draw.choice_figure(folder / f"choices-{mark}.png",
-                                      f"First departures from mark {mark}", tests)
-            out.append(Figure(path, f"Share of first departures from mark {mark} per condition"
-                              " (blue) and of the humans (orange), with 95 % Wilson intervals."))
-    walks, walk_notes = _walk_figures(folder, results, no_finding)
-    return out + walks, notes + walk_notes
+    if not groups:
+        return [], []
+    return [Figure(draw.box_figure(folder / "moves-boxplot.png",
+                                   f"Moves per trial (capped trials {capped}; boxes: "
+                                   "quartiles, whiskers 1.5 IQR)", groups),
+                   f"Moves per trial of every condition (capped trials {capped}).")], []
 
 
-def _scatter_figures(folder: Path, results: Results, no_finding: set, shown: tuple[Outcome, ...],
-                     draw) -> tuple[list[Figure], list[str]]:
-    """One scatter figure per vision (moves per maze against each parameter), or the line why
-    there is none."""
+def _choice_figure(folder: Path, mark: str, choices: tuple[ChoiceTest, ...]) -> Figures:
+    """The first departures from `mark` of every condition beside the humans'."""
+    from mazesim.experiment import figures as draw
+
+    tests = [c for c in choices if c.mark == mark and c.n]
+    if not tests:
+        return [], []
+    path = draw.choice_figure(folder / f"choices-{mark}.png",
+                              f"First departures from mark {mark}", tests)
+    return [Figure(path, f"Share of first departures from mark {mark} per condition"
+                   " (blue) and of the humans (orange), with 95 % Wilson intervals.")], []
+
+
+def _scatter_figure(folder: Path, results: Results, no_finding: set,
+                    shown: tuple[Outcome, ...], v: str) -> Figures:
+    """The scatter figure of vision `v` (moves per maze against each parameter), or the line
+    why there is none."""
+    from mazesim.experiment import figures as draw
+
     s = results.settings
-    out, notes = [], []
+    mine = [o for o in shown if o.vision == v and np.isfinite(o.values).any()]
+    if len(results.mazes) < 2 or not s.parameters or not mine:
+        return [], []
+    if all((o.agent, v) in no_finding for o in mine):
+        return [], [f"Vision {v}: no scatter plot; every condition is no finding (see Table 1)."]
+    most = max(int(np.isfinite(o.values).sum()) for o in mine)
+    if most < MIN_MAZES["pearson"]:
+        return [], [f"Vision {v}: no scatter plot; at most {most} maze"
+                    f"{'' if most == 1 else 's'} with moves per condition (a correlation "
+                    f"needs {MIN_MAZES['pearson']})."]
     x = {p: results.mazes[p].to_numpy(float) for p in s.parameters}
     strata = results.mazes["stratum"].to_numpy()
     capped = "included" if s.include_capped else "excluded"
-    for v in s.visions:
-        mine = [o for o in shown if o.vision == v and np.isfinite(o.values).any()]
-        if len(results.mazes) < 2 or not s.parameters or not mine:
-            continue
-        if all((o.agent, v) in no_finding for o in mine):
-            notes.append(f"Vision {v}: no scatter plot; every condition is no finding (see "
-                         "Table 1).")
-            continue
-        most = max(int(np.isfinite(o.values).sum()) for o in mine)
-        if most < MIN_MAZES["pearson"]:
-            notes.append(f"Vision {v}: no scatter plot; at most {most} maze"
-                         f"{'' if most == 1 else 's'} with moves per condition (a correlation "
-                         f"needs {MIN_MAZES['pearson']}).")
-            continue
-        labels = {o.agent: o.agent + (" (no finding)" if (o.agent, v) in no_finding else "")
-                  + (f" ({o.estimate})" if o.estimate != "mean" else "") for o in mine}
-        y = {o.agent: o.values for o in mine}
-        path = draw.scatter_figure(folder / f"scatter-vision-{_slug(v)}.png",
-                                   f"Moves per maze against each parameter, vision {v}",
-                                   list(y), s.parameters, x, y, strata,
-                                   _pearson_cells(s, v, x, y, strata), labels)
-        marked = [o.agent for o in mine if (o.agent, v) in no_finding]
-        restricted = [o for o in mine if o.estimate != "mean"]
-        out.append(Figure(path, f"Vision {v}: moves per maze (mean of the trials, capped trials "
-                          f"{capped}) against each parameter, one row per agent, colours and "
-                          "fit lines by generator; titles: pooled Pearson r and r within "
-                          "generators."
-                          + "".join(f" {o.agent}: {o.estimate} to {o.tau:,.0f} moves."
-                                    for o in restricted)
-                          + (f" Rows of {', '.join(marked)} are no findings (see Table 1)."
-                             if marked else "")))
-    return out, notes
+    labels = {o.agent: o.agent + (" (no finding)" if (o.agent, v) in no_finding else "")
+              + (f" ({o.estimate})" if o.estimate != "mean" else "") for o in mine}
+    y = {o.agent: o.values for o in mine}
+    path = draw.scatter_figure(folder / f"scatter-vision-{_slug(v)}.png",
+                               f"Moves per maze against each parameter, vision {v}",
+                               list(y), s.parameters, x, y, strata,
+                               _pearson_cells(s, v, x, y, strata), labels)
+    marked = [o.agent for o in mine if (o.agent, v) in no_finding]
+    restricted = [o for o in mine if o.estimate != "mean"]
+    return [Figure(path, f"Vision {v}: moves per maze (mean of the trials, capped trials "
+                   f"{capped}) against each parameter, one row per agent, colours and fit "
+                   "lines by generator; titles: pooled Pearson r and r within generators."
+                   + "".join(f" {o.agent}: {o.estimate} to {o.tau:,.0f} moves."
+                             for o in restricted)
+                   + (f" Rows of {', '.join(marked)} are no findings (see Table 1)."
+                      if marked else ""))], []
 
 
 def _pearson_cells(settings: Settings, vision: str, x: Mapping[str, np.ndarray],
@@ -184,58 +212,59 @@ def _pearson_cells(settings: Settings, vision: str, x: Mapping[str, np.ndarray],
             for c in correlations(a, vision, x, y[a], ("pearson",), strata=strata)}
 
 
-def _walk_figures(folder: Path, results: Results, no_finding: set
-                  ) -> tuple[list[Figure], list[str]]:
-    """For each condition that is a finding, its first stored trial on each of a spread of
-    mazes (`WALK_MAZES`, `walk_mazes`) in the study's style, and a heat map of all its stored
-    trials on them; the line saying which conditions have none."""
-    from mazesim.experiment import figures as draw
-
+def _walk_pieces(folder: Path, results: Results, no_finding: set
+                 ) -> tuple[list[tuple[Callable[..., Figures], tuple]], list[str]]:
+    """One call per condition that is a finding with stored trials on the mazes of
+    `walk_mazes` (`_walk_figures`), and the line saying which conditions have none."""
     s, t = results.settings, results.trials
-    stored = t[t.trial_id.isin(results.sampled)]
     shown = walk_mazes(results.mazes.maze_id.to_numpy(), results.mazes.stratum.to_numpy())
-    rows = results.mazes.set_index("maze_id").loc[shown]
-    mazes = [parse_maze(text) for text in rows.text]
-    where = [f"maze {m} ({stratum})" for m, stratum in zip(shown, rows.stratum)]
-    mine = stored[stored.maze_id.isin(shown)]
-    positions = results.trajectories(mine.trial_id)
-    keys = [(a, v) for v in s.visions for a in s.agents
-            if not mine[(mine.agent == a) & (mine.vision == v)].empty]
-    trajectories, heat_maps, out = [], [], []
-    for a, v in keys:
-        if (a, v) in no_finding:
-            continue
-        name = f"{_slug(a)}-vision-{_slug(v)}.png"
-        walks, firsts = [], []
-        for m, label in zip(shown, where):
-            here = mine[(mine.maze_id == m) & (mine.agent == a) & (mine.vision == v)]
-            walks.append((f"{label}\n{len(here)} stored trials",
-                          [positions[i] for i in here.trial_id]))
-            if here.empty:
-                firsts.append((f"{label}\nno stored trial", None))
-                continue
-            first = here.iloc[0]
-            firsts.append((f"{label}\ntrial {first.trial_id}: {first.moves:,} moves"
-                           + ("" if first.reached else " (not reached)"),
-                           positions[int(first.trial_id)]))
-        trajectory, heat_map = folder / f"trajectories-{name}", folder / f"heatmaps-{name}"
-        trajectories.append((trajectory, f"{a}, vision {v}: the first stored trial on each "
-                             "maze", firsts))
-        heat_maps.append((heat_map, f"{a}, vision {v}: visits per cell over the stored trials",
-                          walks))
-        mazes_text = ", ".join(where)
-        out += [Figure(trajectory, f"{a}, vision {v}: the first stored trial on {mazes_text}: "
-                       "visited cells grey, walls black."),
-                Figure(heat_map, f"{a}, vision {v}: visits per cell over the stored trials on "
-                       f"{mazes_text}.")]
-    if trajectories:
-        draw.trajectory_figures(mazes, trajectories)
-        draw.heatmap_figures(mazes, heat_maps)
+    mine = t[t.trial_id.isin(results.sampled) & t.maze_id.isin(shown)]
+    present = set(zip(mine.agent, mine.vision))
+    keys = [(a, v) for v in s.visions for a in s.agents if (a, v) in present]
     skipped = [f"{a}, vision {v}" for a, v in keys if (a, v) in no_finding]
     notes = [f"No trajectories or heat maps of the conditions that are no findings (their walks "
              f"are shortest paths, or the same agent's at another vision): "
              f"{'; '.join(skipped)}."] if skipped else []
-    return out, notes
+    return [(_walk_figures, (folder, results, shown, key)) for key in keys
+            if key not in no_finding], notes
+
+
+def _walk_figures(folder: Path, results: Results, shown: list[int], key: tuple[str, str]
+                  ) -> Figures:
+    """The first stored trial of condition `key` on each of the mazes `shown` in the study's
+    style, and a heat map of all its stored trials on them."""
+    from mazesim.experiment import figures as draw
+
+    (a, v), t = key, results.trials
+    rows = results.mazes.set_index("maze_id").loc[shown]
+    mazes = [parse_maze(text) for text in rows.text]
+    where = [f"maze {m} ({stratum})" for m, stratum in zip(shown, rows.stratum)]
+    mine = t[t.trial_id.isin(results.sampled) & t.maze_id.isin(shown) & (t.agent == a)
+             & (t.vision == v)]
+    positions = results.trajectories(mine.trial_id)
+    walks, firsts = [], []
+    for m, label in zip(shown, where):
+        here = mine[mine.maze_id == m]
+        walks.append((f"{label}\n{len(here)} stored trials",
+                      [positions[i] for i in here.trial_id]))
+        if here.empty:
+            firsts.append((f"{label}\nno stored trial", None))
+            continue
+        first = here.iloc[0]
+        firsts.append((f"{label}\ntrial {first.trial_id}: {first.moves:,} moves"
+                       + ("" if first.reached else " (not reached)"),
+                       positions[int(first.trial_id)]))
+    name = f"{_slug(a)}-vision-{_slug(v)}.png"
+    trajectory, heat_map = folder / f"trajectories-{name}", folder / f"heatmaps-{name}"
+    draw.trajectory_figures(mazes, [(trajectory, f"{a}, vision {v}: the first stored trial "
+                                     "on each maze", firsts)])
+    draw.heatmap_figures(mazes, [(heat_map, f"{a}, vision {v}: visits per cell over the "
+                                  "stored trials", walks)])
+    mazes_text = ", ".join(where)
+    return [Figure(trajectory, f"{a}, vision {v}: the first stored trial on {mazes_text}: "
+                   "visited cells grey, walls black."),
+            Figure(heat_map, f"{a}, vision {v}: visits per cell over the stored trials on "
+                   f"{mazes_text}.")], []
 
 
 def walk_mazes(maze_ids: Sequence[int], strata: Sequence[str]) -> list[int]:

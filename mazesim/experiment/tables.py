@@ -26,7 +26,8 @@ from mazesim.experiment.statistics import holm, summary
 from mazesim.maze import parse_maze
 
 __all__ = ["STATISTICS_STREAM", "CAPPED_WARNING", "MEAN", "Run", "Omitted", "Outcome",
-           "maze_means", "outcomes", "correlation_table", "regression_table", "vif_rows",
+           "maze_means", "outcomes", "correlation_table", "condition_correlations",
+           "holm_adjusted", "regression_table", "vif_rows",
            "summary_table", "choice_tests", "omitted_conditions", "solution_lengths",
            "condition_keys"]
 
@@ -135,6 +136,14 @@ def correlation_table(run: Run, omitted: Sequence[Omitted] | None = None) -> lis
     """Table 1 of every condition in every stratum; p adjusted by Holm over the family of the
     conditions that are findings (the rows of `omitted`, default `omitted_conditions(run)`,
     keep an empty `p_adjusted`)."""
+    return holm_adjusted(condition_correlations(run, outcomes(run)),
+                         omitted_conditions(run) if omitted is None else omitted)
+
+
+def condition_correlations(run: Run, shown: Sequence[Outcome]) -> list[Correlation]:
+    """Table 1's rows of the conditions `shown` (from `outcomes`) before Holm's correction:
+    each condition's bootstrap has its own seed, so conditions may be computed apart (the
+    report spreads them over processes) and give the same rows."""
     s = run.settings
     if not s.parameters:
         return []
@@ -142,14 +151,19 @@ def correlation_table(run: Run, omitted: Sequence[Omitted] | None = None) -> lis
     x = {p: run.mazes[p].to_numpy(float) for p in s.parameters}
     means = dict(_conditions(run))
     records = []
-    for o in outcomes(run):
+    for o in shown:
         seed = np.random.SeedSequence(s.seed, spawn_key=(STATISTICS_STREAM, s.agents.index(
             o.agent), s.visions.index(o.vision)))
         records += correlations(o.agent, o.vision, x, o.values, s.methods, strata=strata,
                                 capped_share=_capped_shares(run, means[o.agent, o.vision]),
                                 seed=seed, estimate=o.estimate, tau=o.tau)
-    none = {(c.agent, c.vision) for c in (omitted_conditions(run) if omitted is None
-                                          else omitted)}
+    return records
+
+
+def holm_adjusted(records: Sequence[Correlation], omitted: Sequence[Omitted]
+                  ) -> list[Correlation]:
+    """`records` with `p_adjusted` by Holm over the rows of the conditions not in `omitted`."""
+    none = {(c.agent, c.vision) for c in omitted}
     family = [i for i, r in enumerate(records) if (r.agent, r.vision) not in none]
     adjusted = dict(zip(family, holm([records[i].p for i in family])))
     return [replace(r, p_adjusted=float(adjusted.get(i, float("nan"))))

@@ -79,3 +79,19 @@ def test_leaving_the_block_stops_a_child_whose_result_is_not_collected():
             started = set(multiprocessing.active_children())
             raise KeyError("the caller failed")
     assert started and not started & set(multiprocessing.active_children())
+
+
+def test_split_gives_consecutive_near_equal_slices():
+    assert background.split(list(range(7)), 3) == [[0, 1], [2, 3], [4, 5, 6]]
+    assert background.split(list(range(2)), 5) == [[0], [1]]
+    assert background.split([], 4) == [[]]
+
+
+@forking
+def test_jobs_give_values_in_order_with_their_cpu():
+    with background.Jobs() as jobs:
+        started = [jobs.start(_pid_and, n) for n in range(3)]
+        values = jobs.results(started)
+    assert [v for _, v in values] == [0, 1, 2] and all(p != os.getpid() for p, _ in values)
+    assert [name for name, _ in jobs.cpu] == ["_pid_and"] * 3
+    assert all(seconds >= 0 for _, seconds in jobs.cpu)

@@ -5,13 +5,16 @@ import re
 import shutil
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from mazesim import load_run
 from mazesim.experiment import background
 from mazesim.experiment.report import build_report, walk_mazes
-from mazesim.experiment.statistics import holm
-from mazesim.experiment.tables import Omitted, omitted_conditions
+from mazesim.experiment.results import records_frame
+from mazesim.experiment.statistics import Correlation, holm
+from mazesim.experiment.tables import (Omitted, condition_correlations, correlation_table,
+                                       holm_adjusted, omitted_conditions, outcomes)
 
 from experiment_fixtures import run_small, write_config
 from report_fixtures import human_run, simulated_run
@@ -49,6 +52,37 @@ def test_figures_drawn_in_this_process_give_the_same_bytes(sim, tmp_path, monkey
     monkeypatch.setattr(background, "_worth_forking", lambda: False)
     build_report(here)
     assert _bytes(here, names) == _bytes(run_dir, names)
+
+
+@pytest.mark.parametrize("cores", [1, 4])
+def test_table_1_in_any_number_of_pieces_gives_the_same_bytes(sim, tmp_path, monkeypatch,
+                                                               cores):
+    """Table 1 is computed in one piece per core (each condition's bootstrap seeded by its
+    coordinates, Holm's correction over all of them after): any count, the same files."""
+    from mazesim.experiment import report as report_module
+
+    run_dir, _ = sim
+    names = TABLES + tuple(p.relative_to(run_dir).as_posix()
+                           for p in sorted((run_dir / "figures").glob("*.png")))
+    here = shutil.copytree(run_dir, tmp_path / run_dir.name)
+    monkeypatch.setattr(report_module, "cores", lambda: cores)
+    pieces = []
+    build_report(here, cpu=pieces)
+    assert _bytes(here, names) == _bytes(run_dir, names)
+    tables = [name for name, _ in pieces if name == "condition_correlations"]
+    assert len(tables) == cores
+
+
+def test_table_1_is_holm_over_the_pieces_of_every_condition(sim):
+    run_dir, report = sim
+    run = load_run(run_dir)
+    shown = outcomes(run)
+    rows = [r for part in (shown[:1], shown[1:4], shown[4:])
+            for r in condition_correlations(run, part)]
+    pd.testing.assert_frame_equal(
+        records_frame(holm_adjusted(rows, report.omitted), Correlation),
+        records_frame(correlation_table(run, report.omitted), Correlation))
+    assert len(rows) == len(report.correlations) and len(shown) >= 5
 
 
 def test_csv_flags_are_0_or_1_in_every_table(sim):

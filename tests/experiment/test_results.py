@@ -170,3 +170,22 @@ def test_the_stored_config_is_parsed_once(sim, monkeypatch):
         first = store.meta("config")
         assert store.meta("config") is first and store.all_meta()["config"] is first
     assert len(calls) == 2
+
+
+@pytest.mark.parametrize("parts", [2, 3, 7])
+def test_trials_read_in_slices_are_the_frame_read_at_once(sim, monkeypatch, parts):
+    """A large run's trials are read in one slice per core (forked processes): the same rows,
+    order and dtypes as one read, whatever the number of slices."""
+    from mazesim.experiment import results
+
+    whole = load_run(sim).trials
+    monkeypatch.setattr(results, "SLICE_ROWS", 1)
+    monkeypatch.setattr(results, "cores", lambda: parts)
+    sliced = load_run(sim).trials
+    pd.testing.assert_frame_equal(sliced, whole)
+    with RunStore(sim) as store:
+        sql, params = store.trials_query()
+        starts = [int(f.trial_id.iloc[0]) for f in
+                  [results._trial_slice(store.path, sql, params, low, None)
+                   for low in (0, 40)]]
+    assert starts == [0, 40]
