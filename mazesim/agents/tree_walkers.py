@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from dataclasses import dataclass, field, make_dataclass
-from typing import Any, Mapping
+from typing import Any, Mapping, NamedTuple
 
 import numpy as np
 
@@ -157,9 +157,10 @@ class TreeWalker(AgentBase):
         weights = np.asarray(self.values_of_walk(), np.float64)
         flags = pad(np.asarray(record).astype(np.uint8)).ravel()
         out, count, reached, rows, row_trials = tree_walks(
-            np.ascontiguousarray(streams, np.uint64), *flat[:2], prob,
-            logit, fixed if logit else np.zeros(0), weights, float(self.lapse), *flat[2:],
-            start, goal, int(max_steps), cells, width, flags, bool(flags.any()))
+            np.ascontiguousarray(streams, np.uint64), flat.first_child, flat.children, prob,
+            logit, fixed if logit else np.zeros(0), weights, float(self.lapse), flat.first_cell,
+            flat.path, flat.shows, flat.first_exit, flat.exits, start, goal, int(max_steps),
+            cells, width, flags, bool(flags.any()))
         positions = np.stack([out // width - 1, out % width - 1], axis=1) if keep \
             else np.zeros((0, 2), np.int64)
         return Walks(count - 1, reached, rows, row_trials, positions)
@@ -200,12 +201,26 @@ CellsWalker = _walker("cells", "CellsWalker")
 StepsCellsWalker = _walker("steps-cells", "StepsCellsWalker")
 
 
+class _FlatTree(NamedTuple):
+    """A tree as `_tree_walk_kernel.tree_walks` reads it, cells flat in the padded maze: node
+    k's children are `children[first_child[k]:first_child[k + 1]]`, the cells walked to it from
+    its parent's cell `path[first_cell[k]:first_cell[k + 1]]`, whether it `shows` the exit,
+    and then the exit's path `exits[first_exit[k]:first_exit[k + 1]]`."""
+
+    first_child: np.ndarray
+    children: np.ndarray
+    first_cell: np.ndarray
+    path: np.ndarray
+    shows: np.ndarray
+    first_exit: np.ndarray
+    exits: np.ndarray
+
+
 def _flat_tree(maze: Maze, kids: list, paths: list, at: list, shows: np.ndarray,
-               width: int) -> tuple:
-    """(first_child, children, first_cell, path, shows, first_exit, exits): the tree (each
-    node's children, the cells walked to it from its parent's cell, its cell) as
-    `_tree_walk_kernel.tree_walks` reads it, cells flat in the padded maze; the exit's path
-    from every node that shows it."""
+               width: int) -> _FlatTree:
+    """The tree (each node's children, the cells walked to it from its parent's cell, its
+    cell, whether it shows the exit) laid out flat; the exit's path from every node that shows
+    it."""
     first_child = np.cumsum([0] + [len(k) for k in kids]).astype(np.int64)
     children = np.array([c for k in kids for c in k], np.int64)
     first_cell = np.cumsum([0] + [len(p) for p in paths]).astype(np.int64)
@@ -213,8 +228,9 @@ def _flat_tree(maze: Maze, kids: list, paths: list, at: list, shows: np.ndarray,
     exit_paths = [exit_path(dist, cell) if show else [] for cell, show in
                   zip(at, shows.tolist())]
     first_exit = np.cumsum([0] + [len(p) for p in exit_paths]).astype(np.int64)
-    return (first_child, children, first_cell, _flat([c for p in paths for c in p], width),
-            shows, first_exit, _flat([c for p in exit_paths for c in p], width))
+    return _FlatTree(first_child, children, first_cell,
+                     _flat([c for p in paths for c in p], width), shows, first_exit,
+                     _flat([c for p in exit_paths for c in p], width))
 
 
 def _flat(cells: list, width: int) -> np.ndarray:

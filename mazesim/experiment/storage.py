@@ -116,7 +116,7 @@ TRIAL_COLUMNS = StoredTrial._fields
 """The columns of the `trials` table and of `trials.csv`."""
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, kw_only=True)
 class TrialRows:
     """Finished trials of one (maze, agent, vision) as parallel columns, one item per trial.
 
@@ -356,10 +356,12 @@ class RunStore:
             for res in units:
                 u, n = res.unit, len(res.moves)
                 write_trials(self.conn, TrialRows(
-                    u.maze_id, agent_labels[u.agent_index], vision_labels[u.vision_index],
-                    range(u.first_trial_id, u.first_trial_id + n), range(n),
-                    trial_seed_labels(root, u.maze_id, u.agent_index, u.vision_index, n),
-                    res.moves, res.reached, res.capped, res.choices, res.mark_names))
+                    maze_id=u.maze_id, agent=agent_labels[u.agent_index],
+                    vision=vision_labels[u.vision_index],
+                    trial_ids=range(u.first_trial_id, u.first_trial_id + n), numbers=range(n),
+                    seeds=trial_seed_labels(root, u.maze_id, u.agent_index, u.vision_index, n),
+                    moves=res.moves, reached=res.reached, capped=res.capped,
+                    choices=res.choices, mark_names=res.mark_names))
 
     def sample(self, trial_id: int) -> np.ndarray | None:
         """The stored positions of a sampled trial, or None."""

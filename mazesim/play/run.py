@@ -185,9 +185,10 @@ class _TrialWriter:
         (number,) = db.execute("SELECT COUNT(*) FROM trials WHERE maze_id = ? AND agent = ? "
                                "AND vision = ?", condition).fetchone()
         write_trials(db, TrialRows(
-            *condition, [trial_id], [number], [""], [walk.moves], [walk.reached],
-            [walk.capped], choice_records(maze.maze, walk.positions), tuple(maze.maze.marks),
-            [player.id]))
+            maze_id=condition[0], agent=condition[1], vision=condition[2], trial_ids=[trial_id],
+            numbers=[number], seeds=[""], moves=[walk.moves], reached=[walk.reached],
+            capped=[walk.capped], choices=choice_records(maze.maze, walk.positions),
+            mark_names=tuple(maze.maze.marks), participants=[player.id]))
         write_samples(db, self.run_dir, {trial_id: walk.positions})
 
 

@@ -52,10 +52,11 @@ def human_run(run_dir: Path) -> Path:
         store.add_mazes([MazeRecord(0, "tutorial.txt", None, "7x13", None, format_maze(maze),
                                     {}, parameters(maze))])
         with transaction(store.conn) as db:
-            write_trials(db, TrialRows(0, HUMAN, "2", [0, 1], [1, 2], list(PEOPLE),
-                                       [len(w) - 1 for w in walks], [True, True],
-                                       [False, False], np.concatenate(records),
-                                       tuple(maze.marks)))
+            write_trials(db, TrialRows(
+                maze_id=0, agent=HUMAN, vision="2", trial_ids=[0, 1], numbers=[1, 2],
+                seeds=list(PEOPLE), moves=[len(w) - 1 for w in walks], reached=[True, True],
+                capped=[False, False], choices=np.concatenate(records),
+                mark_names=tuple(maze.marks)))
             write_samples(db, run_dir, dict(enumerate(walks)))
     return run_dir
 

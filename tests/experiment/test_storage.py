@@ -68,7 +68,9 @@ def test_trial_rows_are_written_in_the_callers_transaction(tmp_path):
                          "arrival": [2, 2], "chosen": [2, 1], "first": [True, True],
                          "open": [0b0111, 0b0101], "unexplored": [0b0100, 0]}.items():
         choices[name] = values
-    rows = TrialRows(4, "human", "2", [7], [1], ["p1"], [3], [True], [False], choices, ("A",))
+    rows = TrialRows(maze_id=4, agent="human", vision="2", trial_ids=[7], numbers=[1],
+                     seeds=["p1"], moves=[3], reached=[True], capped=[False], choices=choices,
+                     mark_names=("A",))
     with RunStore(tmp_path, create=True) as store:
         with transaction(store.conn) as db:
             assert next_trial_id(db) == 0

@@ -177,3 +177,28 @@ def test_a_node_model_carries_over_to_people_who_plan_as_it_does(node_runs):
     by = {m.model: m for m in report.models}
     assert abs(by["steps"].gap) < 0.05 and by["steps"].gap_ci[0] < 0.03, by["steps"]
     assert by["random"].held_bits > by["steps"].held_bits
+
+
+def test_a_scale_dependent_feature_does_not_carry_over(tmp_path):
+    """People choose by the ratio of the children's distances (a scale-free rule: node-choice
+    with its `log-steps` weight alone) on small maps and on maps twice as large. The `steps`
+    heuristic, a softmax of raw step counts whose differences grow with the map, fitted on the
+    small maps, loses against itself refitted on the large ones: its temperature means another
+    thing there. (Between maps of one size it carries over:
+    `test_a_node_model_carries_over_to_people_who_plan_as_it_does`.)"""
+    from mazesim.agents.node_features import NODE_FEATURES
+    from mazesim.humans.fitting.node import fit_nodes
+    from mazesim.humans.fitting.node_choices import run_node_choices
+    from mazesim.humans.fitting.node_output import write_node_fit
+
+    weights = {f: 0.0 for f in NODE_FEATURES} | {"log-steps": -6.0}
+    agent = make_agent("node-choice", weights=weights, lapse=0.05)
+    vision = {"sweep": True, "map": "known"}
+    for name, seeds, size in (("small", range(6), (7, 7)), ("large", range(10, 16), (13, 13))):
+        mazes = {f"{name}{i}": generate("stick-knocking", size, seed=i) for i in seeds}
+        simulate_population(mazes, agent, vision, 24, 5, tmp_path / name)
+    fit = fit_nodes(run_node_choices(load_human_run(tmp_path / "small")), ["steps"], folds=0)
+    write_node_fit(fit, tmp_path / "fit")
+    report = transfer_run(load_human_run(tmp_path / "large"), tmp_path / "fit", folds=4, seed=0)
+    (steps,) = report.models
+    assert steps.gap > 0.03 and steps.gap_ci[0] > 0, steps

@@ -283,12 +283,14 @@ def _write(source: Source, valid: list[Recording], skipped: tuple[Problem, ...],
                 decisions += sum(len(rows) for rows in records) if source.level == "junction" \
                     else sum(len(valid[t].positions) - 1 for t in ids)
                 write_trials(db, TrialRows(
-                    maze_ids[name], HUMAN, vision, ids, range(len(ids)), [""] * len(ids),
-                    [len(valid[t].positions) - 1 for t in ids],
-                    [tuple(valid[t].positions[-1]) == maze.goal for t in ids],
-                    [False] * len(ids),
-                    np.concatenate(records) if records else np.zeros(0, CHOICE_DTYPE),
-                    tuple(maze.marks), [valid[t].participant for t in ids]))
+                    maze_id=maze_ids[name], agent=HUMAN, vision=vision, trial_ids=ids,
+                    numbers=range(len(ids)), seeds=[""] * len(ids),
+                    moves=[len(valid[t].positions) - 1 for t in ids],
+                    reached=[tuple(valid[t].positions[-1]) == maze.goal for t in ids],
+                    capped=[False] * len(ids),
+                    choices=np.concatenate(records) if records else np.zeros(0, CHOICE_DTYPE),
+                    mark_names=tuple(maze.marks),
+                    participants=[valid[t].participant for t in ids]))
             db.executemany("INSERT INTO import_trials VALUES (?, ?, ?, ?)",
                            [(t, r.participant, r.number, r.line) for t, r in enumerate(valid)])
             db.executemany("INSERT INTO import_times VALUES (?, ?, ?)",

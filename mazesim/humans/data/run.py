@@ -26,7 +26,7 @@ returns as DataFrames).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Sequence
 
@@ -92,6 +92,22 @@ class Decisions:
     def baseline_bits(self) -> float:
         """Bits per decision of a uniform choice among the open directions."""
         return float(np.mean(np.log2(self.n_open))) if len(self) else float("nan")
+
+    @classmethod
+    def of_trial(cls, trial: int, step, chosen, open_, participant: int) -> Decisions:
+        """One trial's decisions (`trial` and `participant` indices, the rest per decision)."""
+        n = len(step)
+        return cls(np.full(n, trial, np.int64), np.asarray(step, np.int64),
+                   np.asarray(chosen, np.int64), np.asarray(open_, bool).reshape(n, 4),
+                   np.full(n, participant, np.int64))
+
+    @classmethod
+    def joined(cls, parts: Sequence[Decisions]) -> Decisions:
+        """The decisions of `parts`, one after the other."""
+        if not parts:
+            return cls.of_trial(0, [], [], [], 0)
+        return cls(*(np.concatenate([getattr(p, f.name) for p in parts])
+                     for f in fields(cls)))
 
 
 @dataclass(frozen=True, eq=False)
@@ -323,17 +339,12 @@ def load_human_run(run_dir: str | Path, level: str | None = None) -> HumanRun:
         else:
             rec = choice_records(mazes[trial.maze_id], trial.positions)
             step, chosen, open_ = rec["step"], rec["chosen"], masks[rec["open"]]
-        parts.append((np.full(len(step), k), step, chosen, open_,
-                      np.full(len(step), index[trial.participant])))
+        parts.append(Decisions.of_trial(k, step, chosen, open_, index[trial.participant]))
         total += len(step)
         if total > MAX_DECISIONS:
             raise DataError(f"{run_dir}: more than {MAX_DECISIONS:,} {level} decisions")
-    columns = [np.concatenate([p[i] for p in parts]) if parts else np.zeros((0, 4) if i == 3
-               else 0, np.int64) for i in range(5)]
-    decisions = Decisions(columns[0].astype(np.int64), columns[1].astype(np.int64),
-                          columns[2].astype(np.int64), columns[3].astype(bool),
-                          columns[4].astype(np.int64))
-    return HumanRun(run_dir, mazes, tuple(trials), people, decisions, _groups(trials), level)
+    return HumanRun(run_dir, mazes, tuple(trials), people, Decisions.joined(parts),
+                    _groups(trials), level)
 
 
 def _groups(trials: Sequence[HumanTrial]) -> dict[tuple[int, str], list[int]]:

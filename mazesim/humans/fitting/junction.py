@@ -149,8 +149,9 @@ def score_run(run: HumanRun, fitted: Sequence[tuple[str, Estimate]], *,
                                      bits(float(sums[i]), int(counts[i])) if counts[i] else None)
                       for i, name in enumerate(run.participants))
         estimate = Estimate(dict(held.params), float(lapse), float(log_probs.sum()), len(d))
-        out.append(ModelFit(spec.label, spec.agent, estimate, int(refit_lapse), None, None,
-                            parts, log_probs, None, {}, {p.name: p.scale for p in spec.free}))
+        out.append(ModelFit(model=spec.label, agent=spec.agent, estimate=estimate,
+                            k=int(refit_lapse), cv_bits=None, cv_bits_ci=None, participants=parts,
+                            log_probs=log_probs, scales={p.name: p.scale for p in spec.free}))
     fits = tuple(sorted(out, key=lambda m: m.bits))
     ranking, note = rank_fitted(fits, held_out=True)
     return FitReport(str(run.path), len(d), people, d.baseline_bits(), 0, 0, "pooled", fits,
@@ -224,6 +225,9 @@ def _model_fit(fit: _Fitter, pooled: Estimate, cv_log: np.ndarray | None,
     cluster, naive = standard_errors(spec, fit.model, run, pooled, weights)
     cv_bits, ci, parts = person_scores(run.participants, run.decisions.participant, log_probs,
                                        cv_log, own, samples)
-    return ModelFit(spec.label, spec.agent, pooled, len(spec.free) + 1, cv_bits, ci, parts,
-                    log_probs, cv_log, {k: larger_error(cluster[k], naive[k]) for k in naive},
-                    {p.name: p.scale for p in spec.free}, naive, cluster, tuple(fit.failed))
+    return ModelFit(model=spec.label, agent=spec.agent, estimate=pooled, k=len(spec.free) + 1,
+                    cv_bits=cv_bits, cv_bits_ci=ci, participants=parts, log_probs=log_probs,
+                    cv_log_probs=cv_log,
+                    errors={k: larger_error(cluster[k], naive[k]) for k in naive},
+                    scales={p.name: p.scale for p in spec.free}, model_errors=naive,
+                    cluster_errors=cluster, not_converged=tuple(fit.failed))

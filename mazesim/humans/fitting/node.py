@@ -187,8 +187,10 @@ def _ml_model(name: str, choices: NodeChoices, *, folds: int, seed: int, starts:
     cv_bits, ci, parts = person_scores(choices.participants, choices.participant, log_probs,
                                        cv_log, own, bootstrap_samples(len(choices.participants),
                                                                       seed))
-    return ModelFit(name, name, Estimate(pooled.params, pooled.lapse, pooled.ll, pooled.n),
-                    len(pooled.theta) + 1, cv_bits, ci, parts, log_probs, cv_log)
+    return ModelFit(model=name, agent=name,
+                    estimate=Estimate(pooled.params, pooled.lapse, pooled.ll, pooled.n),
+                    k=len(pooled.theta) + 1, cv_bits=cv_bits, cv_bits_ci=ci, participants=parts,
+                    log_probs=log_probs, cv_log_probs=cv_log)
 
 
 class _PlannerFitter:
@@ -313,8 +315,9 @@ def score_nodes(choices: NodeChoices, fitted: Sequence[tuple[str, Estimate]], *,
                       for p, c, s in zip(choices.participants, counts, sums))
         estimate = Estimate(dict(held.params), float(lapse), float(log_probs.sum()),
                             len(choices))
-        out.append(ModelFit(label, label, estimate, int(refit_lapse), None, None, parts,
-                            log_probs))
+        out.append(ModelFit(model=label, agent=label, estimate=estimate, k=int(refit_lapse),
+                            cv_bits=None, cv_bits_ci=None, participants=parts,
+                            log_probs=log_probs))
     fits = tuple(sorted(out, key=lambda m: m.bits))
     ranking, note = rank_fitted(fits, held_out=True)
     report = FitReport(choices.source, len(choices), people, choices.baseline_bits(), 0, 0,

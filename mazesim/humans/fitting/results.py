@@ -59,7 +59,7 @@ class ParticipantFit:
     pooled_bits: float | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ModelFit:
     """One model's fit: pooled estimate, information criteria, cross-validated bits."""
 

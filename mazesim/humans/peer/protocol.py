@@ -67,8 +67,11 @@ def peer_model(name: str, choices: NodeChoices, *, folds: int, seed: int, **_) -
                   for p, c, t, f, o in zip(choices.participants, counts, test_ll, full_ll, own))
     median = {p: float(np.median([o[p] for o in own])) for p in (own[0] if own else {})}
     pooled = Estimate(median, 0.0, float(full_ll.sum()), len(choices))
-    return ModelFit(name, name, pooled, k * len(counts), bits(float(test_ll.sum()), len(choices)),
-                    person_interval(test_ll, counts, bootstrap_samples(len(counts), seed)), parts)
+    return ModelFit(model=name, agent=name, estimate=pooled, k=k * len(counts),
+                    cv_bits=bits(float(test_ll.sum()), len(choices)),
+                    cv_bits_ci=person_interval(test_ll, counts,
+                                               bootstrap_samples(len(counts), seed)),
+                    participants=parts)
 
 
 def logit_peer_fit(model: NodeLogit, choices: NodeChoices, *, seed: int, folds: int = FOLDS,

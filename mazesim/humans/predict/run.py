@@ -28,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
 
@@ -286,8 +286,7 @@ def _walk_all(run: HumanRun, fitted: Sequence[FittedModel], units: Sequence[Unit
             unit = units[u]
             settings = [f.settings(run.participants[p], pooled) for p in unit.people]
             entropy = (seed, unit.maze_id, *f.label.encode())
-            tasks.append((m, u, unit.name, unit.maze, unit.vision, f.agent, settings,
-                          walks, entropy, unit.people, unit.sight, unit.probe, unit.walked))
+            tasks.append(_WalkTask(m, u, unit, f.agent, settings, walks, entropy))
     out: list[list[MazeCheck | None]] = [[None] * len(units) for _ in fitted]
     finished = 0
     tell(finished, len(tasks))
@@ -300,11 +299,26 @@ def _walk_all(run: HumanRun, fitted: Sequence[FittedModel], units: Sequence[Unit
     return out
 
 
-def _task(task: tuple) -> tuple[int, int, MazeCheck]:
+class _WalkTask(NamedTuple):
+    """One model (`model`: its index; `agent`, one config per person `settings`) walking one
+    maze (`unit`: its index `at` among the units) `walks` times per person, seeded by
+    `entropy`."""
+
+    model: int
+    at: int
+    unit: Unit
+    agent: str
+    settings: list
+    walks: int
+    entropy: tuple
+
+
+def _task(task: _WalkTask) -> tuple[int, int, MazeCheck]:
     """Walk one model on one maze and compare (module level: a worker process runs it)."""
-    m, u, name, maze, vision, agent, settings, walks, entropy, keys, sight, probe, people = task
-    model = model_walks(maze, vision, agent, settings, walks, entropy, keys, sight, probe)
-    return m, u, compare_walks(name, people, model, probe)
+    u = task.unit
+    model = model_walks(u.maze, u.vision, task.agent, task.settings, task.walks, task.entropy,
+                        u.people, u.sight, u.probe)
+    return task.model, task.at, compare_walks(u.name, u.walked, model, u.probe)
 
 
 def _cross_validate(run: HumanRun, fitted: Sequence[FittedModel], units: Sequence[Unit],
