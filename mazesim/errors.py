@@ -30,6 +30,7 @@ __all__ = [
     "load_json",
     "nesting",
     "check_integer",
+    "cannot_write",
     "check_seed",
     "did_you_mean",
     "short",
@@ -210,6 +211,11 @@ def short(value: Any, limit: int = 60) -> str:
     except (RecursionError, ValueError):        # deep nesting; an int of more than 4,300 digits
         text = f"<{type(value).__name__}>"
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def cannot_write(folder: str | Path, err: OSError) -> DataError:
+    """The one error of an output folder that could not be written (what the system said)."""
+    return DataError(f"output folder {folder}: cannot write ({err.strerror or err})")
 
 
 def check_integer(value: Any, name: str, low: int = 0, high: int = INT64_MAX,

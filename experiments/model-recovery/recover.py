@@ -11,8 +11,8 @@ maximum likelihood; imported and fitted here, or read from `--human-fit`, a fold
 times exp(N(0, spread)), clipped to its bounds, integers rounded. As many people as the
 experiment had (119) walk its 40 maps once each under its vision (line of sight over a known
 layout, what each map shows at the start), stored as a run of people
-(`mazesim.humans.fitting.recovery.simulate_population`), and every model is fitted to them with 5-fold
-cross-validation by participant, exactly as people are fitted.
+(`mazesim.humans.fitting.recovery.simulate_population`), and every model is fitted to them
+with 5-fold cross-validation by participant, exactly as people are fitted.
 
 Printed (Markdown, the README's tables): the confusion matrix (rows: the generating model;
 columns: the model with the fewest cross-validated bits, counted over seeds), and for each

@@ -348,7 +348,8 @@ def transfer(run_dir: str, fit_dir: str, folds: int, walks: int, models: tuple[s
     beside the same model refitted here (cross-validated), the gap in bits per decision with a
     paired interval over people, and with --walks the per-maze correlation of steps."""
     from mazesim.humans.data.run import participant_list
-    from mazesim.humans.compare.transfer import FILES, format_transfer, load_and_transfer, write_transfer
+    from mazesim.humans.compare.transfer import (FILES, format_transfer, load_and_transfer,
+                                                 write_transfer)
 
     output_folder(output, FILES)
     report = load_and_transfer(run_dir, fit_dir, folds=folds, seed=seed, walks=walks,

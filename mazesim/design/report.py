@@ -194,7 +194,8 @@ def _groups(r: Recovery) -> str:
 
 
 def _confusion(r: Recovery) -> str:
-    head = "| | " + " | ".join(r.models) + " | unfit |\n" + table_rule("l" + "r" * (len(r.models) + 1))
+    head = ("| | " + " | ".join(r.models) + " | unfit |\n"
+            + table_rule("l" + "r" * (len(r.models) + 1)))
     rows = [f"| {m} | " + " | ".join(f"{v:.2f}" for v in row) + f" | {u:.2f} |"
             for m, row, u in zip(r.models, r.confusion, r.unfit)]
     return "\n".join([head, *rows])

@@ -8,7 +8,7 @@ import math
 from pathlib import Path
 from typing import Any, Iterable
 
-from mazesim.errors import DataError
+from mazesim.errors import cannot_write
 from mazesim.humans.compare.runs import Comparison, format_comparison, moves_note
 
 __all__ = ["COMPARISON", "BITS_CSV", "PARTICIPANTS_CSV", "MOVES_CSV", "CHOICES_CSV", "FILES",
@@ -30,7 +30,7 @@ def write_comparison(c: Comparison, folder: str | Path) -> list[Path]:
     try:
         return _write(c, folder)
     except OSError as err:
-        raise DataError(f"output folder {folder}: cannot write ({err.strerror or err})") from None
+        raise cannot_write(folder, err) from None
 
 
 def _write(c: Comparison, folder: Path) -> list[Path]:

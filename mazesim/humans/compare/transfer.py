@@ -28,7 +28,7 @@ from typing import Sequence
 import numpy as np
 
 from mazesim.humans.fitting.models import JUNCTION, NODE, model_level
-from mazesim.errors import DataError, check_integer
+from mazesim.errors import DataError, cannot_write, check_integer
 from mazesim.humans.data.run import HumanRun, excluded, load_human_run
 from mazesim.humans.fitting.junction import DEFAULT_FOLDS, MAX_FOLDS, fit_run
 from mazesim.experiment.statistics import BOOTSTRAP_RESAMPLES, CONFIDENCE
@@ -239,5 +239,5 @@ def write_transfer(report: TransferReport, folder: str | Path) -> Path:
                                  else m.maze_r, low, high, "" if m.differ is None else m.differ,
                                  "" if m.mazes is None else m.mazes])
     except OSError as err:
-        raise DataError(f"folder {folder}: cannot write ({err.strerror or err})") from None
+        raise cannot_write(folder, err) from None
     return path / TRANSFER_CSV

@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from mazesim.agents.vision import Vision
-from mazesim.errors import DataError, printable
+from mazesim.errors import DataError, cannot_write, printable
 from mazesim.experiment.config import human_run_config
 from mazesim.experiment.storage import (HUMAN, MazeRecord, RunStore, TrialRows, transaction,
                                         write_samples, write_trials)
@@ -204,7 +204,7 @@ def _write_aside(source: Source, valid: list[Recording], skipped: tuple[Problem,
         part = run_dir.parent / f"{_leftover_prefix(run_dir)}{secrets.token_hex(8)}"
         part.mkdir()                   # as any run directory: the umask's mode, not mkdtemp's 0700
     except OSError as err:
-        raise DataError(f"output folder {run_dir}: cannot write ({err.strerror or err})") from None
+        raise cannot_write(run_dir, err) from None
     lock = None
     try:
         lock = lock_run(part, "mazesim import")
@@ -213,7 +213,7 @@ def _write_aside(source: Source, valid: list[Recording], skipped: tuple[Problem,
         lock.moved(run_dir)
     except OSError as err:
         shutil.rmtree(part, ignore_errors=True)
-        raise DataError(f"output folder {run_dir}: cannot write ({err.strerror or err})") from None
+        raise cannot_write(run_dir, err) from None
     except BaseException:
         shutil.rmtree(part, ignore_errors=True)
         raise
@@ -248,8 +248,8 @@ def _clear_leftovers(run_dir: Path) -> None:
 def _check_free(run_dir: str | Path) -> None:
     run_dir = Path(run_dir)
     if run_dir.exists() and (not run_dir.is_dir() or any(run_dir.iterdir())):
-        raise DataError(f"output folder {run_dir}: exists and is not an empty folder (choose another "
-                        "output or remove it)")
+        raise DataError(f"output folder {run_dir}: exists and is not an empty folder (choose "
+                        "another output or remove it)")
 
 
 def _write(source: Source, valid: list[Recording], skipped: tuple[Problem, ...],

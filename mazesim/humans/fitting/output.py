@@ -21,8 +21,8 @@ from typing import Any, Mapping, Sequence
 
 from mazesim import csvfile
 from mazesim.agents.node_models import NodeLogit, node_model
-from mazesim.errors import (DataError, MazesimError, file_problem, load_json, nesting,
-                            read_text, short)
+from mazesim.errors import (DataError, MazesimError, cannot_write, file_problem, load_json,
+                            nesting, read_text, short)
 from mazesim.humans.fitting.junction import MAX_MODELS
 from mazesim.humans.fitting.results import Estimate, FitReport
 from mazesim.humans.fitting.models import parse_model
@@ -124,7 +124,7 @@ def write_fit(report: FitReport, folder: str | Path) -> list[Path]:
     try:
         return _write(report, folder)
     except OSError as err:
-        raise DataError(f"output folder {folder}: cannot write ({err.strerror or err})") from None
+        raise cannot_write(folder, err) from None
 
 
 def _write(report: FitReport, folder: Path) -> list[Path]:

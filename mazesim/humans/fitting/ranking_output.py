@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from mazesim import csvfile
-from mazesim.errors import DataError
+from mazesim.errors import cannot_write
 from mazesim.humans.fitting.ranking import Ranking
 
 __all__ = ["RANKING_CSV", "format_ranking", "write_ranking"]
@@ -53,5 +53,5 @@ def write_ranking(rank: Ranking, folder: str | Path) -> Path:
                 writer.writerow([m, rank.bits[i], *gap, rank.best_counts[i], f.expected[i],
                                  f.exceedance[i], f.protected[i]])
     except OSError as err:
-        raise DataError(f"folder {folder}: cannot write ({err.strerror or err})") from None
+        raise cannot_write(folder, err) from None
     return path

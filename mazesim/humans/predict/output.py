@@ -14,7 +14,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 from mazesim import csvfile  # noqa: E402
-from mazesim.errors import DataError  # noqa: E402
+from mazesim.errors import cannot_write  # noqa: E402
 from mazesim.humans.predict.run import PredictReport  # noqa: E402
 from mazesim.humans.predict.stats import ALPHA, FIRST, MEASURES, ModelCheck  # noqa: E402
 from mazesim.markup import markdown_text, table_rule  # noqa: E402
@@ -81,7 +81,7 @@ def write_predict(report: PredictReport, folder: str | Path) -> list[Path]:
         _figure(report, paths[2])
         _heatmaps(report, paths[3])
     except OSError as err:
-        raise DataError(f"output folder {folder}: cannot write ({err.strerror or err})") from None
+        raise cannot_write(folder, err) from None
     return paths
 
 
