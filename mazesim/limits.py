@@ -7,7 +7,7 @@ gigabytes. Limits that concern one reader only live beside it (`schema.MAX_NODES
 `search.sokoban.level.MAX_LEVEL_CELLS`, ...); docs/definitions.md, "Ceilings", lists them.
 """
 
-__all__ = ["INT64_MAX", "MAX_WALKS", "MAX_WORKERS", "MAX_FILE_BYTES", "MAX_NESTING", "MAX_MAZE_CELLS", "MAX_VISION_RADIUS",
+__all__ = ["INT64_MAX", "MAX_WALKS", "MAX_WORKERS", "MAX_FOLDS", "MAX_STARTS", "MAX_ITERATIONS", "MAX_FILE_BYTES", "MAX_NESTING", "MAX_MAZE_CELLS", "MAX_VISION_RADIUS",
            "MAX_STEPS", "MAX_TRIALS", "MAX_KEPT_MOVES", "MAX_IMAGE_PIXELS", "gigabytes"]
 
 INT64_MAX = 2**63 - 1
@@ -55,3 +55,10 @@ MAX_WORKERS = 1024
 
 MAX_WALKS = 10_000
 """Most walks of a fitted model per person and maze (`mazesim predict`, `mazesim transfer`)."""
+
+MAX_FOLDS = 100
+"""Most folds of a cross-validation, over people or over groups of mazes."""
+MAX_STARTS = 50
+"""Most starts of one optimisation of a fit."""
+MAX_ITERATIONS = 100_000
+"""Most iterations of one optimiser run of a fit."""

@@ -15,8 +15,8 @@ from __future__ import annotations
 import time
 
 from mazesim.humans import load_human_run
-from mazesim.humans.fitting.junction import MAX_FOLDS
 from mazesim.humans.fitting.shrinkage import compare_shrinkage
+from mazesim.limits import MAX_FOLDS
 from script_args import SEED, Parser, integers, run_script
 
 

@@ -16,7 +16,7 @@ import numpy as np
 
 from mazesim.agents import seen_cells
 from mazesim.humans import default_models, fit_run, load_human_run
-from mazesim.humans.fitting.junction import MAX_FOLDS
+from mazesim.limits import MAX_FOLDS
 from script_args import SEED, Parser, integers, run_script
 
 

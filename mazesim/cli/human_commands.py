@@ -10,7 +10,7 @@ import click
 
 from mazesim.cli import main, say_compiling
 from mazesim.cli._options import SEED, VISION, WORKERS, LibraryDefault, output_folder, wrote
-from mazesim.limits import MAX_WALKS
+from mazesim.limits import MAX_FOLDS, MAX_ITERATIONS, MAX_STARTS, MAX_WALKS
 
 __all__ = ["import_group", "fit", "compare", "predict", "transfer"]
 
@@ -136,21 +136,27 @@ def _print(result, as_json: bool, text, written=(), names=()) -> None:
                    "parameter (junction level).")
 @click.option("--by", type=click.Choice(["pooled", "participant"]), default="pooled",
               show_default=True, help="Also fit each participant alone (participant).")
-@click.option("--cv", "folds", type=int, show_default=True,
+@click.option("--weigh", type=click.Choice(["decision", "person"]), default="decision",
+              show_default=True,
+              help="Junction and step levels: count every decision once in the pooled fit, or "
+                   "every person once (the population's mean where people differ; its "
+                   "intervals cover the population's value).")
+@click.option("--cv", "folds", type=click.IntRange(0, MAX_FOLDS), show_default=True,
               default=LibraryDefault("mazesim.humans.fitting.junction", "DEFAULT_FOLDS"),
               help="Folds of cross-validation by participant (0: none); under the peer "
                    "protocol, folds of each person's decisions.")
-@click.option("--cv-mazes", "cv_mazes", type=click.IntRange(min=0), default=0,
+@click.option("--cv-mazes", "cv_mazes", type=click.IntRange(0, MAX_FOLDS), default=0,
               show_default=True,
               help="Folds of cross-validation over groups of mazes instead of participants (0: "
                    "by participant): each maze scored by the fit without its group (a twin "
                    "NAME_mirror with NAME, a family FAMILY_... together).")
 @click.option("--seed", type=SEED, default=0, show_default=True,
               help="Seed of the folds, the starts and the bootstrap.")
-@click.option("--starts", type=int, show_default=True,
+@click.option("--starts", type=click.IntRange(1, MAX_STARTS), show_default=True,
               default=LibraryDefault("mazesim.humans.fitting.junction", "DEFAULT_STARTS"),
               help="Starts of each optimisation (the first is deterministic).")
-@click.option("--max-iterations", "max_iterations", type=int, default=None,
+@click.option("--max-iterations", "max_iterations", type=click.IntRange(1, MAX_ITERATIONS),
+              default=None,
               help="Iterations of each optimiser run (junction level; default 500); a fit "
                    "that stops at the limit is flagged (a warning, \"converged\": false).")
 @click.option("--params", "params", type=click.Path(exists=True), metavar="FIT_DIR|JSON",
@@ -166,8 +172,9 @@ def _print(result, as_json: bool, text, written=(), names=()) -> None:
               help="Folder for fit.csv, fit_participants.csv, fit.png and, when two or more "
                    "models are compared over people (cross-validated, or scored with "
                    "--params), ranking.csv; new, empty, or an earlier fit's folder.")
-def fit(run_dir: str, level: str, protocol: str, models: tuple[str, ...], by: str, folds: int,
-        cv_mazes: int, seed: int, starts: int, max_iterations: int | None, params: str | None,
+def fit(run_dir: str, level: str, protocol: str, models: tuple[str, ...], by: str, weigh: str,
+        folds: int, cv_mazes: int, seed: int, starts: int, max_iterations: int | None,
+        params: str | None,
         refit_lapse: bool, exclude_participants: str | None, exclude_mazes: tuple[str, ...],
         as_json: bool, output: str | None) -> None:
     """Fit models to the people of RUN_DIR by maximum likelihood (bits per junction or step
@@ -184,6 +191,9 @@ def fit(run_dir: str, level: str, protocol: str, models: tuple[str, ...], by: st
         raise DataError("--max-iterations: junction level only (not with --level node)")
     if refit_lapse and not params:
         raise DataError("--refit-lapse: only with --params")
+    if weigh != "decision" and (params or level == "node"):
+        raise DataError(f"--weigh {weigh}: a maximum-likelihood fit at the junction or step "
+                        "level only")
     if cv_mazes and (params or protocol == "peer"):
         raise DataError(f"--cv-mazes: not with {'--params' if params else '--protocol peer'} "
                         "(folds over mazes are for a maximum-likelihood fit)")
@@ -192,8 +202,8 @@ def fit(run_dir: str, level: str, protocol: str, models: tuple[str, ...], by: st
                     exclude_participants=participant_list(exclude_participants)
                     if exclude_participants else ())
     with compiling(say_compiling):
-        report = _fit(run_dir, level, protocol, models, by, folds, cv_mazes, seed, starts,
-                      max_iterations, params, refit_lapse, excluded, Progress().count)
+        report = _fit(run_dir, level, protocol, models, by, weigh, folds, cv_mazes, seed,
+                      starts, max_iterations, params, refit_lapse, excluded, Progress().count)
     node = level == "node"
     written = (write_node_fit if node else write_fit)(report, output) if output else []
     for line in getattr(report, "warnings", ()):
@@ -201,8 +211,8 @@ def fit(run_dir: str, level: str, protocol: str, models: tuple[str, ...], by: st
     _print(report, as_json, format_node_fit if node else format_fit, written, FILES)
 
 
-def _fit(run_dir, level, protocol, models, by, folds, cv_mazes, seed, starts, max_iterations,
-         params, refit_lapse, excluded, progress):
+def _fit(run_dir, level, protocol, models, by, weigh, folds, cv_mazes, seed, starts,
+         max_iterations, params, refit_lapse, excluded, progress):
     """The report of `fit`: another fit's models scored, or the models fitted at a level."""
     from mazesim.humans import fit_models, fit_node_models, score_models
     from mazesim.humans.fitting.optimise import DEFAULT_ITERATIONS
@@ -215,7 +225,7 @@ def _fit(run_dir, level, protocol, models, by, folds, cv_mazes, seed, starts, ma
                                folds=folds, seed=seed, starts=starts, cv_mazes=cv_mazes,
                                progress=progress, **excluded)
     return fit_models(run_dir, list(models) or None, protocol=protocol, by=by, level=level,
-                      folds=folds, seed=seed, starts=starts, cv_mazes=cv_mazes,
+                      weigh=weigh, folds=folds, seed=seed, starts=starts, cv_mazes=cv_mazes,
                       progress=progress, max_iterations=DEFAULT_ITERATIONS
                       if max_iterations is None else max_iterations, **excluded)
 

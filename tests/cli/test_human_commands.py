@@ -213,7 +213,24 @@ def test_an_unwritable_output_is_one_line(mst, tmp_path):
     (tmp_path / "file").write_text("")
     result = run("fit", tmp_path / "run", "--model", "random-walk", "--cv", "0", "-o",
                  tmp_path / "file" / "out")
-    assert result.exit_code == 2 and result.output.startswith(f"Error: output folder {tmp_path / 'file'}")
+    assert result.exit_code == 2
+    assert result.output.startswith(f"Error: output folder {tmp_path / 'file'}")
+
+
+def test_fit_weighs_every_person_once(mst, tmp_path):
+    """`--weigh person` is the library's `fit_run(weigh="person")`; not at the node level."""
+    from mazesim.humans import fit_run, load_human_run
+
+    run("import", "mst", mst(), "-o", tmp_path / "run")
+    args = ("fit", tmp_path / "run", "--model", "straight-biased", "--cv", "0", "--json")
+    result = run(*args, "--weigh", "person")
+    assert result.exit_code == 0, result.output
+    (model,) = json.loads(result.output)["models"]
+    (want,) = fit_run(load_human_run(tmp_path / "run"), ["straight-biased"], folds=0,
+                      weigh="person").models
+    assert model["params"] == want.estimate.params and model["lapse"] == want.estimate.lapse
+    refused = run(*args, "--weigh", "person", "--level", "node")
+    assert refused.exit_code == 2 and "--weigh person: a maximum-likelihood fit" in refused.output
 
 
 @pytest.fixture

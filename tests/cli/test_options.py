@@ -102,8 +102,8 @@ def test_library_defaults_are_read_from_the_library_when_needed(monkeypatch, tmp
     monkeypatch.setattr(fit, "DEFAULT_FOLDS", 7)
     monkeypatch.setattr(fit, "DEFAULT_STARTS", 4)
     shown = " ".join(CliRunner().invoke(main, ["fit", "--help"]).output.split())
-    assert "each person's decisions. [default: 7]" in shown
-    assert "(the first is deterministic). [default: 4]" in shown
+    assert "each person's decisions. [default: 7; 0<=x<=100]" in shown
+    assert "(the first is deterministic). [default: 4; 1<=x<=50]" in shown
 
     def given(run_dir, models, **options):
         raise ConfigError(f"folds {options['folds']}, starts {options['starts']}")

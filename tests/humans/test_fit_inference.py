@@ -219,12 +219,12 @@ def test_bad_params_files_are_one_line(small, tmp_path, content, message):
     (["--refit-lapse"], "Error: --refit-lapse: only with --params"),
     (["--level", "node", "--max-iterations", "5"], "Error: --max-iterations: junction level "
                                                    "only (not with --level node)"),
-    (["--max-iterations", "0"], "Error: max_iterations: 0 (allowed: 1 to 100000)"),
+    (["--max-iterations", "0"], "Invalid value for '--max-iterations': 0 is not in the range"),
 ])
 def test_inference_options_errors(small, args, message):
     result = run_cli("fit", small, *args)
     assert result.exit_code == 2 and result.output.count("\n") == 1
-    assert result.output.startswith(message)
+    assert result.output.startswith("Error: ") and message in result.output
 
 
 def test_by_participant_prints_and_stores_each_person(small, tmp_path):

@@ -30,11 +30,12 @@ import numpy as np
 from mazesim.humans.fitting.models import JUNCTION, NODE, model_level
 from mazesim.errors import DataError, cannot_write, check_integer
 from mazesim.humans.data.run import HumanRun, excluded, load_human_run
-from mazesim.humans.fitting.junction import DEFAULT_FOLDS, MAX_FOLDS, fit_run
+from mazesim.humans.fitting.junction import DEFAULT_FOLDS, fit_run
 from mazesim.experiment.statistics import BOOTSTRAP_RESAMPLES, CONFIDENCE
 from mazesim.humans.fitting.results import FitReport
 from mazesim.humans.fitting.output import only_models, read_fitted
 from mazesim.markup import table_rule
+from mazesim.limits import MAX_FOLDS
 
 __all__ = ["ModelTransfer", "TransferReport", "transfer_run", "load_and_transfer", "fit_level",
            "format_transfer", "write_transfer", "FILES"]

@@ -18,12 +18,12 @@ import numpy as np
 from mazesim.agents.trees import maze_name
 from mazesim.errors import DataError, check_integer
 from mazesim.maze import Maze
+from mazesim.limits import MAX_FOLDS
 
-__all__ = ["MIRROR", "MAX_MAZE_FOLDS", "maze_group", "maze_folds", "group_name"]
+__all__ = ["MIRROR", "maze_group", "maze_folds", "group_name"]
 
 MIRROR = "_mirror"
 """The suffix of a mirrored twin's name."""
-MAX_MAZE_FOLDS = 100
 _STREAM = 2**32 - 3     # spawn key of the groups' shuffle (participants' folds use 0, 1, ...)
 
 
@@ -52,7 +52,7 @@ def maze_folds(names: Sequence[str], folds: int, seed: int) -> np.ndarray:
     if len(groups) < 2:
         raise DataError(f"maze folds: the mazes form {len(groups)} group ({listed}): folds over "
                         "groups of mazes need two")
-    check_integer(folds, "maze folds", 2, min(len(groups), MAX_MAZE_FOLDS), DataError,
+    check_integer(folds, "maze folds", 2, min(len(groups), MAX_FOLDS), DataError,
                   f"the groups of mazes, {listed}")
     rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(_STREAM,)))
     fold_of = dict(zip((groups[i] for i in rng.permutation(len(groups))),

@@ -29,18 +29,16 @@ from mazesim.humans.fitting.crossval import (bootstrap_samples, cross_validate, 
 from mazesim.humans.fitting.folds import group_name, maze_folds
 from mazesim.humans.fitting.likelihood import best_lapse, log_chosen, person_weights
 from mazesim.humans.fitting.models import ModelSpec, PlanSteps, build_model, parse_model
-from mazesim.humans.fitting.optimise import (DEFAULT_ITERATIONS, DEFAULT_STARTS, MAX_ITERATIONS,
-                                             MAX_STARTS, estimate)
+from mazesim.humans.fitting.optimise import DEFAULT_ITERATIONS, DEFAULT_STARTS, estimate
 from mazesim.humans.fitting.ranking import rank_fitted
 from mazesim.humans.fitting.results import (BY, MAZE_GROUPS, PARTICIPANTS, WEIGH, Estimate,
                                             FitReport, ModelFit, ParticipantFit)
 from mazesim.humans.fitting.wald import larger_error, search_value, standard_errors
+from mazesim.limits import MAX_FOLDS, MAX_ITERATIONS, MAX_STARTS
 
-__all__ = ["fit_run", "score_run", "decision_maze_folds", "DEFAULT_FOLDS", "MAX_FOLDS",
-           "MAX_MODELS"]
+__all__ = ["fit_run", "score_run", "decision_maze_folds", "DEFAULT_FOLDS", "MAX_MODELS"]
 
 DEFAULT_FOLDS = 5
-MAX_FOLDS = 100
 MAX_MODELS = 50
 
 

@@ -33,17 +33,18 @@ from mazesim.humans.data.run import bits
 from mazesim.humans.fitting.crossval import (bootstrap_samples, cross_validate, person_folds,
                                              person_scores)
 from mazesim.humans.fitting.folds import maze_folds
-from mazesim.humans.fitting.junction import DEFAULT_FOLDS, MAX_FOLDS
+from mazesim.humans.fitting.junction import DEFAULT_FOLDS
 from mazesim.humans.fitting.likelihood import TINY, best_lapse, log_chosen
 from mazesim.humans.fitting.mixed_logit import (chosen_log_probabilities, grouped, map_weights,
                                                 population)
 from mazesim.humans.fitting.node_choices import (NodeChoices, chosen_rows, feature_scale,
                                                  logit_inputs)
-from mazesim.humans.fitting.optimise import DEFAULT_STARTS, MAX_STARTS
+from mazesim.humans.fitting.optimise import DEFAULT_STARTS
 from mazesim.humans.fitting.ranking import Ranking, rank_fitted
 from mazesim.humans.fitting.results import (BY, MAZE_GROUPS, PARTICIPANTS, Estimate, FitReport,
                                             ModelFit, ParticipantFit)
 from mazesim.humans.peer.protocol import peer_model
+from mazesim.limits import MAX_FOLDS, MAX_STARTS
 
 __all__ = ["PROTOCOLS", "NodeFitReport", "fit_nodes", "node_maze_folds", "score_nodes",
            "held_probabilities"]

@@ -18,13 +18,10 @@ from mazesim.humans.fitting.likelihood import TINY, best_lapse, with_lapse
 from mazesim.humans.fitting.models import LogitModel, ModelSpec
 from mazesim.humans.fitting.results import Estimate
 
-__all__ = ["estimate", "DEFAULT_STARTS", "MAX_STARTS", "DEFAULT_ITERATIONS", "MAX_ITERATIONS",
-           "BOUND_GAP"]
+__all__ = ["estimate", "DEFAULT_STARTS", "DEFAULT_ITERATIONS", "BOUND_GAP"]
 
 DEFAULT_STARTS = 3
-MAX_STARTS = 50
 DEFAULT_ITERATIONS = 500        # iterations of one optimiser run (SLSQP, bounded Brent)
-MAX_ITERATIONS = 100_000
 BOUND_GAP = 1e-6                # an estimate this close to a bound is at it (no Wald interval)
 _GRID = 9                       # points of the first look along one continuous parameter
 _SCREEN = 64                    # seeded points of the first look at several
