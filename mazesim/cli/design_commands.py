@@ -33,9 +33,12 @@ _MAX_BASELINE = 1_000
               help="Simulated people per model for the predicted recovery (0: none).")
 @click.option("--sample", type=click.IntRange(1, 1_000), default=32, show_default=True,
               help="People per model drawn from the fit to score the candidates.")
-@click.option("--edits", type=click.IntRange(0, 1_000), default=20, show_default=True,
+@click.option("--edits", type=click.IntRange(0, 1_000), default=100, show_default=True,
               help="Local edits tried on each chosen maze (move or resize a room, move a "
-                   "corridor's walls, the exit or the start).")
+                   "corridor's walls, the exit or the start), and again on each revisit.")
+@click.option("--passes", type=click.IntRange(0, 10), default=1, show_default=True,
+              help="Rounds in which each chosen maze is judged again beside the others "
+                   "(swapped for a better candidate, edited again).")
 @click.option("--size", default="13x13", show_default=True, metavar="HxW",
               help="Size of the candidate maps (sides 5 to 31).")
 @click.option("--baseline", type=click.Path(exists=True, file_okay=False), metavar="DIR",
@@ -47,8 +50,8 @@ _MAX_BASELINE = 1_000
 @click.option("--json", "as_json", is_flag=True, help="Print the report as one JSON object.")
 @click.option("-o", "--output", required=True, type=click.Path(file_okay=False),
               help="Folder for mazes/, session.yaml, report.md and report.json.")
-def design(fit_dir, models, mazes, seed, candidates, people, sample, edits, size, baseline,
-           judge_dir, as_json, output):
+def design(fit_dir, models, mazes, seed, candidates, people, sample, edits, passes, size,
+           baseline, judge_dir, as_json, output):
     """Choose the mazes that tell node models apart and write the study that runs them.
 
     The mazes are chosen jointly by the information a person's walk gives about its model
@@ -69,7 +72,8 @@ def design(fit_dir, models, mazes, seed, candidates, people, sample, edits, size
     if mst is not None and not mst:
         raise DataError(f"--baseline {baseline}: no maze file (.txt or .json)")
     result = run_design(fits, mazes=mazes, seed=seed, people=people, sample=sample,
-                        candidates=candidates, edits=edits, spec=spec, baseline=mst,
+                        candidates=candidates, edits=edits, passes=passes, spec=spec,
+                        baseline=mst,
                         judge=judge)
     write_study(result, output)
     click.echo(json.dumps(study_json(result)) if as_json else format_study(result), nl=False)

@@ -15,11 +15,19 @@ drawn with replacement from a fit folder. B is not held at one value: a person's
 fitted, so their information against B is the divergence from the best-fitting b over every maze
 of a design at once (min over B's grid and B's sampled people of the summed divergences:
 `Information`). So two identical models give exactly 0, and two mazes that separate the same
-people the same way count less than two that separate different people. The divergence D (nats)
-of a person predicts how often a fit picks the wrong one of the two models:
-Phi(-sqrt(D / 2)) (the log-likelihood ratio of many small decisions is near normal with
-variance twice its mean); `Information.error` averages it over people and ordered pairs, the
-quantity a design minimises. Sampling error: the standard error over the sampled people.
+people the same way count less than two that separate different people.
+
+What decides a person's model is the fit's cross-validated score (the authors' protocol), which
+the divergence D (nats) of their walks from B's best setting predicts: the expected score of A
+over B is D plus `CV_PENALTY` per parameter B has beyond A (what B's extra flexibility costs it
+on held-out decisions), its variance 2 D (the log-likelihood ratio of many small decisions is
+near normal with variance twice its mean) plus 1/2 per parameter of difference (the chi-square
+of one nested parameter, halved); the chance that the fit prefers B is the normal tail of that
+(`predicted_error`; Phi(-sqrt(D / 2)) between models of as many parameters). A person is
+predicted to be recovered when the fit prefers none of the rivals (the product of the pairs'
+chances, taken as independent); `Information.mean_error`, the quantity a design minimises, is
+the share predicted not to be, averaged over the models. Sampling error: the standard error
+over the sampled people.
 """
 
 from __future__ import annotations
@@ -37,10 +45,11 @@ from mazesim.agents.node_models import NodeModel, node_model
 from mazesim.agents.trees import MAX_TREE_NODES, decision_tree
 from mazesim.agents.vision import SWEEP_VISION
 from mazesim.errors import DataError
-from mazesim.humans.peer.grid import FLOOR
+from mazesim.humans.peer.grid import FLOOR, FOLDS
 from mazesim.maze import Maze
 
-__all__ = ["MAX_PEOPLE", "MAX_MODELS", "Group", "Panel", "panel", "MazeTable", "maze_table",
+__all__ = ["MAX_PEOPLE", "MAX_MODELS", "NEAR_IDENTICAL", "CV_PENALTY", "near_identical",
+           "predicted_error", "joint_error", "Group", "Panel", "panel", "MazeTable", "maze_table",
            "MazeScore", "score_maze", "Information", "information"]
 
 MAX_PEOPLE = 1_000
@@ -48,6 +57,13 @@ MAX_PEOPLE = 1_000
 MAX_MODELS = 8
 """Most models compared at once (every ordered pair is scored)."""
 _LOG2 = math.log(2)
+NEAR_IDENTICAL = 0.005
+"""Bits per decision below which a person's walks are taken as another model's (`near_identical`;
+at the experiment-1 population people fall below 0.003 or above 0.009)."""
+CV_PENALTY = FOLDS / (2 * (FOLDS - 1))
+"""Expected loss (nats) of a person's cross-validated log-likelihood per fitted parameter: each
+fold's fit, on (K - 1) / K of the decisions, loses 1/2 a nat per parameter on its own data's
+scale, K / (K - 1) times that on the held-out decisions summed over the folds."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -183,6 +199,7 @@ class MazeScore:
     kl: Mapping[tuple[str, str], np.ndarray]
     decisions: Mapping[str, np.ndarray]
     steps: Mapping[str, np.ndarray]
+    extra: Mapping[tuple[str, str], int]
 
 
 def score_maze(panel: Panel, table: MazeTable) -> MazeScore:
@@ -202,7 +219,9 @@ def score_maze(panel: Panel, table: MazeTable) -> MazeScore:
         steps[name] = table.steps @ reach + table.exit_steps @ reach
     kl = {(a, b): np.maximum(own[a][:, None] - weights[a].T @ logs[b], 0.0)
           for a, b in panel.pairs}
-    return MazeScore(table.name, kl, decisions, steps)
+    extra = {(a, b): len(panel.rivals[b].model.params) - len(panel.rivals[a].model.params)
+             for a, b in panel.pairs}
+    return MazeScore(table.name, kl, decisions, steps, extra)
 
 
 @dataclass(frozen=True, eq=False)
@@ -216,11 +235,7 @@ class Information:
     per_decision: Mapping[tuple[str, str], float]
     error: Mapping[tuple[str, str], float]
     steps: Mapping[str, float]
-
-    @property
-    def mean_error(self) -> float:
-        """The predicted error averaged over the ordered pairs (0 for a single model)."""
-        return float(np.mean(list(self.error.values()))) if self.error else 0.0
+    mean_error: float
 
     def to_json(self) -> dict:
         return {"pairs": [{"model": a, "rival": b, "bits": self.divergence[(a, b)][0],
@@ -229,6 +244,43 @@ class Information:
                            "predicted_error": self.error[(a, b)]} for a, b in self.divergence],
                 "predicted_error": self.mean_error,
                 "steps": dict(self.steps)}
+
+
+def near_identical(panel: Panel, scores: Sequence[MazeScore],
+                   bits: float = NEAR_IDENTICAL) -> np.ndarray:
+    """Which of the panel's sampled people (models, people; bool) walk these mazes within `bits`
+    per expected decision of another model's best setting (`scores` of this panel): people at
+    parameters where their model nests another (DU at gamma near 1 is EU), whom no maze of the
+    set tells apart."""
+    near = []
+    for a in panel.names:
+        walked = sum(s.decisions[a] for s in scores)
+        closest = np.min([sum(s.kl[(a, b)] for s in scores).min(axis=1)
+                          for b in panel.names if b != a], axis=0)
+        near.append(closest / _LOG2 < bits * walked)
+    return np.array(near)
+
+
+def predicted_error(divergence: np.ndarray, extra: int) -> np.ndarray:
+    """The chance that a person's cross-validated fit prefers the rival (module docstring), for
+    each person's divergence (nats) from the rival's best setting, the rival having `extra`
+    parameters beyond the generator's."""
+    d = np.asarray(divergence, dtype=float)
+    mean = d + CV_PENALTY * extra
+    sd = np.sqrt(2 * d + abs(extra) / 2)
+    z = np.divide(mean, sd, out=np.zeros_like(d), where=sd > 0)
+    return ndtr(-z)
+
+
+def joint_error(best: Mapping[tuple[str, str], np.ndarray],
+                extra: Mapping[tuple[str, str], int]) -> float:
+    """The predicted share of people whose fit names another model than theirs (module
+    docstring), from each ordered pair's divergences (nats per person, from the rival's best
+    setting); 0 for a single model."""
+    right: dict[str, np.ndarray] = {}
+    for (a, b), d in best.items():
+        right[a] = right.get(a, 1.0) * (1.0 - predicted_error(d, extra[(a, b)]))
+    return float(np.mean([1.0 - r.mean() for r in right.values()])) if right else 0.0
 
 
 def _finite(value: float) -> float | None:
@@ -241,15 +293,16 @@ def information(scores: Sequence[MazeScore]) -> Information:
     summed over the mazes, then the best-fitting rival setting per person."""
     if not scores:
         raise DataError("no maze scored")
-    divergence, per_decision, error = {}, {}, {}
+    divergence, per_decision, error, bests = {}, {}, {}, {}
     for pair in scores[0].kl:
-        best = sum(s.kl[pair] for s in scores).min(axis=1)
+        best = bests[pair] = sum(s.kl[pair] for s in scores).min(axis=1)
         n = len(best)
         se = float(best.std(ddof=1) / math.sqrt(n)) / _LOG2 if n > 1 else math.nan
         divergence[pair] = (float(best.mean()) / _LOG2, se)
         walked = sum(s.decisions[pair[0]] for s in scores).sum()
         per_decision[pair] = float(best.sum() / _LOG2 / walked) if walked > 0 else 0.0
-        error[pair] = float(ndtr(-np.sqrt(best / 2)).mean())
+        error[pair] = float(predicted_error(best, scores[0].extra[pair]).mean())
     steps = {m: float(np.mean(sum(s.steps[m] for s in scores)) / len(scores))
              for m in scores[0].steps}
-    return Information(divergence, per_decision, error, steps)
+    return Information(divergence, per_decision, error, steps,
+                       joint_error(bests, scores[0].extra))

@@ -9,14 +9,17 @@ the clock or the machine: the same inputs give the same bytes.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Mapping, Sequence
 
+import numpy as np
+
 from mazesim.agents.vision import parse_vision
 from mazesim.design.candidates import MapSpec, build
-from mazesim.design.information import (MAX_MODELS, MAX_PEOPLE, Information, Panel,
-                                        information, panel)
+from mazesim.design.information import (MAX_MODELS, MAX_PEOPLE, NEAR_IDENTICAL, Information,
+                                        Panel, information, near_identical, panel, score_maze)
 from mazesim.design.search import (MST_MEDIAN_STEPS, Candidate, Design, check_design, design,
                                    score_mazes)
 from mazesim.design.study import GROUP_SIZES, Recovery, recovery
@@ -36,15 +39,29 @@ DESIGNED, RANDOM, BASELINE = "designed", "random", "baseline"
 @dataclass(frozen=True, eq=False)
 class SetResult:
     """A set of mazes: their names, joint information and predicted recovery (none without
-    simulated people)."""
+    simulated people), and which simulated people walk them as another model does
+    (`information.near_identical`, models x people)."""
 
     names: tuple[str, ...]
     information: Information
     recovery: Recovery | None
+    near: np.ndarray | None
+
+    @property
+    def identifiable(self) -> tuple[float, float]:
+        """The share of simulated people not near another model, and their recovery."""
+        keep = ~self.near
+        return float(keep.mean()), self.recovery.accuracy_among(keep)
 
     def to_json(self) -> dict:
+        if self.recovery is None:
+            return {"mazes": list(self.names), "information": self.information.to_json(),
+                    "recovery": None}
+        share, accuracy = self.identifiable
         return {"mazes": list(self.names), "information": self.information.to_json(),
-                "recovery": None if self.recovery is None else self.recovery.to_json()}
+                "recovery": {**self.recovery.to_json(), "identifiable_share": share,
+                             "identifiable_accuracy": None if math.isnan(accuracy)
+                             else accuracy}}
 
 
 @dataclass(frozen=True, eq=False)
@@ -58,7 +75,7 @@ class StudyResult:
 
 
 def run_design(fits: Mapping[str, Sequence], *, mazes: int, seed: int, people: int,
-               sample: int, candidates: int, edits: int, spec: MapSpec,
+               sample: int, candidates: int, edits: int, spec: MapSpec, passes: int = 1,
                baseline: Mapping[str, Maze] | None = None,
                judge: Mapping[str, Sequence] | None = None) -> StudyResult:
     """Design `mazes` mazes from `candidates` for the models of `fits` (model -> per-person
@@ -69,12 +86,12 @@ def run_design(fits: Mapping[str, Sequence], *, mazes: int, seed: int, people: i
         raise DataError(f"models: {len(fits)} (allowed: 2 to {MAX_MODELS})")
     if isinstance(people, bool) or not 0 <= people <= MAX_PEOPLE:
         raise DataError(f"people: {people!r} (allowed: 0 to {MAX_PEOPLE:,})")
-    check_design(mazes, candidates, edits)
+    check_design(mazes, candidates, edits, passes=passes)
     chooser = panel(fits, sample, seed)
     if judge is not None and list(judge) != list(fits):
         raise DataError(f"judge: models {list(judge)} (expected: {list(fits)}, the design's)")
     simulated = panel(judge or fits, people, seed + RECOVERY_STREAM) if people else None
-    found = design(chooser, spec, mazes, candidates, seed, edits=edits)
+    found = design(chooser, spec, mazes, candidates, seed, edits=edits, passes=passes)
     named = tuple(_renamed(c, f"design-{i + 1:02d}") for i, c in enumerate(found.chosen))
     found = Design(named, found.random, found.drawn, found.kept, found.edits)
     sets = {DESIGNED: found.chosen, RANDOM: found.random}
@@ -83,8 +100,9 @@ def run_design(fits: Mapping[str, Sequence], *, mazes: int, seed: int, people: i
     results = {k: _set(chooser, simulated, v, seed) for k, v in sets.items()}
     settings = {"models": list(fits), "mazes": mazes, "seed": seed, "people": people,
                 "sample": sample, "judge": judge is not None, "candidates": candidates,
-                "edits": edits, "size": list(spec.size), "rooms": list(spec.rooms),
-                "room_cells": list(spec.room_cells), "max_steps": 2 * MST_MEDIAN_STEPS}
+                "edits": edits, "passes": passes, "size": list(spec.size),
+                "rooms": list(spec.rooms), "room_cells": list(spec.room_cells),
+                "max_steps": 2 * MST_MEDIAN_STEPS}
     return StudyResult(found, results, settings, chooser.vision)
 
 
@@ -97,8 +115,11 @@ def _renamed(candidate: Candidate, name: str) -> Candidate:
 def _set(chooser: Panel, judge: Panel | None, chosen: Sequence[Candidate], seed: int
          ) -> SetResult:
     names = tuple(c.table.name for c in chosen)
-    rec = recovery(judge, [c.table for c in chosen], seed) if judge else None
-    return SetResult(names, information([c.score for c in chosen]), rec)
+    if judge is None:
+        return SetResult(names, information([c.score for c in chosen]), None, None)
+    rec = recovery(judge, [c.table for c in chosen], seed)
+    near = near_identical(judge, [score_maze(judge, c.table) for c in chosen])
+    return SetResult(names, information([c.score for c in chosen]), rec, near)
 
 
 def write_study(result: StudyResult, folder: str | Path) -> list[Path]:
@@ -145,18 +166,23 @@ def format_study(result: StudyResult) -> str:
     lines = [f"# A designed study: {', '.join(s['models'])}", "",
              f"{len(d.chosen)} mazes chosen from {d.drawn:,} candidates ({d.kept:,} within the "
              f"constraints: a decision, a walk of at most {s['max_steps']} moves), {d.edits} "
-             f"local edits kept; {s['sample']} people per model scored the candidates, "
+             f"local edits kept ({s['passes']} revisiting pass{'es' * (s['passes'] != 1)}); "
+             f"{s['sample']} people per "
+             "model scored the candidates, "
              f"{s['people']} others per model were simulated for the recovery "
              f"({'from the --judge population' if s['judge'] else 'from the same fit'}; seed "
              f"{s['seed']}); vision: {result.vision}.", "",
              "## The sets", "",
-             "| set | mazes | predicted error | recovery | unfit | people needed | "
-             "walk (moves) |", "|---|---:|---:|---:|---:|---:|---:|"]
+             "Identifiable: the simulated people whose walks on the set are not within "
+             f"{NEAR_IDENTICAL} bits per decision of another model's (share; their recovery).",
+             "", "| set | mazes | predicted error | recovery | identifiable | unfit | "
+             "people needed | walk (moves) |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
     for name, v in result.sets.items():
         walk = max(v.information.steps.values())
         r = v.recovery
-        rec = "- | - | -" if r is None else (f"{r.accuracy:.3f} | {float(r.unfit.mean()):.3f} | "
-                                             f"{r.people_needed() or f'> {GROUP_SIZES[-1]}'}")
+        rec = "- | - | - | -" if r is None else (
+            f"{r.accuracy:.3f} | {v.identifiable[0]:.2f}; {v.identifiable[1]:.3f} | "
+            f"{float(r.unfit.mean()):.3f} | {r.people_needed() or f'> {GROUP_SIZES[-1]}'}")
         lines.append(f"| {name} | {len(v.names)} | {v.information.mean_error:.3f} | {rec} | "
                      f"{walk:.1f} |")
     lines += ["", "## Information per pair (bits per person; per decision)", "",

@@ -2,12 +2,16 @@
 generator (`mazesim.design.candidates`), kept within the constraints (a map, a decision tree of
 at most `CANDIDATE_NODES` nodes with a decision, an expected walk of at most `max_steps` moves
 for every model), then chosen one at a time, each the candidate that lowers the predicted error
-of the mazes chosen so far the most (`information.Information.error`: the divergences add up per
-person, so a maze that separates the people the chosen ones already separate adds little),
-each improved by local edits (`candidates.edit`) while the joint error falls.
+of the mazes chosen so far the most (`information.Information.mean_error`: the divergences add
+up per person, so a maze that separates the people the chosen ones already separate adds
+little), each improved by local edits (`candidates.edit`) while the joint error falls. The
+greedy choice of the first mazes knows nothing of the later ones, so then each chosen maze in
+turn is judged again beside all the others (`passes` rounds): swapped for the best candidate
+left if that is better, and edited again.
 
 Candidate k is drawn from `SeedSequence(seed, spawn_key=(k,))`, the edits of the i-th chosen
-maze from `SeedSequence(seed, spawn_key=(EDIT_STREAM, i))`: the same seed gives the same design.
+maze from `SeedSequence(seed, spawn_key=(EDIT_STREAM, i))` (i counting on through the
+rounds of revisits): the same seed gives the same design.
 The first valid candidates, as drawn, are the design's baseline: random maps of the same
 generator under the same constraints.
 """
@@ -18,15 +22,16 @@ from dataclasses import dataclass
 from typing import Mapping
 
 import numpy as np
-from scipy.special import ndtr
 
 from mazesim.design.candidates import Layout, MapSpec, build, edit, sample_layout
-from mazesim.design.information import (MazeScore, MazeTable, Panel, maze_table, score_maze)
+from mazesim.design.information import (MazeScore, MazeTable, Panel, joint_error, maze_table,
+                                        score_maze)
 from mazesim.errors import AgentError, DataError, check_integer
 from mazesim.maze import Maze
 
 __all__ = ["MST_MEDIAN_STEPS", "CANDIDATE_NODES", "MAX_CANDIDATES", "MAX_MAZES", "MAX_EDITS",
-           "Candidate", "Design", "score_candidate", "score_mazes", "design", "check_design"]
+           "MAX_PASSES", "Candidate", "Design", "score_candidate", "score_mazes", "design",
+           "check_design"]
 
 MST_MEDIAN_STEPS = 12
 """The median moves of a walk of the Maze Search Task's experiment 1 (4,758 walks)."""
@@ -35,6 +40,7 @@ CANDIDATE_NODES = 5_000
 MAX_CANDIDATES = 100_000
 MAX_MAZES = 200
 MAX_EDITS = 1_000
+MAX_PASSES = 10
 EDIT_STREAM = 2**32 - 3
 
 
@@ -90,11 +96,13 @@ def score_mazes(panel: Panel, mazes: Mapping[str, Maze]) -> list[Candidate]:
 
 
 def design(panel: Panel, spec: MapSpec, mazes: int, candidates: int, seed: int, *,
-           edits: int = 20, max_steps: float = 2 * MST_MEDIAN_STEPS) -> Design:
+           edits: int = 100, passes: int = 1, max_steps: float = 2 * MST_MEDIAN_STEPS
+           ) -> Design:
     """Choose `mazes` mazes among `candidates` drawn from `spec` (module docstring), each
-    improved by up to `edits` local edits; DataError for a count past its ceiling or too few
-    candidates within the constraints."""
-    check_design(mazes, candidates, edits, max_steps)
+    improved by up to `edits` local edits, then `passes` times each judged again beside the
+    others; DataError for a count past its ceiling or too few candidates within the
+    constraints."""
+    check_design(mazes, candidates, edits, max_steps, passes)
     pool = []
     for k in range(candidates):
         layout = sample_layout(spec, np.random.default_rng(np.random.SeedSequence(
@@ -117,16 +125,32 @@ def design(panel: Panel, spec: MapSpec, mazes: int, candidates: int, seed: int, 
         taken += took
         chosen.append(pick)
         sums = {pair: sums[pair] + pick.score.kl[pair] for pair in sums}
+    for i in range(mazes * passes):
+        taken += _revisit(panel, chosen, pool, i, seed, edits, max_steps)
     return Design(tuple(chosen), random, candidates, len(pool) + mazes, taken)
 
 
+def _revisit(panel: Panel, chosen: list[Candidate], pool: list[Candidate], i: int, seed: int,
+             edits: int, max_steps: float) -> int:
+    """Chosen maze i % len(chosen) judged again beside all the others: swapped with the pool's
+    best if that is better, then edited (stream `(EDIT_STREAM, len(chosen) + i)`); the edits
+    kept. The joint error never rises."""
+    j = i % len(chosen)
+    pairs = chosen[j].score.kl
+    others = {p: sum(c.score.kl[p] for k, c in enumerate(chosen) if k != j) for p in pairs}
+    best = int(np.argmin([_error(others, c.score) for c in pool]))
+    if _error(others, pool[best].score) < _error(others, chosen[j].score):
+        chosen[j], pool[best] = pool[best], chosen[j]
+    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(EDIT_STREAM,
+                                                                         len(chosen) + i)))
+    chosen[j], took = _improve(panel, chosen[j], others, rng, edits, max_steps)
+    return took
+
+
 def _error(sums: Mapping, score: MazeScore) -> float:
-    """The predicted error (`Information.error` averaged over the pairs) of the mazes whose
-    summed divergences are `sums`, with `score`'s maze added."""
-    if not sums:
-        return 0.0
-    return float(np.mean([ndtr(-np.sqrt((sums[p] + score.kl[p]).min(axis=1) / 2)).mean()
-                          for p in sums]))
+    """The predicted error (`Information.mean_error`) of the mazes whose summed divergences
+    are `sums`, with `score`'s maze added."""
+    return joint_error({p: (sums[p] + score.kl[p]).min(axis=1) for p in sums}, score.extra)
 
 
 def _improve(panel: Panel, pick: Candidate, sums: Mapping, rng: np.random.Generator,
@@ -145,11 +169,12 @@ def _improve(panel: Panel, pick: Candidate, sums: Mapping, rng: np.random.Genera
 
 
 def check_design(mazes: int, candidates: int, edits: int,
-                 max_steps: float = 2 * MST_MEDIAN_STEPS) -> None:
+                 max_steps: float = 2 * MST_MEDIAN_STEPS, passes: int = 1) -> None:
     """The counts of a design within their ceilings; DataError naming the first that is not."""
     for name, value, low, high in (("mazes", mazes, 1, MAX_MAZES),
                                    ("candidates", candidates, 1, MAX_CANDIDATES),
-                                   ("edits", edits, 0, MAX_EDITS)):
+                                   ("edits", edits, 0, MAX_EDITS),
+                                   ("passes", passes, 0, MAX_PASSES)):
         check_integer(value, name, low, high, DataError)
     if not max_steps > 0:
         raise DataError(f"max_steps: {max_steps!r} (allowed: a positive number)")

@@ -17,6 +17,7 @@ groups of n of model i's fitted people (drawn with replacement) for which that i
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -38,13 +39,19 @@ GROUP_STREAM = 2**32 - 4
 class Recovery:
     """`confusion[i, j]`: the share of model i's simulated people best fitted by model j;
     `unfit[i]`: the share with too few decisions to fit; `people` per model; `groups[n][i]`:
-    the share of groups of n of model i's people whose summed score names model i."""
+    the share of groups of n of model i's people whose summed score names model i; `own[i, k]`
+    the share of model i's person k recovered (1, 0, or shared among equal scores)."""
 
     models: tuple[str, ...]
     confusion: np.ndarray
     unfit: np.ndarray
     people: int
     groups: dict[int, np.ndarray]
+    own: np.ndarray
+
+    def accuracy_among(self, keep: np.ndarray) -> float:
+        """The share recovered among the people of `keep` (models, people; bool); NaN if none."""
+        return float(self.own[keep].mean()) if keep.any() else math.nan
 
     @property
     def accuracy(self) -> float:
@@ -105,6 +112,7 @@ def recovery(panel: Panel, tables: Sequence[MazeTable], seed: int) -> Recovery:
     names = panel.names
     n = len(panel.people[names[0]])
     confusion, unfit = np.zeros((len(names), len(names))), np.zeros(len(names))
+    own = np.zeros((len(names), n))
     groups = {g: np.zeros(len(names)) for g in GROUP_SIZES}
     for m, name in enumerate(names):
         rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(m,)))
@@ -116,12 +124,13 @@ def recovery(panel: Panel, tables: Sequence[MazeTable], seed: int) -> Recovery:
             continue
         ll = np.stack([_test_ll(panel.rivals[b].model, together, rows, person, counts, fitted,
                                 seed) for b in names], axis=1)
+        own[m, fitted] = _shares(ll)[:, m]
         confusion[m] = _shares(ll).sum(axis=0) / n
         rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(GROUP_STREAM, m)))
         for g in GROUP_SIZES:
             pick = rng.integers(0, len(ll), size=(GROUPS, g))
             groups[g][m] = _shares(ll[pick].sum(axis=1))[:, m].mean()
-    return Recovery(names, confusion, unfit, n, groups)
+    return Recovery(names, confusion, unfit, n, groups, own)
 
 
 def _shares(ll: np.ndarray) -> np.ndarray:

@@ -83,8 +83,9 @@ def test_a_judge_population_is_simulated_and_must_hold_the_models(runner, fit_di
 def test_the_command_s_ceilings_are_the_library_s():
     from mazesim.cli.design_commands import design
     from mazesim.design.information import MAX_PEOPLE
-    from mazesim.design.search import MAX_CANDIDATES, MAX_EDITS, MAX_MAZES
+    from mazesim.design.search import MAX_CANDIDATES, MAX_EDITS, MAX_MAZES, MAX_PASSES
 
     ranges = {p.name: p.type.max for p in design.params if hasattr(p.type, "max")}
     assert ranges == {"mazes": MAX_MAZES, "seed": ranges["seed"], "candidates": MAX_CANDIDATES,
-                      "people": MAX_PEOPLE, "sample": MAX_PEOPLE, "edits": MAX_EDITS}
+                      "people": MAX_PEOPLE, "sample": MAX_PEOPLE, "edits": MAX_EDITS,
+                      "passes": MAX_PASSES}

@@ -8,7 +8,10 @@ import numpy as np
 import pytest
 
 from mazesim.agents.node_models import node_model
-from mazesim.design.information import (information, maze_table, panel, score_maze)
+from scipy.special import ndtr
+
+from mazesim.design.information import (CV_PENALTY, information, joint_error, maze_table,
+                                        near_identical, panel, predicted_error, score_maze)
 from mazesim.errors import DataError
 from mazesim.maze import parse_maze
 
@@ -28,10 +31,51 @@ def test_identical_models_give_zero_information():
     result = information([score_maze(panel(fits, 6, 0), table)] * 2)
     assert result.divergence[("eu", "du")][0] == pytest.approx(0.0, abs=1e-12)
     assert result.divergence[("du", "eu")][0] == pytest.approx(0.0, abs=1e-12)
-    assert result.error[("eu", "du")] == pytest.approx(0.5)
+    # the fit still tells them apart by du's extra parameter, which costs it on held-out data
+    assert result.error[("eu", "du")] == pytest.approx(ndtr(-CV_PENALTY / math.sqrt(0.5)))
+    assert result.error[("du", "eu")] == pytest.approx(1 - result.error[("eu", "du")])
     fits = {"steps": [({"tau": 0.5}, 0.0)], "steps-cells": [({"tau": 0.5, "k": 1.0}, 0.0)]}
     result = information([score_maze(panel(fits, 3, 1), table)])
     assert max(v for v, _ in result.divergence.values()) == pytest.approx(0.0, abs=1e-12)
+
+
+def test_people_who_walk_as_another_model_are_near_identical():
+    # du at gamma 1 walks as eu; du at gamma 0.2 does not; eu is du's grid at 0.99 nearly
+    fits = {"eu": [({"tau": 0.391}, 0.0)],
+            "du": [({"tau": 0.391, "gamma": 1.0}, 0.0), ({"tau": 0.391, "gamma": 0.2}, 0.0)]}
+    pan = panel(fits, 8, 0)
+    scores = [score_maze(pan, maze_table(ROOMS))]
+    near = near_identical(pan, scores)
+    assert near.shape == (2, 8)
+    assert near[0].all()
+    assert (near[1] == (pan.people["du"].points["gamma"] == 1.0)).all()
+    assert 0 < near[1].sum() < 8
+    assert not near_identical(pan, scores, bits=0.0).any()
+
+
+def test_the_predicted_error_of_a_pair_and_of_a_person_by_hand():
+    d = np.array([0.0, 0.5, 2.0, 8.0])
+    # models of as many parameters: Phi(-sqrt(D / 2)), a coin at D = 0
+    assert predicted_error(d, 0) == pytest.approx(ndtr(-np.sqrt(d / 2)))
+    # a rival with one parameter more: its expected score falls by CV_PENALTY, the variance
+    # rises by 1/2
+    assert CV_PENALTY == pytest.approx(5 / 8)
+    assert predicted_error(d, 1) == pytest.approx(ndtr(-(d + 0.625) / np.sqrt(2 * d + 0.5)))
+    assert predicted_error(d, -1) == pytest.approx(ndtr(-(d - 0.625) / np.sqrt(2 * d + 0.5)))
+    assert (np.diff(predicted_error(d, 0)) < 0).all()
+    assert (np.diff(predicted_error(d, -1)) < 0).all()
+    # a person is recovered when no rival wins: 1 - (1 - e1)(1 - e2), averaged over people,
+    # then over the generating models
+    best = {("a", "b"): np.array([0.0, 2.0]), ("a", "c"): np.array([8.0, 0.5]),
+            ("b", "a"): np.array([0.5, 0.5]), ("b", "c"): np.array([2.0, 2.0]),
+            ("c", "a"): np.array([0.0, 0.0]), ("c", "b"): np.array([8.0, 8.0])}
+    extra = {("a", "b"): 1, ("b", "a"): -1, ("a", "c"): 0, ("c", "a"): 0, ("b", "c"): -1,
+             ("c", "b"): 1}
+    e = {p: predicted_error(v, extra[p]) for p, v in best.items()}
+    by_hand = np.mean([1 - ((1 - e[(m, r1)]) * (1 - e[(m, r2)])).mean()
+                       for m, r1, r2 in (("a", "b", "c"), ("b", "a", "c"), ("c", "a", "b"))])
+    assert joint_error(best, extra) == pytest.approx(by_hand)
+    assert joint_error({}, {}) == 0.0
 
 
 def test_one_binary_decision_has_the_divergence_written_by_hand():

@@ -63,8 +63,8 @@ def test_every_draw_and_every_edit_is_a_search_task_map():
 def test_the_first_maze_chosen_is_the_best_alone_and_the_seed_fixes_the_design():
     pan = panel(TOY, 1, 0)
     spec = MapSpec(size=(9, 9))
-    first = design(pan, spec, 2, 30, 3, edits=0)
-    again = design(pan, spec, 2, 30, 3, edits=0)
+    first = design(pan, spec, 2, 30, 3, edits=0, passes=0)
+    again = design(pan, spec, 2, 30, 3, edits=0, passes=0)
     assert [c.layout for c in first.chosen] == [c.layout for c in again.chosen]
     pool = [score_candidate(pan, sample_layout(spec, np.random.default_rng(
         np.random.SeedSequence(3, spawn_key=(k,)))), "c") for k in range(30)]
@@ -75,6 +75,23 @@ def test_the_first_maze_chosen_is_the_best_alone_and_the_seed_fixes_the_design()
         design(pan, spec, 0, 30, 3)
     with pytest.raises(DataError, match="0 of 1 candidates|candidates within"):
         design(pan, MapSpec(size=(5, 5), room_cells=(1, 1)), 5, 1, 0)
+
+
+def test_revisiting_the_chosen_mazes_never_raises_the_joint_error():
+    fits = {"du": [({"tau": 0.547, "gamma": 0.5}, 0.0), ({"tau": 1.07, "gamma": 0.9}, 0.0)],
+            "eu": [({"tau": 0.547}, 0.0)], "steps-cells": [({"tau": 0.391, "k": 0.5}, 0.0)]}
+    pan, spec = panel(fits, 3, 0), MapSpec(size=(9, 9))
+    greedy = design(pan, spec, 3, 40, 5, edits=4, passes=0)
+    errors = [information([c.score for c in greedy.chosen]).mean_error]
+    for passes in (1, 2):
+        again = design(pan, spec, 3, 40, 5, edits=4, passes=passes)
+        assert again.random[0].layout == greedy.random[0].layout
+        errors.append(information([c.score for c in again.chosen]).mean_error)
+        assert again.edits >= greedy.edits
+    assert errors[2] <= errors[1] <= errors[0]
+    assert errors[2] < errors[0]                     # the revisits found something here
+    with pytest.raises(DataError, match="passes: 11"):
+        design(pan, spec, 3, 40, 5, passes=11)
 
 
 def test_a_design_beats_random_maps_on_a_toy_pair():
@@ -89,6 +106,9 @@ def test_a_design_beats_random_maps_on_a_toy_pair():
     assert random.recovery.groups[1].mean() == pytest.approx(random.recovery.accuracy, abs=0.05)
     assert random.recovery.people_needed() in (2, 5, 10)   # a few people decide
     assert all(c.steps <= 24 for c in result.design.chosen)
+    # per person: the recovered share is the accuracy; nobody walks as the other model
+    assert random.recovery.own.mean() == pytest.approx(random.recovery.accuracy)
+    assert random.identifiable == pytest.approx((1.0, random.recovery.accuracy))
 
 
 @pytest.mark.slow
