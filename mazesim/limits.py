@@ -7,7 +7,8 @@ gigabytes. Limits that concern one reader only live beside it (`schema.MAX_NODES
 `search.sokoban.level.MAX_LEVEL_CELLS`, ...); docs/definitions.md, "Ceilings", lists them.
 """
 
-__all__ = ["INT64_MAX", "MAX_WALKS", "MAX_WORKERS", "MAX_FOLDS", "MAX_STARTS", "MAX_ITERATIONS", "MAX_FILE_BYTES", "MAX_NESTING", "MAX_MAZE_CELLS", "MAX_VISION_RADIUS",
+__all__ = ["INT64_MAX", "MAX_WALKS", "MAX_WORKERS", "MAX_FOLDS", "MAX_STARTS", "MAX_ITERATIONS",
+           "MAX_FILE_BYTES", "MAX_NESTING", "MAX_MAZE_CELLS", "MAX_VISION_RADIUS",
            "MAX_STEPS", "MAX_TRIALS", "MAX_KEPT_MOVES", "MAX_IMAGE_PIXELS", "gigabytes"]
 
 INT64_MAX = 2**63 - 1

@@ -154,7 +154,7 @@ def test_the_ml_protocol(few_people):
 @pytest.mark.parametrize("options, error, message", [
     ({"protocol": "bayes"}, DataError, r"protocol 'bayes' \(allowed: ml, peer\)"),
     ({"folds": 1, "protocol": "peer"}, DataError, r"folds 1 \(allowed under the peer protocol"),
-    ({"folds": 25}, DataError, r"folds 25 \(allowed: 0 for none, or 2 to 24"),
+    ({"folds": 25}, DataError, r"folds: 25 \(allowed: 0 for none, or 2 to 24"),
     ({"models": ["du", "du"]}, DataError, r"models: du twice"),
     ({"models": ["dv"]}, AgentError, r"unknown node model 'dv'"),
     ({"seed": -1}, DataError, r"seed: -1 \(allowed: an integer from 0 to"),

@@ -127,8 +127,10 @@ def test_people_walks_are_measured_cell_by_cell():
 @pytest.mark.parametrize("args, message", [
     (["--fit", "{root}/nowhere"], "fit {root}/nowhere: no such folder"),
     (["--fit", "{root}/node"], "{root}/node/fit.csv: model 'DU' cannot walk here"),
-    (["--fit", "{root}/fit-a", "--walks", 0], "Invalid value for '--walks': 0 is not in the range 1<=x<=10000"),
-    (["--fit", "{root}/fit-a", "--walks", MAX_WALKS + 1], f"Invalid value for '--walks': {MAX_WALKS + 1} is not in the range"),
+    (["--fit", "{root}/fit-a", "--walks", 0],
+     "Invalid value for '--walks': 0 is not in the range 1<=x<=10000"),
+    (["--fit", "{root}/fit-a", "--walks", MAX_WALKS + 1],
+     f"Invalid value for '--walks': {MAX_WALKS + 1} is not in the range"),
     (["--fit", "{root}/fit-a", "--model", "dfs"], "model dfs: not in the fit"),
     (["--fit", "{root}/fit-a", "--cv-mazes", 1], "cv_mazes 1 (allowed: 0 for none, or 2 to 6"),
     (["--fit", "{root}/empty"], "{root}/empty/fit.csv: no such file"),

@@ -1,5 +1,6 @@
-"""The value-guided construal reader and import (`humans.data.vgc`), step decisions, and the models of
-planning in full view (`agents.route_choice`), on small files of our own and on the shared data."""
+"""The value-guided construal reader and import (`humans.data.vgc`), step decisions, and the models
+of planning in full view (`agents.route_choice`), on small files of our own and on the shared
+data."""
 
 from __future__ import annotations
 

@@ -10,9 +10,9 @@ The run directory has the layout of a play run (`mazesim.experiment.storage`): m
 human`, `recorder: import`, `format`, `source`, `skipped` (how many) and a report config; the
 mazes (text, parameters, and in `meta` their name, vision and `seen_at_start`); one `trials` row
 per trial (agent `human`, `participant` = the participant id, `trial` = the trial's index among
-those of its maze and vision, `seed` empty), every junction departure in `choices`, every trial's positions as
-a sample. Three tables of its own: `import_trials` (trial_id, participant, number: the source's
-trial number, line: its input line), `import_times` (trial_id, step, t_ms: the milliseconds
+those of its maze and vision, `seed` empty), every junction departure in `choices`, every trial's
+positions as a sample. Three tables of its own: `import_trials` (trial_id, participant, number: the
+source's trial number, line: its input line), `import_times` (trial_id, step, t_ms: the milliseconds
 before the move that leaves `positions[step]`, joinable with `choices` on (trial_id, step)) and
 `import_bumps` (trial_id, step, direction, t_ms: a key press at `positions[step]` that moved
 nothing, before the move that leaves it). Meta `decision_level` is the source's: the decisions

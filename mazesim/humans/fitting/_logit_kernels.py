@@ -1,4 +1,5 @@
-"""Compiled sums of the conditional logit over groups of choices (`mazesim.humans.fitting.mixed_logit`)."""
+"""Compiled sums of the conditional logit over groups of choices
+(`mazesim.humans.fitting.mixed_logit`)."""
 
 from __future__ import annotations
 

@@ -15,11 +15,13 @@ from typing import Sequence
 import numpy as np
 
 from mazesim.experiment.statistics import BOOTSTRAP_RESAMPLES, CONFIDENCE
+from mazesim.errors import DataError
 from mazesim.humans.data.run import bits
 from mazesim.humans.fitting.results import Estimate, ParticipantFit
+from mazesim.limits import MAX_FOLDS
 
-__all__ = ["person_folds", "cross_validate", "bootstrap_samples", "person_interval",
-           "person_scores"]
+__all__ = ["check_person_folds", "person_folds", "cross_validate", "bootstrap_samples",
+           "person_interval", "person_scores"]
 
 
 def person_folds(people: int, folds: int, rng: np.random.Generator,
@@ -32,6 +34,21 @@ def person_folds(people: int, folds: int, rng: np.random.Generator,
         who = np.arange(people) if deciding is None else np.flatnonzero(deciding)
         out[who[rng.permutation(len(who))]] = np.arange(len(who)) % folds
     return out
+
+
+def check_person_folds(folds: int, deciding: int, people: int, decision: str) -> None:
+    """DataError unless `folds` is 0 (none) or from 2 to the `deciding` participants with a
+    `decision` (at most `MAX_FOLDS`): folds over people are dealt among those with one."""
+    without = (f"; {people - deciding} of the {people} made none" if deciding < people
+               else "")
+    if folds and deciding < 2:
+        raise DataError(f"folds: {folds}: cross-validation by participant needs two participants "
+                        f"with a {decision} (the run has {deciding}{without}; folds 0 fits "
+                        "without it)")
+    if folds and not 2 <= folds <= min(deciding, MAX_FOLDS):
+        raise DataError(f"folds: {folds} (allowed: 0 for none, or 2 to "
+                        f"{min(deciding, MAX_FOLDS)}: the participants with a {decision}, at "
+                        f"most {MAX_FOLDS}{without})")
 
 
 def cross_validate(fit, fold_of: np.ndarray) -> np.ndarray:

@@ -1,12 +1,12 @@
 """Seeded folds over groups of mazes: cross-validation that scores a model on mazes it was not
 fitted to (new mazes), beside the folds over participants (new people).
 
-A maze's **group** comes from its name (`maze_group`): a twin (`NAME_mirror`, the mirror image
-of `NAME`) is in `NAME`'s group, and a family of maps named `FAMILY_...` (the Maze Search
-Task's `3ways_1`, ..., `Equal_10vs2`, `Loop_1`) is one group, so that no twin and no close
-variant of a held-out maze is ever trained on. A name without `_` is a group of its own. A maze whose meta names its `base_grid` (a
-transformed copy of another grid: the value-guided construal's flips and rotations) is named by
-it (`group_name`).
+A maze's **group** comes from its name (`maze_group`): a twin (`NAME_mirror`, the mirror image of
+`NAME`) is in `NAME`'s group, and a family of maps named `FAMILY_...` (the Maze Search Task's
+`3ways_1`, ..., `Equal_10vs2`, `Loop_1`) is one group, so that no twin and no close variant of a
+held-out maze is ever trained on. A name without `_` is a group of its own. A maze whose meta names
+its `base_grid` (a transformed copy of another grid: the value-guided construal's flips and
+rotations) is named by it (`group_name`).
 """
 
 from __future__ import annotations

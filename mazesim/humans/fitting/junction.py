@@ -24,8 +24,8 @@ import numpy as np
 from mazesim.agents.base import LOG
 from mazesim.errors import DataError, check_seed
 from mazesim.humans.data.run import HumanRun, bits
-from mazesim.humans.fitting.crossval import (bootstrap_samples, cross_validate, person_folds,
-                                             person_scores)
+from mazesim.humans.fitting.crossval import (bootstrap_samples, check_person_folds, cross_validate,
+                                             person_folds, person_scores)
 from mazesim.humans.fitting.folds import group_name, maze_folds
 from mazesim.humans.fitting.likelihood import best_lapse, log_chosen, person_weights
 from mazesim.humans.fitting.models import ModelSpec, PlanSteps, build_model, parse_model
@@ -34,7 +34,7 @@ from mazesim.humans.fitting.ranking import rank_fitted
 from mazesim.humans.fitting.results import (BY, MAZE_GROUPS, PARTICIPANTS, WEIGH, Estimate,
                                             FitReport, ModelFit, ParticipantFit)
 from mazesim.humans.fitting.wald import larger_error, search_value, standard_errors
-from mazesim.limits import MAX_FOLDS, MAX_ITERATIONS, MAX_STARTS
+from mazesim.limits import MAX_ITERATIONS, MAX_STARTS
 
 __all__ = ["fit_run", "score_run", "decision_maze_folds", "DEFAULT_FOLDS", "MAX_MODELS"]
 
@@ -175,18 +175,8 @@ def _check(models: Sequence[str | ModelSpec], by: str, folds: int, seed: int, st
     if len(run.decisions) == 0:
         raise DataError("the run has no junction decision (a departure from a cell with 3 or "
                         "4 open neighbours): nothing to fit")
-    people = len(run.participants)
-    deciding = len(np.unique(run.decisions.participant))
-    without = (f"; {people - deciding} of the {people} made none" if deciding < people
-               else "")
-    if folds and deciding < 2:
-        raise DataError(f"folds: {folds}: cross-validation by participant needs two participants "
-                        f"with a junction decision (the run has {deciding}{without}; folds 0 "
-                        "fits without it)")
-    if folds and not 2 <= folds <= min(deciding, MAX_FOLDS):
-        raise DataError(f"folds: {folds} (allowed: 0 for none, or 2 to "
-                        f"{min(deciding, MAX_FOLDS)}: the participants with a junction "
-                        f"decision, at most {MAX_FOLDS}{without})")
+    check_person_folds(folds, len(np.unique(run.decisions.participant)),
+                       len(run.participants), "junction decision")
     return specs
 
 

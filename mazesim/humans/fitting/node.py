@@ -1,11 +1,13 @@
 """Node models (`mazesim.agents.node_models`) fitted to people's node decisions
-(`mazesim.humans.fitting.node_choices`) under one of two protocols, scored in bits per node decision.
+(`mazesim.humans.fitting.node_choices`) under one of two protocols, scored in bits per node
+decision.
 
 - `peer`: the Maze Search Task authors' protocol (`mazesim.humans.peer.protocol`): every
   person separately, a grid search with seeded folds over the person's decisions.
-- `ml` (the default): maximum likelihood as the junction fit (`mazesim.humans.fitting.junction`): one
-  fit to every decision (pooled), K-fold cross-validation by participant (each participant
-  scored by the fit without their fold), a bootstrap interval over participants, AIC and BIC;
+- `ml` (the default): maximum likelihood as the junction fit
+  (`mazesim.humans.fitting.junction`): one fit to every decision (pooled), K-fold
+  cross-validation by participant (each participant scored by the fit without their fold), a
+  bootstrap interval over participants, AIC and BIC;
   with `by="participant"` each participant's own fit too. Every model has a lapse (a uniform
   choice among the children) profiled out; the planners' continuous parameters are found by
   bounded optimisation (SLSQP on their search scale, from the best points of the authors'
@@ -30,8 +32,8 @@ from mazesim.agents.base import LOG
 from mazesim.agents.node_models import NODE_MODELS, NodeLogit, NodeModel, node_model
 from mazesim.errors import DataError, check_seed
 from mazesim.humans.data.run import bits
-from mazesim.humans.fitting.crossval import (bootstrap_samples, cross_validate, person_folds,
-                                             person_scores)
+from mazesim.humans.fitting.crossval import (bootstrap_samples, check_person_folds, cross_validate,
+                                             person_folds, person_scores)
 from mazesim.humans.fitting.folds import maze_folds
 from mazesim.humans.fitting.junction import DEFAULT_FOLDS
 from mazesim.humans.fitting.likelihood import TINY, best_lapse, log_chosen
@@ -88,7 +90,8 @@ def fit_nodes(choices: NodeChoices, models: Sequence[str] | None = None, *,
     """Fit `models` (names of the node-model registry; default every one) to `choices` under
     `protocol` (module docstring). `folds`: participants' folds under `ml` (0: none), each
     person's folds under `peer` (at least 2); `cv_mazes` K > 0 (`ml` only): K folds over groups
-    of mazes instead of participants (`mazesim.humans.fitting.folds`). `progress(label, done, total)` as
+    of mazes instead of participants (`mazesim.humans.fitting.folds`). `progress(label, done,
+    total)` as
     `fit_run`'s."""
     names = _check(choices, models, protocol, by, 0 if cv_mazes else folds, seed, starts)
     if cv_mazes and protocol == "peer":
@@ -152,13 +155,8 @@ def _check(choices: NodeChoices, models: Sequence[str] | None, protocol: str, by
             raise DataError(f"folds {folds} (allowed under the peer protocol: 2 to "
                             f"{min(fewest, MAX_FOLDS)}, the fewest decisions of a person, "
                             f"at most {MAX_FOLDS})")
-    elif folds and people < 2:
-        raise DataError(f"folds {folds}: cross-validation by participant needs two "
-                        f"participants with a node decision (the run has {people}; folds 0 "
-                        "fits without it)")
-    elif folds and not 2 <= folds <= min(people, MAX_FOLDS):
-        raise DataError(f"folds {folds} (allowed: 0 for none, or 2 to "
-                        f"{min(people, MAX_FOLDS)}: the participants, at most {MAX_FOLDS})")
+    else:
+        check_person_folds(folds, people, people, "node decision")
     return names
 
 

@@ -55,8 +55,9 @@ def format_fit(report: FitReport) -> str:
     cv = f"{report.folds}-fold cross-validation by {_FOLDS_OVER[report.folds_over]}" \
         if report.folds else "no cross-validation"
     lines = [f"# Models fitted to {report.run}", "",
-             f"{report.decisions:,} {report.level} decisions of {report.participants} participants; "
-             f"{cv} (seed {report.seed}); uniform choice: {report.baseline_bits:.3f} bits per "
+             f"{report.decisions:,} {report.level} decisions of {report.participants} "
+             f"participants; {cv} (seed {report.seed}); uniform choice: "
+             f"{report.baseline_bits:.3f} bits per "
              "decision. Bits = -mean log2 p(chosen); interval: 95 % bootstrap over "
              "participants; k = fitted parameters, lapse included; BIC with n = "
              f"{report.decisions:,} decisions.", *_warnings(report), "",
@@ -96,8 +97,9 @@ def format_fit(report: FitReport) -> str:
 def _format_scored(report: FitReport) -> str:
     lapse = "refitted" if report.refit_lapse else "held"
     lines = [f"# Models of {report.params_from} scored on {report.run}", "",
-             f"{report.decisions:,} {report.level} decisions of {report.participants} participants; "
-             f"parameters held, the lapse {lapse}; uniform choice: {report.baseline_bits:.3f} "
+             f"{report.decisions:,} {report.level} decisions of {report.participants} "
+             f"participants; parameters held, the lapse {lapse}; uniform choice: "
+             f"{report.baseline_bits:.3f} "
              "bits per decision. Bits = -mean log2 p(chosen).", *_warnings(report), "",
              "| model | lapse | bits |", "|---|---:|---:|"]
     lines += [f"| {m.model} | {m.estimate.lapse:.4f} | {m.bits:.3f} |" for m in report.models]

@@ -24,7 +24,8 @@ import numpy as np
 from mazesim.errors import DataError, check_integer
 from mazesim.humans.data.run import HumanRun
 from mazesim.humans.peer.grid import deal_folds
-from mazesim.humans.fitting.mixed_logit import chosen_log_probabilities, grouped, map_weights, population
+from mazesim.humans.fitting.mixed_logit import (chosen_log_probabilities, grouped, map_weights,
+                                                population)
 from mazesim.humans.fitting.models import LogitModel, PlanSteps, build_model, parse_model
 from mazesim.humans.fitting.ranking import Ranking, rank_models
 

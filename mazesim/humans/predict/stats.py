@@ -1,5 +1,5 @@
-"""The statistics of a predictive check (`mazesim.humans.predict.run`): people against a model maze by
-maze, then over mazes.
+"""The statistics of a predictive check (`mazesim.humans.predict.run`): people against a model
+maze by maze, then over mazes.
 
 - Per maze and measure (`MEASURES`: steps, revisits, the step at which the exit comes into
   sight): means with 95 % t intervals (steps and revisits over finished walks, the exit over
