@@ -130,6 +130,11 @@ def _print(result, as_json: bool, text, written=(), names=()) -> None:
 @click.option("--protocol", type=click.Choice(["ml", "peer"]), default="ml", show_default=True,
               help="ml: maximum likelihood, pooled and cross-validated by participant; peer "
                    "(node level): the Maze Search Task authors' per-person grid protocol.")
+@click.option("--prior", type=click.Choice(["authors", "population"]), default="authors",
+              show_default=True,
+              help="The planners' prior under --protocol peer: the authors' 1/tau, or a "
+                   "population over the model's grid estimated from the people of the other "
+                   "groups (as node-choice's population).")
 @click.option("--model", "models", multiple=True, metavar="NAME[:KEY=VALUE,...]",
               help="A model to fit (repeat for several; default: every agent with step "
                    "probabilities, at the node level every node model); KEY=VALUE fixes a "
@@ -166,10 +171,10 @@ def _print(result, as_json: bool, text, written=(), names=()) -> None:
               help="Folder for fit.csv, fit_participants.csv, fit.png and, when two or more "
                    "models are compared over people (cross-validated, or scored with "
                    "--params), ranking.csv; new, empty, or an earlier fit's folder.")
-def fit(run_dir: str, level: str, protocol: str, models: tuple[str, ...], by: str, folds: int,
-        cv_mazes: int, seed: int, starts: int, max_iterations: int | None, params: str | None,
-        refit_lapse: bool, exclude_participants: str | None, exclude_mazes: tuple[str, ...],
-        as_json: bool, output: str | None) -> None:
+def fit(run_dir: str, level: str, protocol: str, prior: str, models: tuple[str, ...], by: str,
+        folds: int, cv_mazes: int, seed: int, starts: int, max_iterations: int | None,
+        params: str | None, refit_lapse: bool, exclude_participants: str | None,
+        exclude_mazes: tuple[str, ...], as_json: bool, output: str | None) -> None:
     """Fit models to the people of RUN_DIR by maximum likelihood (bits per junction or step
     decision, or per node decision with --level node); with --params, score another fit's
     models."""
@@ -184,6 +189,8 @@ def fit(run_dir: str, level: str, protocol: str, models: tuple[str, ...], by: st
         raise DataError("--max-iterations: junction level only (not with --level node)")
     if refit_lapse and not params:
         raise DataError("--refit-lapse: only with --params")
+    if prior != "authors" and (level != "node" or protocol != "peer" or params):
+        raise DataError("--prior: only with --level node --protocol peer (a fit, not --params)")
     if cv_mazes and (params or protocol == "peer"):
         raise DataError(f"--cv-mazes: not with {'--params' if params else '--protocol peer'} "
                         "(folds over mazes are for a maximum-likelihood fit)")
@@ -193,7 +200,7 @@ def fit(run_dir: str, level: str, protocol: str, models: tuple[str, ...], by: st
                     if exclude_participants else ())
     with compiling(say_compiling):
         report = _fit(run_dir, level, protocol, models, by, folds, cv_mazes, seed, starts,
-                      max_iterations, params, refit_lapse, excluded, Progress().count)
+                      max_iterations, params, refit_lapse, excluded, Progress().count, prior)
     node = level == "node"
     written = (write_node_fit if node else write_fit)(report, output) if output else []
     for line in getattr(report, "warnings", ()):
@@ -202,7 +209,7 @@ def fit(run_dir: str, level: str, protocol: str, models: tuple[str, ...], by: st
 
 
 def _fit(run_dir, level, protocol, models, by, folds, cv_mazes, seed, starts, max_iterations,
-         params, refit_lapse, excluded, progress):
+         params, refit_lapse, excluded, progress, prior):
     """The report of `fit`: another fit's models scored, or the models fitted at a level."""
     from mazesim.humans import fit_models, fit_node_models, score_models
     from mazesim.humans.fitting.optimise import DEFAULT_ITERATIONS
@@ -213,7 +220,7 @@ def _fit(run_dir, level, protocol, models, by, folds, cv_mazes, seed, starts, ma
     if level == "node":
         return fit_node_models(run_dir, list(models) or None, protocol=protocol, by=by,
                                folds=folds, seed=seed, starts=starts, cv_mazes=cv_mazes,
-                               progress=progress, **excluded)
+                               prior=prior, progress=progress, **excluded)
     return fit_models(run_dir, list(models) or None, protocol=protocol, by=by, level=level,
                       folds=folds, seed=seed, starts=starts, cv_mazes=cv_mazes,
                       progress=progress, max_iterations=DEFAULT_ITERATIONS
