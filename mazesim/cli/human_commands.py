@@ -130,6 +130,11 @@ def _print(result, as_json: bool, text, written=(), names=()) -> None:
 @click.option("--protocol", type=click.Choice(["ml", "peer"]), default="ml", show_default=True,
               help="ml: maximum likelihood, pooled and cross-validated by participant; peer "
                    "(node level): the Maze Search Task authors' per-person grid protocol.")
+@click.option("--prior", type=click.Choice(["authors", "population"]), default="authors",
+              show_default=True,
+              help="The planners' prior under --protocol peer: the authors' 1/tau, or a "
+                   "population over the model's grid estimated from the people of the other "
+                   "groups (as node-choice's population).")
 @click.option("--model", "models", multiple=True, metavar="NAME[:KEY=VALUE,...]",
               help="A model to fit (repeat for several; default: every agent with step "
                    "probabilities, at the node level every node model); KEY=VALUE fixes a "
@@ -172,11 +177,11 @@ def _print(result, as_json: bool, text, written=(), names=()) -> None:
               help="Folder for fit.csv, fit_participants.csv, fit.png and, when two or more "
                    "models are compared over people (cross-validated, or scored with "
                    "--params), ranking.csv; new, empty, or an earlier fit's folder.")
-def fit(run_dir: str, level: str, protocol: str, models: tuple[str, ...], by: str, weigh: str,
-        folds: int, cv_mazes: int, seed: int, starts: int, max_iterations: int | None,
-        params: str | None,
-        refit_lapse: bool, exclude_participants: str | None, exclude_mazes: tuple[str, ...],
-        as_json: bool, output: str | None) -> None:
+def fit(run_dir: str, level: str, protocol: str, prior: str, models: tuple[str, ...], by: str,
+        weigh: str, folds: int, cv_mazes: int, seed: int, starts: int,
+        max_iterations: int | None, params: str | None, refit_lapse: bool,
+        exclude_participants: str | None, exclude_mazes: tuple[str, ...], as_json: bool,
+        output: str | None) -> None:
     """Fit models to the people of RUN_DIR by maximum likelihood (bits per junction or step
     decision, or per node decision with --level node); with --params, score another fit's
     models."""
@@ -194,6 +199,8 @@ def fit(run_dir: str, level: str, protocol: str, models: tuple[str, ...], by: st
     if weigh != "decision" and (params or level == "node"):
         raise DataError(f"--weigh {weigh}: a maximum-likelihood fit at the junction or step "
                         "level only")
+    if prior != "authors" and (level != "node" or protocol != "peer" or params):
+        raise DataError("--prior: only with --level node --protocol peer (a fit, not --params)")
     if cv_mazes and (params or protocol == "peer"):
         raise DataError(f"--cv-mazes: not with {'--params' if params else '--protocol peer'} "
                         "(folds over mazes are for a maximum-likelihood fit)")
@@ -202,8 +209,10 @@ def fit(run_dir: str, level: str, protocol: str, models: tuple[str, ...], by: st
                     exclude_participants=participant_list(exclude_participants)
                     if exclude_participants else ())
     with compiling(say_compiling):
-        report = _fit(run_dir, level, protocol, models, by, weigh, folds, cv_mazes, seed,
-                      starts, max_iterations, params, refit_lapse, excluded, Progress().count)
+        report = _fit(run_dir, level, protocol, models, params, refit_lapse, excluded,
+                      Progress().count, by=by, weigh=weigh, prior=prior, folds=folds,
+                      cv_mazes=cv_mazes, seed=seed, starts=starts,
+                      max_iterations=max_iterations)
     node = level == "node"
     written = (write_node_fit if node else write_fit)(report, output) if output else []
     for line in getattr(report, "warnings", ()):
@@ -211,8 +220,8 @@ def fit(run_dir: str, level: str, protocol: str, models: tuple[str, ...], by: st
     _print(report, as_json, format_node_fit if node else format_fit, written, FILES)
 
 
-def _fit(run_dir, level, protocol, models, by, weigh, folds, cv_mazes, seed, starts,
-         max_iterations, params, refit_lapse, excluded, progress):
+def _fit(run_dir, level, protocol, models, params, refit_lapse, excluded, progress, *, by,
+         weigh, prior, folds, cv_mazes, seed, starts, max_iterations):
     """The report of `fit`: another fit's models scored, or the models fitted at a level."""
     from mazesim.humans import fit_models, fit_node_models, score_models
     from mazesim.humans.fitting.optimise import DEFAULT_ITERATIONS
@@ -223,7 +232,7 @@ def _fit(run_dir, level, protocol, models, by, weigh, folds, cv_mazes, seed, sta
     if level == "node":
         return fit_node_models(run_dir, list(models) or None, protocol=protocol, by=by,
                                folds=folds, seed=seed, starts=starts, cv_mazes=cv_mazes,
-                               progress=progress, **excluded)
+                               prior=prior, progress=progress, **excluded)
     return fit_models(run_dir, list(models) or None, protocol=protocol, by=by, level=level,
                       weigh=weigh, folds=folds, seed=seed, starts=starts, cv_mazes=cv_mazes,
                       progress=progress, max_iterations=DEFAULT_ITERATIONS

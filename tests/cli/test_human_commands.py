@@ -291,6 +291,9 @@ def test_fit_excludes_participants_and_mazes(three, tmp_path):
     (["--level", "node", "--protocol", "peer"],     # issue 33, point 18: was "2 to 1"
      "Error: folds 5: the peer protocol deals each person's decisions into folds, and a person "
      "has 1 (allowed: people with 2 or more; the ml protocol fits them)"),
+    (["--level", "node", "--prior", "population"],
+     "Error: --prior: only with --level node --protocol peer (a fit, not --params)"),
+    (["--level", "node", "--prior", "flat"], "Invalid value for '--prior'"),
     (["--level", "node", "--model", "dv"], "Error: unknown node model 'dv'"),
     (["--level", "node", "--exclude-participants", "s9"], "no participant 's9' to exclude"),
     (["--level", "node", "--exclude-participants", "s1,,s2"], "participants 's1,,s2': an "

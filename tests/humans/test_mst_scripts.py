@@ -41,6 +41,16 @@ def test_the_node_agents_script_quick(experiment_1_run):
 
 
 @pytest.mark.slow
+def test_the_priors_script(experiment_1_run):
+    """priors.py, fold seed 0: the planners with the 1/tau prior as `fit --protocol peer`
+    gives them (DU 0.939), with the population prior better (DU 0.930)."""
+    lines = _script("priors.py", experiment_1_run, "--seeds", 1)
+    assert lines[0].startswith("116 people, 5,971 node decisions, fold seeds 0-0")
+    assert _rows(lines, ("du",))["du"][1:4] == ["0.939", "0.930", "0.929"]
+    assert "| node-choice | | 0.857 | | | |" in lines
+
+
+@pytest.mark.slow
 def test_the_walkers_script(experiment_1_run):
     """walkers.py with 20 trials a map: every node model walks every map; the planners' mean
     moves per map follow people's."""
@@ -80,6 +90,8 @@ def _failed(name, *args):
     ("halves.py", ["{run}"], "the following arguments are required: out"),
     ("nodes.py", ["{run}", "{run}", "--seeds", 0], "--seeds: '0' (allowed"),
     ("nodes.py", ["{run}/nowhere", "{run}"], "nowhere/tree_builder.csv: "),
+    ("priors.py", ["{run}", "--seeds", 0], "--seeds: '0' (allowed"),
+    ("priors.py", ["{run}/nowhere"], "nowhere: "),
 ])
 def test_the_scripts_follow_the_command_line_s_error_rule(small_run, name, args, message):
     """Issue 33, point 11: 29 of 34 bad-argument runs ended in a traceback; `--every 0`

@@ -45,6 +45,7 @@ from mazesim.humans.fitting.optimise import DEFAULT_STARTS
 from mazesim.humans.fitting.ranking import Ranking, rank_fitted
 from mazesim.humans.fitting.results import (BY, MAZE_GROUPS, PARTICIPANTS, Estimate, FitReport,
                                             ModelFit, ParticipantFit)
+from mazesim.humans.peer.population import PRIORS
 from mazesim.humans.peer.protocol import peer_model
 from mazesim.limits import MAX_FOLDS, MAX_STARTS
 
@@ -86,14 +87,18 @@ class NodeFitReport:
 def fit_nodes(choices: NodeChoices, models: Sequence[str] | None = None, *,
               protocol: str = PROTOCOLS[0], by: str = BY[0], folds: int = DEFAULT_FOLDS,
               seed: int = 0, starts: int = DEFAULT_STARTS, cv_mazes: int = 0,
+              prior: str = PRIORS[0],
               progress: Callable[[str, int, int], None] | None = None) -> NodeFitReport:
     """Fit `models` (names of the node-model registry; default every one) to `choices` under
     `protocol` (module docstring). `folds`: participants' folds under `ml` (0: none), each
     person's folds under `peer` (at least 2); `cv_mazes` K > 0 (`ml` only): K folds over groups
-    of mazes instead of participants (`mazesim.humans.fitting.folds`). `progress(label, done,
-    total)` as
-    `fit_run`'s."""
+    of mazes instead of participants (`mazesim.humans.fitting.folds`); `prior` (`peer` only) the
+    planners': "authors" (1/tau) or "population" (`mazesim.humans.peer.population`).
+    `progress(label, done, total)` as `fit_run`'s."""
     names = _check(choices, models, protocol, by, 0 if cv_mazes else folds, seed, starts)
+    if prior not in PRIORS or (prior != PRIORS[0] and protocol != "peer"):
+        raise DataError(f"prior {prior!r} (allowed: {', '.join(PRIORS)}; other than "
+                        f"{PRIORS[0]} only under the peer protocol)")
     if cv_mazes and protocol == "peer":
         raise DataError("cv_mazes: folds over mazes are the ml protocol's (the peer protocol "
                         "folds each person's decisions)")
@@ -110,14 +115,16 @@ def fit_nodes(choices: NodeChoices, models: Sequence[str] | None = None, *,
     for i, name in enumerate(names):
         tell(f"models fitted (now {name})", i, len(names))
         fits.append((peer_model if protocol == "peer" else _ml_model)(
-            name, choices, folds=folds, seed=seed, starts=starts, by=by, fold_of=fold_of))
+            name, choices, folds=folds, seed=seed, starts=starts, by=by, fold_of=fold_of,
+            prior=prior))
     tell("models fitted", len(names), len(names))
     key = (lambda m: m.cv_bits) if (folds or protocol == "peer") else (lambda m: m.bits)
     fits.sort(key=key)
     ranking, note = rank_fitted(fits, seed=seed)
     report = FitReport(choices.source, n, people, choices.baseline_bits(), folds, seed, by,
                        tuple(fits), folds_over=MAZE_GROUPS if cv_mazes else PARTICIPANTS,
-                       level=LEVEL, ranking=ranking, ranking_note=note)
+                       level=LEVEL, ranking=ranking, ranking_note=note,
+                       prior=prior if protocol == "peer" else None)
     return NodeFitReport(protocol, report)
 
 
@@ -173,7 +180,7 @@ class _Fit:
 
 
 def _ml_model(name: str, choices: NodeChoices, *, folds: int, seed: int, starts: int,
-              by: str, fold_of: np.ndarray | None) -> ModelFit:
+              by: str, fold_of: np.ndarray | None, **_) -> ModelFit:
     model = NODE_MODELS[name]
     rng = np.random.default_rng(np.random.SeedSequence([seed, *name.encode()]))
     fitter = (_LogitFitter if isinstance(model, NodeLogit) else _PlannerFitter)(

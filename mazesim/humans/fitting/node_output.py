@@ -16,13 +16,18 @@ __all__ = ["format_node_fit", "write_node_fit"]
 _PROTOCOL_TEXT = {
     "ml": "maximum likelihood, {folds}-fold cross-validation by participant",
     "peer": "the authors' protocol: each person separately, {folds} folds over the person's "
-            "decisions, grid search, 1/tau prior, floor 1e-5"}
+            "decisions, grid search, {prior}, floor 1e-5"}
+_PRIOR_TEXT = {
+    "authors": "1/tau prior",
+    "population": "a population prior over the grid from the other groups' people (no "
+                  "1/tau)"}
 
 
 def format_node_fit(result: NodeFitReport) -> str:
     """Markdown: one row per model, best first, then the paired comparison with the best."""
     r = result.report
-    cv = _PROTOCOL_TEXT[result.protocol].format(folds=r.folds) if (
+    cv = _PROTOCOL_TEXT[result.protocol].format(
+        folds=r.folds, prior=_PRIOR_TEXT.get(r.prior, "")) if (
         r.folds or result.protocol == "peer") else "maximum likelihood, no cross-validation"
     if r.folds_over == MAZE_GROUPS:
         cv = cv.replace("by participant", "by group of mazes")

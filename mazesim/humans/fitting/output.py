@@ -3,11 +3,12 @@ figure; and what `mazesim fit --params` reads back (`read_fitted`).
 
 `fit.csv`, one row per model: model, agent, k, decisions, participants, baseline_bits, lapse,
 bits, cv_bits, cv_bits_low, cv_bits_high, aic, bic, params (a JSON object, natural scale),
-then converged and one column `param_NAME` per parameter of any model (empty where a model has
-none). `fit_participants.csv`, one row per model and participant: model, participant,
-decisions, cv_bits, lapse, bits, params, then fit (`own` with `--by participant`: the person's
-own fit; otherwise `pooled`: lapse and params of the fit to everyone and the person's bits
-under it), pooled_bits and the `param_NAME` columns.
+then converged, `prior` for a node fit under the peer protocol (the per-person fits' prior),
+and one column `param_NAME` per parameter of any model (empty where a model has none).
+`fit_participants.csv`, one row per model and participant: model, participant, decisions,
+cv_bits, lapse, bits, params, then fit (`own` with `--by participant`: the person's own fit;
+otherwise `pooled`: lapse and params of the fit to everyone and the person's bits under it),
+pooled_bits and the `param_NAME` columns.
 """
 
 from __future__ import annotations
@@ -135,17 +136,18 @@ def _write(report: FitReport, folder: Path) -> list[Path]:
     paths = [folder / FIT_CSV, folder / PARTICIPANTS_CSV, folder / FIGURE]
     names = list(dict.fromkeys(k for m in report.models for k in m.estimate.params))
     columns = [PARAM_PREFIX + k for k in names]
+    prior = [] if report.prior is None else [report.prior]
     with open(paths[0], "w", newline="", encoding="utf-8") as handle:
         writer = csvfile.writer(handle)
         writer.writerow(["model", "agent", "k", "decisions", "participants", "baseline_bits",
                          "lapse", "bits", "cv_bits", "cv_bits_low", "cv_bits_high", "aic", "bic",
-                         "params", "converged", *columns])
+                         "params", "converged", *(["prior"] if prior else []), *columns])
         for m in report.models:
             low, high = m.cv_bits_ci or ("", "")
             writer.writerow([m.model, m.agent, m.k, report.decisions, report.participants,
                              report.baseline_bits, m.estimate.lapse, m.bits,
                              "" if m.cv_bits is None else m.cv_bits, low, high, m.aic, m.bic,
-                             json.dumps(m.estimate.params), m.converged,
+                             json.dumps(m.estimate.params), m.converged, *prior,
                              *_values(m.estimate.params, names)])
     with open(paths[1], "w", newline="", encoding="utf-8") as handle:
         writer = csvfile.writer(handle)

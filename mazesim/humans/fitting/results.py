@@ -162,6 +162,9 @@ class FitReport:
     """The models compared over people (`ranking.rank_fitted`), or None ..."""
     ranking_note: str = ""
     """... and why not."""
+    prior: str | None = None
+    """The per-person fits' prior under the node level's peer protocol
+    (`mazesim.humans.peer.population.PRIORS`); None for a fit without one."""
 
     @property
     def warnings(self) -> list[str]:
@@ -183,6 +186,8 @@ class FitReport:
             out["ranking_note"] = self.ranking_note
         if self.params_from is not None:
             out.update(params_from=self.params_from, refit_lapse=self.refit_lapse)
+        if self.prior is not None:
+            out["prior"] = self.prior
         if self.by == "participant":
             for entry, m in zip(out["models"], self.models):
                 entry["participants"] = m.participants_json()

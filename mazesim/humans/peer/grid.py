@@ -28,6 +28,8 @@ from mazesim.agents.decision_nodes import DecisionNodes
 from mazesim.agents.node_models import NodeModel
 from mazesim.errors import DataError
 from mazesim.humans.data.run import bits
+from mazesim.humans.peer.population import (POPULATION_FOLDS, PRIORS, population_groups,
+                                            population_log_prior)
 from mazesim.experiment.statistics import BOOTSTRAP_RESAMPLES, CONFIDENCE
 from mazesim.limits import INT64_MAX
 
@@ -56,6 +58,8 @@ class GridFit:
     full_ll: np.ndarray
     fold: np.ndarray
     grid: Mapping[str, np.ndarray]
+    group: np.ndarray | None = None
+    """Each person's population group (`grid_fit`'s `groups`), or None without a population."""
 
     @property
     def ll(self) -> float:
@@ -126,7 +130,8 @@ def folds_of(n: int, folds: int, rng: np.random.Generator) -> np.ndarray:
 
 def grid_fit(chosen: np.ndarray, people: Sequence[str],
              grid: Mapping[str, np.ndarray] | None = None, *, seed: int, folds: int = FOLDS,
-             floor: float = FLOOR, log_prior: np.ndarray | None = None) -> GridFit:
+             floor: float = FLOOR, log_prior: np.ndarray | None = None,
+             groups: int = 0) -> GridFit:
     """Fit every person by the protocol (module docstring).
 
     Parameters
@@ -139,9 +144,13 @@ def grid_fit(chosen: np.ndarray, people: Sequence[str],
         The parameter values of the grid points (for `fold_means`, `full_params`).
     log_prior : array (G,), optional
         Added to every training log-likelihood (`tau_prior`); none: a flat prior.
+    groups : int
+        0: `log_prior` alone. Else the people are dealt into `groups` (`population_groups`)
+        and each person's prior is also the population over the grid estimated from the
+        people of the other groups (`population_log_prior`, on their whole data).
     """
     chosen = np.asarray(chosen, dtype=float)
-    ids, person = _check(chosen, people, grid, seed, folds, floor, log_prior)
+    ids, person = _check(chosen, people, grid, seed, folds, floor, log_prior, groups)
     n_people, size = len(ids), chosen.shape[1]
     counts = np.bincount(person, minlength=n_people)
     fold = deal_folds(person, counts, folds, seed)
@@ -152,10 +161,14 @@ def grid_fit(chosen: np.ndarray, people: Sequence[str],
     np.log(np.maximum(logs, floor, out=logs), out=logs)
     by_fold = np.add.reduceat(logs, starts, axis=0).reshape(n_people, folds, size)
     total = by_fold.sum(axis=1)
-    prior = np.zeros(size) if log_prior is None else np.asarray(log_prior, dtype=float)
+    prior = np.zeros((n_people, size))
+    prior += 0 if log_prior is None else np.asarray(log_prior, dtype=float)
+    group = population_groups(n_people, groups, seed) if groups else None
+    if group is not None:
+        prior += population_log_prior(total, group)
     others = ~np.eye(folds, dtype=bool)             # summed, not total - fold: equal training
     train = np.stack([by_fold[:, others[k]].sum(axis=1) for k in range(folds)], axis=1)
-    fold_choice = np.argmax(train + prior, axis=2)  # sets tie exactly, the first one wins
+    fold_choice = np.argmax(train + prior[:, None], axis=2)  # exact ties: the first wins
     test = np.take_along_axis(by_fold, fold_choice[:, :, None], axis=2)[:, :, 0]
     full_choice = np.argmax(total + prior, axis=1)
     full_ll = total[np.arange(n_people), full_choice]
@@ -163,14 +176,19 @@ def grid_fit(chosen: np.ndarray, people: Sequence[str],
     for v in (*points.values(), fold):
         v.flags.writeable = False
     return GridFit(ids, counts, test.sum(axis=1), fold_choice, full_choice, full_ll, fold,
-                   MappingProxyType(points))
+                   MappingProxyType(points), group)
 
 
 def fit_node_model(model: NodeModel, decisions: DecisionNodes, rows: np.ndarray,
                    people: Sequence[str], *, seed: int, folds: int = FOLDS,
-                   floor: float = FLOOR) -> GridFit:
+                   floor: float = FLOOR, prior: str = PRIORS[0],
+                   groups: int = POPULATION_FOLDS) -> GridFit:
     """The protocol for `model` over its grid: `rows` the chosen child's row (in `decisions`)
-    of each decision, `people` its person; the tau prior where the model has a tau."""
+    of each decision, `people` its person; `prior` "authors": the tau prior where the model
+    has a tau; "population": instead, the population over the grid from the people of the
+    other `groups` (`population`'s docstring says why instead)."""
+    if prior not in PRIORS:
+        raise DataError(f"prior {prior!r} (allowed: {', '.join(PRIORS)})")
     rows = np.asarray(rows)
     if rows.ndim != 1 or not np.issubdtype(rows.dtype, np.integer) or (
             rows.size and not 0 <= rows.min() <= rows.max() < decisions.rows):
@@ -178,6 +196,9 @@ def fit_node_model(model: NodeModel, decisions: DecisionNodes, rows: np.ndarray,
                         f"from 0 to {decisions.rows - 1}, the child rows of the decisions)")
     points = model.points()
     chosen = model.grid_probabilities(decisions, points)[rows]
+    if prior == "population":
+        return grid_fit(chosen, people, points, seed=seed, folds=folds, floor=floor,
+                        groups=groups)
     return grid_fit(chosen, people, points, seed=seed, folds=folds, floor=floor,
                     log_prior=prior_of(points))
 
@@ -194,7 +215,7 @@ def deal_folds(person: np.ndarray, counts: np.ndarray, folds: int, seed: int) ->
 
 
 def _check(chosen: np.ndarray, people: Sequence[str], grid: Mapping[str, np.ndarray] | None,
-           seed: int, folds: int, floor: float, log_prior: np.ndarray | None
+           seed: int, folds: int, floor: float, log_prior: np.ndarray | None, groups: int
            ) -> tuple[tuple, np.ndarray]:
     """The sorted person ids and each decision's person number; DataError for bad input."""
     if chosen.ndim != 2 or 0 in chosen.shape:
@@ -224,6 +245,9 @@ def _check(chosen: np.ndarray, people: Sequence[str], grid: Mapping[str, np.ndar
         p = int(np.argmin(counts))
         raise DataError(f"people: {str(ids[p])!r} has {counts[p]} decisions (allowed: at least the "
                         f"{folds} folds)")
+    if not _integer(groups) or not (groups == 0 or 2 <= groups <= len(ids)):
+        raise DataError(f"groups: {groups!r} for {len(ids)} people (allowed: 0 for no "
+                        f"population, or 2 to the people)")
     return tuple(str(i) for i in ids), person.ravel()
 
 

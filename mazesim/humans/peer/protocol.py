@@ -6,7 +6,9 @@ folds (`logit_peer_fit`): the person's weights are the MAP on the training folds
 population over weights estimated by empirical Bayes (`fitting.mixed_logit`) from other people
 only: the people are dealt into `POPULATION_FOLDS` seeded groups, and a group's people get the
 population of the other groups. Nothing of a person's decisions reaches their prior, and the
-shrinkage is estimated, not chosen by hand."""
+shrinkage is estimated, not chosen by hand. With `prior="population"` the planners get the same
+treatment (`population`): a population over their grid points from the same groups, instead of
+the 1/tau prior."""
 
 from __future__ import annotations
 
@@ -23,13 +25,9 @@ from mazesim.humans.fitting.mixed_logit import (chosen_log_probabilities, groupe
 from mazesim.humans.fitting.node_choices import NodeChoices, feature_scale, logit_inputs
 from mazesim.humans.fitting.results import Estimate, ModelFit, ParticipantFit
 from mazesim.humans.peer.grid import FLOOR, FOLDS, deal_folds, fit_node_model
+from mazesim.humans.peer.population import POPULATION_FOLDS, PRIORS, population_groups
 
 __all__ = ["POPULATION_FOLDS", "LogitPeerFit", "peer_model", "logit_peer_fit"]
-
-POPULATION_FOLDS = 10
-"""Groups of people for `node-choice`'s population under the peer protocol: a person's prior
-comes from the people of the other groups (90 % of everyone)."""
-POPULATION_STREAM = 2**32 - 2   # spawn key of the groups' draw (the folds use 0, 1, ...)
 
 
 @dataclass(frozen=True, eq=False)
@@ -47,9 +45,11 @@ class LogitPeerFit:
     group: np.ndarray
 
 
-def peer_model(name: str, choices: NodeChoices, *, folds: int, seed: int, **_) -> ModelFit:
+def peer_model(name: str, choices: NodeChoices, *, folds: int, seed: int,
+               prior: str = PRIORS[0], **_) -> ModelFit:
     """One model by the authors' protocol, as a `ModelFit`: the in-sample figures are the
-    per-person choices on all their decisions, k counts every person's parameters."""
+    per-person choices on all their decisions, k counts every person's parameters; `prior`
+    the planners' (`grid.fit_node_model`; node-choice always gets its population)."""
     model = NODE_MODELS[name]
     if isinstance(model, NodeLogit):
         fit = logit_peer_fit(model, choices, seed=seed, folds=folds)
@@ -57,7 +57,7 @@ def peer_model(name: str, choices: NodeChoices, *, folds: int, seed: int, **_) -
         test_ll, full_ll, k = fit.test_ll, fit.full_ll, len(model.features)
     else:
         grid = fit_node_model(model, choices.decisions, choices.rows, choices.people,
-                              seed=seed, folds=folds)
+                              seed=seed, folds=folds, prior=prior)
         params = grid.full_params()
         own = [{p: float(v[i]) for p, v in params.items()} for i in range(len(grid.people))]
         test_ll, full_ll, k = grid.test_ll, grid.full_ll, len(model.params)
@@ -87,9 +87,7 @@ def logit_peer_fit(model: NodeLogit, choices: NodeChoices, *, seed: int, folds: 
                         f"from {groups} groups of the others: {people} people (allowed: at "
                         f"least {max(groups, 2)})")
     fold = deal_folds(person, counts, folds, seed)
-    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(POPULATION_STREAM,)))
-    group = np.empty(people, dtype=np.int64)
-    group[rng.permutation(people)] = np.arange(people) % groups
+    group = population_groups(people, groups, seed)
     test_ll, full_ll = np.zeros(people), np.zeros(people)
     weights = np.zeros((people, x.shape[1]))
     for g in range(groups):
