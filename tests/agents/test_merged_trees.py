@@ -5,7 +5,6 @@ trees pass any ceiling, builds."""
 
 from __future__ import annotations
 
-import time
 
 import numpy as np
 import pytest
@@ -110,22 +109,20 @@ def test_states_share_their_children_and_merged_nodes_keep_the_first_way_found()
 
 def test_every_map_of_the_replication_builds_merged_within_its_ceilings():
     """The trees pass 50,000 nodes (map02 at once); the graphs hold at most 7,552 nodes
-    (map24: 1,610 states), each built in well under the 2 s of the issue."""
+    (map24: 1,610 states). Their time, well under the issue's 2 s each, is a benchmark's
+    (`benchmarks/bench_trees.py`): a timed test fails on a loaded machine."""
     files = replication_mazes()
     assert len(files) == 30
     with pytest.raises(AgentError, match="'map02': the tree passes 50,000 nodes .* merged "
                                          "graphs do not"):
         decision_tree(read_any_maze(files[1]))
-    sizes, seconds = {}, []
+    sizes = {}
     for path in files:
-        maze = read_any_maze(path)
-        start = time.perf_counter()
-        graph = decision_tree(maze, merged=True)
-        seconds.append(time.perf_counter() - start)
+        graph = decision_tree(read_any_maze(path), merged=True)
         sizes[path.stem] = (len(graph), len(graph.states()))
         assert decision_nodes({"g": graph}).size > 0
     assert max(sizes.values()) == (7_552, 1_610) == sizes["map24"]
-    assert sum(n for n, _ in sizes.values()) < MAX_TREE_NODES and max(seconds) < 2.0
+    assert sum(n for n, _ in sizes.values()) < MAX_TREE_NODES
     with pytest.raises(AgentError, match="decision graph of maze 'map24': the graph passes "
                                          "7,000 nodes"):
         decision_tree(read_any_maze(files[23]), max_nodes=7_000, merged=True)
