@@ -57,3 +57,17 @@ def experiment_1_run(tmp_path_factory, experiment_1):
     run = tmp_path_factory.mktemp("experiment-1") / "run"
     import_mst(experiment_1, run)
     return run
+
+
+@pytest.fixture(scope="session")
+def authors_choices():
+    """The node decisions of experiment 1 on the authors' own trees (their `peer` folder)."""
+    from mazesim.humans.fitting.node_choices import peer_node_choices
+
+    return peer_node_choices(mst_folder() / "peer", mst_folder() / "mazes")
+
+
+@pytest.fixture(scope="session")
+def few_people(authors_choices):
+    """The decisions of 24 of the authors' people (about 1,200)."""
+    return authors_choices.select(authors_choices.participant < 24)

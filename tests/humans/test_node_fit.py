@@ -13,43 +13,30 @@ from mazesim.agents.node_models import NodeLogit, node_model
 from mazesim.errors import AgentError, DataError
 from mazesim.humans.peer.grid import fit_node_model
 from mazesim.humans.fitting.mixed_logit import grouped, population
-from mazesim.humans.fitting.node_choices import peer_node_choices
 from mazesim.humans.fitting.node import fit_nodes
 from mazesim.humans.fitting.node_choices import logit_inputs
 from mazesim.humans.peer.protocol import logit_peer_fit
-from tests.humans.mst_data import mst_folder
 
 TARGET = 0.90           # the issue's target under the authors' protocol (their DU: 0.946)
 FEW = ("revisit", "reverse", "log-steps")
 
 
-@pytest.fixture(scope="module")
-def authors():
-    return peer_node_choices(mst_folder() / "peer", mst_folder() / "mazes")
-
-
-@pytest.fixture(scope="module")
-def few_people(authors):
-    """The decisions of 24 of the authors' people (about 1,200)."""
-    return authors.select(authors.participant < 24)
-
-
-def test_the_authors_decisions_with_their_walks(authors):
-    assert (len(authors), len(authors.participants)) == (5_971, 116)
-    assert authors.baseline_bits() == pytest.approx(1.2229, abs=1e-4)
-    d = authors.decisions
-    for i in range(0, len(authors), 101):               # every walk ends at its node
-        node = d.trees[d.decision_tree[authors.decision[i]]].nodes[
-            d.decision_node[authors.decision[i]]]
-        assert tuple(authors.walks[i][-1]) == node.cell
-        assert d.row_decision[authors.rows[i]] == authors.decision[i]
+def test_the_authors_decisions_with_their_walks(authors_choices):
+    assert (len(authors_choices), len(authors_choices.participants)) == (5_971, 116)
+    assert authors_choices.baseline_bits() == pytest.approx(1.2229, abs=1e-4)
+    d = authors_choices.decisions
+    for i in range(0, len(authors_choices), 101):               # every walk ends at its node
+        node = d.trees[d.decision_tree[authors_choices.decision[i]]].nodes[
+            d.decision_node[authors_choices.decision[i]]]
+        assert tuple(authors_choices.walks[i][-1]) == node.cell
+        assert d.row_decision[authors_choices.rows[i]] == authors_choices.decision[i]
 
 
 @pytest.mark.slow
-def test_node_choice_beats_du_under_the_authors_protocol(authors):
+def test_node_choice_beats_du_under_the_authors_protocol(authors_choices):
     """Seed 0 on the authors' trees and decisions: node-choice 0.857 bits per decision
     (DU 0.945 on the same folds), better for most people."""
-    report = fit_nodes(authors, ["du", "node-choice"], protocol="peer", seed=0)
+    report = fit_nodes(authors_choices, ["du", "node-choice"], protocol="peer", seed=0)
     bits = {m.model: m.cv_bits for m in report.report.models}
     assert bits["node-choice"] == pytest.approx(0.857, abs=0.002) and bits["node-choice"] < TARGET
     assert bits["du"] == pytest.approx(0.945, abs=0.002)
@@ -99,7 +86,7 @@ def test_a_person_s_own_decisions_never_reach_their_prior(few_people):
     assert after.test_ll[who] != before.test_ll[who]
 
 
-def test_a_simulated_population_is_recovered(authors):
+def test_a_simulated_population_is_recovered(authors_choices):
     """Choices drawn on the authors' trees and walks from per-person weights of a known
     population (revisit, log-cells, log-steps; revisit and reverse are too collinear here,
     r = 0.89, to be told apart): its mean recovered within 20 % (the Laplace approximation
@@ -107,30 +94,30 @@ def test_a_simulated_population_is_recovered(authors):
     spreads within 0.2, and the peer protocol scores the simulated choices near the truth's
     own cross-entropy."""
     model = NodeLogit("node-choice", ("revisit", "log-cells", "log-steps"))
-    x, start, _ = logit_inputs(model, authors)
+    x, start, _ = logit_inputs(model, authors_choices)
     rng = np.random.default_rng(7)
     scale = x.std(axis=0)
     mean, spread = np.array([-1.5, -0.5, -0.8]), np.array([0.5, 0.3, 0.3])
-    true = mean + spread * rng.normal(size=(len(authors.participants), 3))
-    chosen, entropy = np.empty(len(authors), dtype=np.int64), 0.0
-    for o in range(len(authors)):
-        u = x[start[o]:start[o + 1]] / scale @ true[authors.participant[o]]
+    true = mean + spread * rng.normal(size=(len(authors_choices.participants), 3))
+    chosen, entropy = np.empty(len(authors_choices), dtype=np.int64), 0.0
+    for o in range(len(authors_choices)):
+        u = x[start[o]:start[o + 1]] / scale @ true[authors_choices.participant[o]]
         p = np.exp(u - u.max())
         p /= p.sum()
         pick = rng.choice(len(p), p=p)
         chosen[o] = start[o] + pick
         entropy -= np.log(p[pick])
-    pop = population(grouped(x / scale, start, chosen, authors.participant,
-                             len(authors.participants)))
+    pop = population(grouped(x / scale, start, chosen, authors_choices.participant,
+                             len(authors_choices.participants)))
     assert pop.mean == pytest.approx(mean, rel=0.2)
     assert np.sqrt(np.diag(pop.cov)) == pytest.approx(spread, abs=0.2)
-    first = authors.decisions.start[authors.decision]
-    simulated = type(authors)(authors.decisions, authors.decision,
-                              first + chosen - start[:-1], authors.participant,
-                              authors.participants, authors.walks, "simulated")
+    first = authors_choices.decisions.start[authors_choices.decision]
+    simulated = type(authors_choices)(authors_choices.decisions, authors_choices.decision,
+                              first + chosen - start[:-1], authors_choices.participant,
+                              authors_choices.participants, authors_choices.walks, "simulated")
     fit = logit_peer_fit(model, simulated, seed=0)
-    truth = entropy / math.log(2) / len(authors)
-    assert truth < -fit.test_ll.sum() / math.log(2) / len(authors) < truth + 0.03
+    truth = entropy / math.log(2) / len(authors_choices)
+    assert truth < -fit.test_ll.sum() / math.log(2) / len(authors_choices) < truth + 0.03
 
 
 def test_the_ml_protocol(few_people):

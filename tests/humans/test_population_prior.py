@@ -12,25 +12,12 @@ from hypothesis import given, settings, strategies as st
 from mazesim.agents.node_models import node_model
 from mazesim.errors import DataError
 from mazesim.humans.fitting.node import fit_nodes
-from mazesim.humans.fitting.node_choices import peer_node_choices
 from mazesim.humans.fitting.node_output import format_node_fit, write_node_fit
 from mazesim.humans.peer.grid import fit_node_model, grid_fit, prior_of
 from mazesim.humans.peer.population import (PRIOR_FLOOR, mixing_weights, population_groups,
                                             population_log_prior)
-from tests.humans.mst_data import mst_folder
 
 THETA = np.array([0.1, 0.3, 0.5, 0.7, 0.9])    # a toy grid: a coin's chance of heads
-
-
-@pytest.fixture(scope="module")
-def authors():
-    return peer_node_choices(mst_folder() / "peer", mst_folder() / "mazes")
-
-
-@pytest.fixture(scope="module")
-def few_people(authors):
-    """The decisions of 24 of the authors' people (about 1,200)."""
-    return authors.select(authors.participant < 24)
 
 
 @settings(max_examples=25, deadline=None)
@@ -109,12 +96,13 @@ def test_the_default_is_the_authors_prior_unchanged(few_people):
     assert reports[0].to_json()["prior"] == "authors"
 
 
-def test_the_population_prior_helps_du_on_the_authors_decisions(authors):
+def test_the_population_prior_helps_du_on_the_authors_decisions(authors_choices):
     """Seed 0 on all 5,971 decisions: 0.945 bits with the 1/tau prior, 0.938 with the
     population's."""
     model = node_model("du")
-    fits = {prior: fit_node_model(model, authors.decisions, authors.rows, authors.people,
-                                  seed=0, prior=prior).pooled_bits
+    c = authors_choices
+    fits = {prior: fit_node_model(model, c.decisions, c.rows, c.people, seed=0,
+                                  prior=prior).pooled_bits
             for prior in ("authors", "population")}
     assert fits["authors"] == pytest.approx(0.9447, abs=1e-4)
     assert fits["population"] == pytest.approx(0.9377, abs=1e-4)

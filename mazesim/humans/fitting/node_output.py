@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from mazesim.humans.fitting.results import MAZE_GROUPS
-from mazesim.humans.fitting.output import write_fit
+from mazesim.humans.fitting.output import model_cells, write_fit
 from mazesim.humans.fitting.node import NodeFitReport
 from mazesim.humans.fitting.ranking_output import format_ranking
 from mazesim.markup import markdown_text
@@ -39,11 +39,7 @@ def format_node_fit(result: NodeFitReport) -> str:
              f"{r.seed}); uniform choice: {r.baseline_bits:.3f} bits per decision. Bits = "
              "-mean log2 p(chosen child); interval: 95 % bootstrap over participants.", "",
              "| model | k | lapse | bits | cv bits | 95 % CI |", "|---|---:|---:|---:|---:|---|"]
-    for m in r.models:
-        ci = "" if m.cv_bits_ci is None else f"{m.cv_bits_ci[0]:.3f}-{m.cv_bits_ci[1]:.3f}"
-        cv_bits = "" if m.cv_bits is None else f"{m.cv_bits:.3f}"
-        lines.append(f"| {m.model} | {m.k} | {m.estimate.lapse:.4f} | {m.bits:.3f} | "
-                     f"{cv_bits} | {ci} |")
+    lines += [model_cells(m) for m in r.models]
     lines += format_ranking(result.ranking, r.ranking_note)
     return "\n".join(lines) + "\n"
 

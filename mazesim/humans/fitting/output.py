@@ -25,14 +25,14 @@ from mazesim.agents.node_models import NodeLogit, node_model
 from mazesim.errors import (DataError, MazesimError, cannot_write, file_problem, load_json,
                             nesting, read_text, short)
 from mazesim.humans.fitting.junction import MAX_MODELS
-from mazesim.humans.fitting.results import Estimate, FitReport
+from mazesim.humans.fitting.results import Estimate, FitReport, ModelFit
 from mazesim.humans.fitting.models import parse_model
 from mazesim.humans.fitting.ranking_output import RANKING_CSV, format_ranking, write_ranking
 from mazesim.limits import MAX_NESTING
 
 __all__ = ["FIT_CSV", "PARTICIPANTS_CSV", "FIGURE", "FILES", "RANKING_CSV", "PARAM_PREFIX",
-           "format_fit", "write_fit", "read_fitted", "fit_rows", "fitted_row", "declared_params",
-           "only_models", "MAX_FIT_ROWS"]
+           "model_cells", "format_fit", "write_fit", "read_fitted", "fit_rows", "fitted_row",
+           "declared_params", "only_models", "MAX_FIT_ROWS"]
 
 FIT_CSV = "fit.csv"
 PARTICIPANTS_CSV = "fit_participants.csv"
@@ -46,6 +46,14 @@ _DECIMAL = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]{1,4})?", 
 _DPI = 90
 _ROW_INCHES = 0.35
 _FOLDS_OVER = {"participants": "participant", "maze groups": "group of mazes"}
+
+
+def model_cells(m: ModelFit) -> str:
+    """A model's row of a fit's table up to its interval (model, k, lapse, bits, cv bits,
+    95 % CI): the same at every level."""
+    ci = "" if m.cv_bits_ci is None else f"{m.cv_bits_ci[0]:.3f}-{m.cv_bits_ci[1]:.3f}"
+    cv_bits = "" if m.cv_bits is None else f"{m.cv_bits:.3f}"
+    return f"| {m.model} | {m.k} | {m.estimate.lapse:.4f} | {m.bits:.3f} | {cv_bits} | {ci} |"
 
 
 def format_fit(report: FitReport) -> str:
@@ -65,10 +73,7 @@ def format_fit(report: FitReport) -> str:
              "| model | k | lapse | bits | cv bits | 95 % CI | AIC | BIC |",
              "|---|---:|---:|---:|---:|---|---:|---:|"]
     for m in report.models:
-        ci = "" if m.cv_bits_ci is None else f"{m.cv_bits_ci[0]:.3f}-{m.cv_bits_ci[1]:.3f}"
-        cv_bits = "" if m.cv_bits is None else f"{m.cv_bits:.3f}"
-        lines.append(f"| {m.model} | {m.k} | {m.estimate.lapse:.4f} | {m.bits:.3f} | "
-                     f"{cv_bits} | {ci} | {m.aic:.1f} | {m.bic:.1f} |")
+        lines.append(f"{model_cells(m)} {m.aic:.1f} | {m.bic:.1f} |")
     lines += format_ranking(report.ranking, report.ranking_note)
     lines += ["", "Fitted parameters (all decisions; 95 % Wald intervals from the larger of "
               "the cluster-robust (by participant) and the observed-information errors):", ""]
