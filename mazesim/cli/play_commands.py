@@ -6,11 +6,14 @@ import contextlib
 import json
 import logging
 import signal
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 import click
 
 from mazesim.cli import main
+
+if TYPE_CHECKING:
+    from mazesim.play.server import PlayServer
 
 __all__ = ["play"]
 
@@ -37,7 +40,7 @@ def play(config: str, host: str | None, port: int | None, public_url: str | None
     server = open_server(config, public_url=public_url, **given)   # defaults: play.server
     info = start_info(server)
     try:                                # a Ctrl-C as soon as the start is read stops it too
-        _stop_on_signals()
+        _stop_on_signals(server)
         if as_json:
             click.echo(json.dumps(info))
         else:
@@ -50,24 +53,22 @@ def play(config: str, host: str | None, port: int | None, public_url: str | None
                 click.echo(f"  participant links: {info['links']}")
             click.echo("  Ctrl-C stops")
         with _log_to_stderr(LOGGER):
-            server.serve_forever()
-    except KeyboardInterrupt:
+            server.serve_forever()      # returns once a signal has asked it to stop
         click.echo("stopped", err=True)
     finally:
         server.server_close()
         server.recorder.store.close()
 
 
-def _interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
-
-
-def _stop_on_signals() -> None:
+def _stop_on_signals(server: PlayServer) -> None:
     """SIGINT and SIGTERM stop the server whatever this process inherited: a command started
     in the background (`cmd &` from a script) starts with SIGINT ignored, and a signal before
-    the server's own handlers are in place (or after they are gone) would be lost."""
+    the server's own handlers are in place (or after they are gone) would be lost.
+
+    The handler asks the server to stop rather than raising KeyboardInterrupt: raised while the
+    event loop was being set up, it left uvloop "running" and the command ended in a traceback."""
     for number in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(number, _interrupt)
+        signal.signal(number, lambda signum, frame: server.stop_soon())
 
 
 @contextlib.contextmanager

@@ -267,7 +267,7 @@ class PlayServer:
         return f"{self.url}{DASHBOARD}#key={self.recorder.dashboard_key}"
 
     def serve_forever(self) -> None:
-        """Serve until `shutdown` (or Ctrl-C / SIGTERM in the main thread).
+        """Serve until `stop_soon` or `shutdown` (the command calls `stop_soon` on a signal).
 
         Everything alive now (the libraries, the session, every participant) is frozen out of
         the garbage collector first: a full collection over numba's and scipy's objects took
@@ -278,9 +278,14 @@ class PlayServer:
         finally:
             self._stopped.set()
 
-    def shutdown(self) -> None:
-        """Stop serving (from another thread); requests in flight are answered first."""
+    def stop_soon(self) -> None:
+        """Ask `serve_forever` to return (safe in a signal handler; before it starts too);
+        requests in flight are answered first."""
         self._server.should_exit = True
+
+    def shutdown(self) -> None:
+        """Stop serving (from another thread) and wait until it has."""
+        self.stop_soon()
         self._stopped.wait(SHUTDOWN_SECONDS + 5)
 
     def server_close(self) -> None:
