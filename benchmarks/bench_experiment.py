@@ -8,13 +8,15 @@ sample trajectories, packing results), storage in the main process (sqlite, npz)
 The runner's overhead is compared with the kernel time (target: <= 20%). The serial part, in CPU
 seconds (robust on a shared machine): the run's main process (mazes, kernel cache, the sweep's
 bookkeeping and storage) and the report's (the larger of its own process and its largest piece
-in another process: the pieces, as the units, are spread over the cores), against the workers'
+in another process: the pieces, as the units, are spread over the cores; split as a machine
+of `--split` cores would split them), against the workers'
 CPU (kernels and all) and the report's pieces; Amdahl's law turns that fraction into the
 speed-up of 16 workers (target: >= 10x). Then the first run:
 `mazesim run configs/quickstart.yaml` with an empty numba cache beside the same run warm, side by
 side in fresh processes (target: cold at most 4 times warm).
 
-    python benchmarks/bench_experiment.py [--workers 2] [--count N] [--repeat 1] [--quick]
+    python benchmarks/bench_experiment.py [--workers 2] [--count N] [--repeat 1] [--split 16]
+                                          [--quick]
 
 `--count N` scales the config down to N mazes per generator (the study config has 100); the
 kernel/overhead ratio does not depend on it, the end-to-end time scales with it.
@@ -23,6 +25,7 @@ kernel/overhead ratio does not depend on it, the end-to-end time scales with it.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import resource
 import statistics
@@ -32,7 +35,10 @@ import tempfile
 import time
 from dataclasses import replace
 from pathlib import Path
+from typing import Iterator
+from unittest import mock
 
+from mazesim.experiment import report, storage
 from mazesim.experiment.config import load_config
 from mazesim.experiment.report import build_report
 from mazesim.experiment.runner import run_experiment
@@ -70,7 +76,18 @@ def amdahl(serial: float, parallel: float, workers: int) -> float:
     return (serial + parallel) / (serial + parallel / workers)
 
 
-def once(workers: int, count: int | None) -> dict[str, float]:
+@contextlib.contextmanager
+def split_as(count: int) -> Iterator[None]:
+    """The report's work split in pieces as on a machine of `count` cores (Table 1 in `count`
+    pieces, the trials in up to `count` slices, a scatter figure in up to `count` bands), so
+    that its largest piece is the one such a machine would wait for."""
+    with contextlib.ExitStack() as stack:
+        for module in (storage, report):
+            stack.enter_context(mock.patch.object(module, "cores", lambda: count))
+        yield
+
+
+def once(workers: int, count: int | None, split: int) -> dict[str, float]:
     config = load_config(CONFIG)
     if count is not None:
         config = replace(config, mazes=tuple(replace(b, count=count) for b in config.mazes))
@@ -81,7 +98,8 @@ def once(workers: int, count: int | None) -> dict[str, float]:
         workers_cpu, main_cpu = children_cpu() - children, time.process_time() - cpu
         clock, cpu, children = time.perf_counter(), time.process_time(), children_cpu()
         pieces: list[tuple[str, float]] = []
-        build_report(result.run_dir, cpu=pieces)
+        with split_as(split):
+            build_report(result.run_dir, cpu=pieces)
         report_cpu, helpers_cpu = time.process_time() - cpu, children_cpu() - children
         largest = max(pieces, key=lambda p: p[1], default=("none", 0.0))
         wall = time.perf_counter() - began
@@ -120,12 +138,14 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--count", type=int, default=None, help="mazes per generator")
     parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--split", type=int, default=16,
+                        help="split the report's pieces as on a machine of this many cores")
     parser.add_argument("--quick", action="store_true",
                         help="1 maze per generator, 2 workers: checks that the script runs")
     args = parser.parse_args()
     if args.quick:
         args.count, args.workers, args.repeat = 1, 2, 1
-    runs = [once(args.workers, args.count) for _ in range(args.repeat)]
+    runs = [once(args.workers, args.count, args.split) for _ in range(args.repeat)]
     med = {k: statistics.median(r[k] for r in runs) for k in runs[0]
            if k not in ("per_agent", "largest")}
     print(f"study-first-experiment, {args.count or 100} mazes per generator, "
@@ -149,7 +169,7 @@ def main() -> None:
         print(f"  serial part (CPU) {med['serial']:8.2f} s   (the run's main process "
               f"{med['run_cpu']:.2f} s: mazes, kernel cache, sweep, storage; the report's own "
               f"{med['report_cpu']:.2f} s or its largest piece's {med['largest_cpu']:.2f} s "
-              f"({runs[-1]['largest']}), the larger)")
+              f"({runs[-1]['largest']}; pieces split as for {args.split} cores), the larger)")
         print(f"  workers (CPU)     {med['workers_cpu']:8.2f} s   (kernels, set-up, packing)")
         print(f"  report pieces     {med['helpers_cpu']:8.2f} s   (CPU of the report's processes "
               "beside its own: exports, Table 1, figures, reading the trials)")

@@ -18,7 +18,9 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from matplotlib.colors import LinearSegmentedColormap, Normalize  # noqa: E402
+from matplotlib.lines import Line2D  # noqa: E402
 
+from mazesim.experiment.bands import Band, band, write_bands  # noqa: E402
 from mazesim.experiment.choices import ChoiceTest  # noqa: E402
 from mazesim.experiment.statistics import ALL, WITHIN, Correlation  # noqa: E402
 from mazesim.maze import Maze  # noqa: E402
@@ -27,7 +29,7 @@ from mazesim.walks.metrics import visit_counts  # noqa: E402
 from mazesim.walks.pictures import heat_map_image, trajectory_image  # noqa: E402
 
 __all__ = [
-    "scatter_figure", "box_figure", "choice_figure", "trajectory_figures", "heatmap_figures",
+    "scatter_figure", "scatter_band", "box_figure", "choice_figure", "trajectory_figures", "heatmap_figures",
 ]
 
 _DPI = 90
@@ -57,52 +59,104 @@ def scatter_figure(path: Path, title: str, agents: Sequence[str], parameters: Se
     Pearson r shown in each panel's title (pooled, and within strata when there are some);
     `labels` names the rows (default: the agents). The legend names the strata with points.
 
-    `x[parameter]`, `y[agent]` and `strata` hold one value per maze (same order).
+    `x[parameter]`, `y[agent]` and `strata` hold one value per maze (same order). Drawn here
+    in one band; the report draws its rows in bands in several processes (`scatter_band`) and
+    joins them (`write_bands`): the same bytes.
     """
+    return write_bands(path, [scatter_band(title, agents, parameters, x, y, strata, cells,
+                                           labels, range(len(agents)))])
+
+
+def scatter_band(title: str, agents: Sequence[str], parameters: Sequence[str],
+                 x: Mapping[str, np.ndarray], y: Mapping[str, np.ndarray], strata: np.ndarray,
+                 cells: Mapping[tuple[str, str, str], Correlation],
+                 labels: Mapping[str, str] | None, rows: Sequence[int]) -> Band:
+    """The agent rows `rows` of `scatter_figure`'s canvas (with the first row, its heading and
+    legend): each panel is drawn alone at its place, so bands joined give the whole figure."""
     strata = np.asarray(strata, dtype=object)
     names = list(dict.fromkeys(strata.tolist()))
-    rows, cols = len(agents), len(parameters)
     row_labels = {a: _wrap((labels or {}).get(a, a), _PANEL, _LABEL_SIZE) + "\nmoves per maze"
                   for a in agents}
     label_lines = max(_lines(text) for text in row_labels.values())
     left = _YLABEL + label_lines * _LABEL_SIZE * _LINE
+    cols = len(parameters)
     width = left + cols * _PANEL + (cols - 1) * _PANEL_GAP + _EDGE
     heading = _wrap(title, width - 2 * _EDGE, _TITLE_SIZE)
     top = _EDGE + _lines(heading) * _TITLE_SIZE * _LINE + _PANEL_TITLE
-    height = top + rows * _PANEL + (rows - 1) * (_PANEL_GAP + _PANEL_TITLE) + _XLABEL + _LEGEND
-    fig = plt.figure(figsize=(width, height))
-    drawn: dict[str, object] = {}
-    for i, agent in enumerate(agents):
+    height = (top + len(agents) * _PANEL + (len(agents) - 1) * (_PANEL_GAP + _PANEL_TITLE)
+              + _XLABEL + _LEGEND)
+    fig = plt.figure(figsize=(width, height), dpi=_DPI)
+    for i in rows:
+        agent = agents[i]
         ys = np.asarray(y[agent], float)
         for j, name in enumerate(parameters):
             bottom = height - top - (i + 1) * _PANEL - i * (_PANEL_GAP + _PANEL_TITLE)
             ax = fig.add_axes(_box(fig, left + j * (_PANEL + _PANEL_GAP), bottom, _PANEL,
                                    _PANEL))
-            xs = np.asarray(x[name], float)
-            for k, stratum in enumerate(names):
-                ok = np.isfinite(xs) & np.isfinite(ys) & (strata == stratum)
-                if not ok.any():
-                    continue
-                color = _STRATUM_COLORS[k % len(_STRATUM_COLORS)]
-                drawn[stratum] = ax.scatter(xs[ok], ys[ok], s=_POINT, alpha=0.6, color=color)
-                if ok.sum() >= 2 and np.ptp(xs[ok]) > 0:
-                    slope, intercept = np.polyfit(xs[ok], ys[ok], 1)
-                    line = np.array([xs[ok].min(), xs[ok].max()])
-                    ax.plot(line, slope * line + intercept, color=color, linewidth=1)
+            _stratum_points(ax, np.asarray(x[name], float), ys, strata, names)
             ax.set_title(_panel_title(cells, agent, name, len(names)), fontsize=_TICK_SIZE)
-            if i == rows - 1:
+            if i == len(agents) - 1:
                 ax.set_xlabel(name, fontsize=_LABEL_SIZE)
             if j == 0:
                 ax.set_ylabel(row_labels[agent], fontsize=_LABEL_SIZE)
             ax.tick_params(labelsize=_TICK_SIZE)
             ax.locator_params(nbins=_TICKS)
-    order = [s for s in names if s in drawn]
-    if order:
-        fig.legend([drawn[s] for s in order], order, loc="lower center", fontsize=_LABEL_SIZE,
-                   ncol=max(1, min(len(order), int(width // 1.6))), frameon=False,
+    if 0 in rows:
+        _scatter_frame(fig, heading, _strata_with_points(x, y, parameters, strata, names), names,
+                       width, height)
+    return _band(fig)
+
+
+def _stratum_points(ax, xs: np.ndarray, ys: np.ndarray, strata: np.ndarray,
+                    names: list[str]) -> None:
+    """One panel's points and fit line per stratum."""
+    for k, stratum in enumerate(names):
+        ok = np.isfinite(xs) & np.isfinite(ys) & (strata == stratum)
+        if not ok.any():
+            continue
+        color = _STRATUM_COLORS[k % len(_STRATUM_COLORS)]
+        ax.scatter(xs[ok], ys[ok], s=_POINT, alpha=0.6, color=color)
+        if ok.sum() >= 2 and np.ptp(xs[ok]) > 0:
+            slope, intercept = np.polyfit(xs[ok], ys[ok], 1)
+            line = np.array([xs[ok].min(), xs[ok].max()])
+            ax.plot(line, slope * line + intercept, color=color, linewidth=1)
+
+
+def _strata_with_points(x: Mapping[str, np.ndarray], y: Mapping[str, np.ndarray],
+                        parameters: Sequence[str], strata: np.ndarray, names: list[str]
+                        ) -> list[str]:
+    """The strata with a point in some panel, in order (known to every band alike)."""
+    finite = np.zeros(len(strata), bool)
+    for ys in y.values():
+        for name in parameters:
+            finite |= np.isfinite(np.asarray(x[name], float)) & np.isfinite(np.asarray(ys, float))
+    return [s for s in names if (finite & (strata == s)).any()]
+
+
+def _scatter_frame(fig: plt.Figure, heading: str, shown: list[str], names: list[str],
+                   width: float, height: float) -> None:
+    """The scatter figure's heading and its legend of the strata `shown`."""
+    if shown:
+        handles = [Line2D([], [], linestyle="none", marker="o", markersize=np.sqrt(_POINT),
+                          alpha=0.6, color=_STRATUM_COLORS[names.index(s) % len(
+                              _STRATUM_COLORS)]) for s in shown]
+        fig.legend(handles, shown, loc="lower center", fontsize=_LABEL_SIZE,
+                   ncol=max(1, min(len(shown), int(width // 1.6))), frameon=False,
                    bbox_to_anchor=(0.5, _EDGE / height))
     fig.suptitle(heading, fontsize=_TITLE_SIZE, y=1 - _EDGE / height, va="top")
-    return _save(fig, path)
+
+
+def _band(fig: plt.Figure) -> Band:
+    """The figure's band (`bands.band`), the figure closed."""
+    pixels = _pixels(fig)
+    plt.close(fig)
+    return band(pixels)
+
+
+def _pixels(fig: plt.Figure) -> np.ndarray:
+    """The figure rendered (Agg, white background) as an RGBA array."""
+    fig.canvas.draw()
+    return np.asarray(fig.canvas.buffer_rgba())
 
 
 def _panel_title(cells: Mapping, agent: str, name: str, strata: int) -> str:

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import astuple, fields, replace
+from dataclasses import fields, replace
+from operator import attrgetter
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
@@ -17,6 +18,7 @@ import numpy as np
 
 from mazesim import csvfile
 from mazesim.experiment.background import Jobs, cores, split
+from mazesim.experiment.bands import Band, write_bands
 from mazesim.experiment.choices import ChoiceTest
 from mazesim.experiment.regression import RegressionTerm, Vif
 from mazesim.experiment.report_text import Figure, Report, markdown
@@ -40,6 +42,8 @@ WALK_MAZES = 3
 """Mazes in each trajectory and heat-map figure: the first maze of each generator in turn, then
 the second of each, and so on."""
 Figures = tuple[list[Figure], list[str]]
+Entry = tuple[list[tuple[Callable[..., Any], tuple]], Callable[[list[Any]], Figures]]
+"""A figure's calls (function, arguments) and what turns their results into `Figures`."""
 """What a piece of the figures gives: the figures drawn with their captions, the lines about
 figures not drawn."""
 _CHOICE_HEADER = ("agent", "vision", "mark", "n", "direction", "count", "proportion", "ci_low",
@@ -54,22 +58,23 @@ def build_report(run_dir: str | Path, stage: Callable[[str], None] | None = None
     `stage(text)` hears of each step as it begins; `cpu` (a list) gets the CPU seconds of each
     piece computed in another process.
 
-    The run's tables are exported (`RunStore.export_csv`), Table 1 computed in one piece per
+    The run's tables are exported (`RunStore.csv_export`, in slices), Table 1 computed in one piece per
     core (`tables.condition_correlations`) and the figures drawn in one piece each
     (`_figure_pieces`) in forked processes (`background.Jobs`) while this one computes and
     writes the other statistics: the cores share the report as they share the sweep."""
     run_dir = Path(run_dir)
     say = stage or (lambda text: None)
-    with RunStore(run_dir) as store, Jobs() as jobs:
-        exports = jobs.start(_export, run_dir)
+    with RunStore(run_dir) as store, store.csv_export(run_dir) as export, Jobs() as jobs:
+        exports = [jobs.start(fn, *args) for fn, args in export.pieces]
         say("report: reading the run's tables (CSV exports meanwhile)")   # checked on opening
         results = read_run(store)
         omitted, choices = tuple(omitted_conditions(results)), tuple(choice_tests(results))
         shown = tuple(outcomes(results))
         table = [jobs.start(condition_correlations, results, part)
                  for part in split(shown, cores())]
-        calls, walk_notes = _figure_pieces(run_dir / FIGURES, results, omitted, choices, shown)
-        figures = [jobs.start(fn, *args) for fn, args in calls]
+        entries, walk_notes = _figure_pieces(run_dir / FIGURES, results, omitted, choices,
+                                             shown)
+        figures = [[jobs.start(fn, *args) for fn, args in calls] for calls, _ in entries]
         say("report: correlations" + (
             " with bootstrap intervals" if "spearman" in results.settings.methods else "")
             + ", regressions (figures drawn meanwhile)")
@@ -78,10 +83,11 @@ def build_report(run_dir: str | Path, stage: Callable[[str], None] | None = None
                         omitted, ())
         rows = [r for part in jobs.results(table) for r in part]
         report = replace(report, correlations=tuple(holm_adjusted(rows, omitted)))
-        jobs.results([exports])        # the run's own tables first: a failed write fails there
+        export.finish(lambda: jobs.results(exports))   # the run's tables first: a failure there
         _write_tables(report)
         say("report: the figures")
-        pieces = jobs.results(figures)
+        pieces = [finish(jobs.results(started))
+                  for (_, finish), started in zip(entries, figures)]
         report = replace(report, figures=tuple(f for drawn, _ in pieces for f in drawn),
                          notes=tuple(n for _, notes in pieces for n in notes) + tuple(
                              walk_notes))
@@ -92,42 +98,38 @@ def build_report(run_dir: str | Path, stage: Callable[[str], None] | None = None
     return report
 
 
-def _export(run_dir: Path) -> None:
-    """`mazes.csv`, `trials.csv` and `choices.csv` of the run (its own connection: the
-    parent's is not used across a fork)."""
-    with RunStore(run_dir) as store:
-        store.export_csv(run_dir)
-
-
 def _write_tables(report: Report) -> None:
     """The statistics tables of `report` as CSV files beside it."""
     run_dir = report.path.parent
-    _write(run_dir / CORRELATIONS_CSV, [f.name for f in fields(Correlation)],
-           map(astuple, report.correlations))
-    _write(run_dir / REGRESSION_CSV, [f.name for f in fields(RegressionTerm)],
-           (astuple(t) for fit in report.regressions for t in fit.terms))
-    _write(run_dir / VIF_CSV, [f.name for f in fields(Vif)], map(astuple, report.vifs))
-    _write(run_dir / SUMMARY_CSV, [f.name for f in fields(Summary)],
-           map(astuple, report.summaries))
+    _write_records(run_dir / CORRELATIONS_CSV, Correlation, report.correlations)
+    _write_records(run_dir / REGRESSION_CSV, RegressionTerm,
+                   [t for fit in report.regressions for t in fit.terms])
+    _write_records(run_dir / VIF_CSV, Vif, report.vifs)
+    _write_records(run_dir / SUMMARY_CSV, Summary, report.summaries)
     _write(run_dir / CHOICES_CSV, _CHOICE_HEADER, _choice_rows(report.choices))
 
 
 def _figure_pieces(folder: Path, results: Results, omitted: tuple[Omitted, ...],
                    choices: tuple[ChoiceTest, ...], shown: tuple[Outcome, ...]
-                   ) -> tuple[list[tuple[Callable[..., Figures], tuple]], list[str]]:
-    """Every figure as a call (function, arguments) that draws it and gives its caption and the
-    lines about figures not drawn, in the report's order: scatter plots by vision, the box
-    plot, choices by mark, the walks of each condition; and the lines about walks not drawn
-    (known before drawing). They read the run, the conditions that are
-    no findings, the choice tests and the moves per maze, not the other tables (they are
-    drawn while those are computed)."""
+                   ) -> tuple[list[Entry], list[str]]:
+    """Every figure as calls (function, arguments) that draw it and the function that turns
+    their results into its caption and the lines about figures not drawn, in the report's
+    order: scatter plots by vision (in bands of rows), the box plot, choices by mark, the walks
+    of each condition; and the lines about walks not drawn (known before drawing). They read
+    the run, the conditions that are no findings, the choice tests and the moves per maze, not
+    the other tables (they are drawn while those are computed)."""
     s = results.settings
     no_finding = {(o.agent, o.vision) for o in omitted}
     marks = dict.fromkeys(m for m, _ in s.probes)
     walks, notes = _walk_pieces(folder, results, no_finding)
-    return ([(_scatter_figure, (folder, results, no_finding, shown, v)) for v in s.visions]
-            + [(_box_figure, (folder, results))]
-            + [(_choice_figure, (folder, mark, choices)) for mark in marks] + walks), notes
+    whole = [(_box_figure, (folder, results))] + [
+        (_choice_figure, (folder, mark, choices)) for mark in marks] + walks
+    return ([_scatter_entry(folder, results, no_finding, shown, v) for v in s.visions]
+            + [([call], _first) for call in whole]), notes
+
+
+def _first(results: list[Figures]) -> Figures:
+    return results[0]
 
 
 def _box_figure(folder: Path, results: Results) -> Figures:
@@ -162,42 +164,49 @@ def _choice_figure(folder: Path, mark: str, choices: tuple[ChoiceTest, ...]) -> 
                    " (blue) and of the humans (orange), with 95 % Wilson intervals.")], []
 
 
-def _scatter_figure(folder: Path, results: Results, no_finding: set,
-                    shown: tuple[Outcome, ...], v: str) -> Figures:
-    """The scatter figure of vision `v` (moves per maze against each parameter), or the line
-    why there is none."""
-    from mazesim.experiment import figures as draw
-
+def _scatter_entry(folder: Path, results: Results, no_finding: set,
+                   shown: tuple[Outcome, ...], v: str) -> Entry:
+    """The scatter figure of vision `v` (moves per maze against each parameter) as bands of
+    agent rows, one per core, joined here; or the line why there is none."""
     s = results.settings
     mine = [o for o in shown if o.vision == v and np.isfinite(o.values).any()]
     if len(results.mazes) < 2 or not s.parameters or not mine:
-        return [], []
+        return [], lambda bands: ([], [])
     if all((o.agent, v) in no_finding for o in mine):
-        return [], [f"Vision {v}: no scatter plot; every condition is no finding (see Table 1)."]
+        return [], lambda bands: ([], [f"Vision {v}: no scatter plot; every condition is no "
+                                       "finding (see Table 1)."])
     most = max(int(np.isfinite(o.values).sum()) for o in mine)
     if most < MIN_MAZES["pearson"]:
-        return [], [f"Vision {v}: no scatter plot; at most {most} maze"
-                    f"{'' if most == 1 else 's'} with moves per condition (a correlation "
-                    f"needs {MIN_MAZES['pearson']})."]
+        return [], lambda bands: ([], [
+            f"Vision {v}: no scatter plot; at most {most} maze{'' if most == 1 else 's'} with "
+            f"moves per condition (a correlation needs {MIN_MAZES['pearson']})."])
     x = {p: results.mazes[p].to_numpy(float) for p in s.parameters}
     strata = results.mazes["stratum"].to_numpy()
     capped = "included" if s.include_capped else "excluded"
     labels = {o.agent: o.agent + (" (no finding)" if (o.agent, v) in no_finding else "")
               + (f" ({o.estimate})" if o.estimate != "mean" else "") for o in mine}
     y = {o.agent: o.values for o in mine}
-    path = draw.scatter_figure(folder / f"scatter-vision-{_slug(v)}.png",
-                               f"Moves per maze against each parameter, vision {v}",
-                               list(y), s.parameters, x, y, strata,
-                               _pearson_cells(s, v, x, y, strata), labels)
+    drawing = (f"Moves per maze against each parameter, vision {v}", list(y), s.parameters, x,
+               y, strata, _pearson_cells(s, v, x, y, strata), labels)
     marked = [o.agent for o in mine if (o.agent, v) in no_finding]
     restricted = [o for o in mine if o.estimate != "mean"]
-    return [Figure(path, f"Vision {v}: moves per maze (mean of the trials, capped trials "
-                   f"{capped}) against each parameter, one row per agent, colours and fit "
-                   "lines by generator; titles: pooled Pearson r and r within generators."
-                   + "".join(f" {o.agent}: {o.estimate} to {o.tau:,.0f} moves."
-                             for o in restricted)
-                   + (f" Rows of {', '.join(marked)} are no findings (see Table 1)."
-                      if marked else ""))], []
+    caption = (f"Vision {v}: moves per maze (mean of the trials, capped trials {capped}) "
+               "against each parameter, one row per agent, colours and fit lines by "
+               "generator; titles: pooled Pearson r and r within generators."
+               + "".join(f" {o.agent}: {o.estimate} to {o.tau:,.0f} moves."
+                         for o in restricted)
+               + (f" Rows of {', '.join(marked)} are no findings (see Table 1)."
+                  if marked else ""))
+    path = folder / f"scatter-vision-{_slug(v)}.png"
+    return ([(_scatter_band, (*drawing, rows)) for rows in split(range(len(y)), cores())],
+            lambda bands: ([Figure(write_bands(path, bands), caption)], []))
+
+
+def _scatter_band(*drawing: Any) -> Band:
+    """`figures.scatter_band` (matplotlib imported where the band is drawn)."""
+    from mazesim.experiment import figures as draw
+
+    return draw.scatter_band(*drawing)
 
 
 def _pearson_cells(settings: Settings, vision: str, x: Mapping[str, np.ndarray],
@@ -289,6 +298,13 @@ def _choice_rows(tests: Iterable[ChoiceTest]) -> Iterable[list]:
                    c.ci_high, t.human_n, c.expected_human, c.human, c.human_share,
                    c.human_ci_low, c.human_ci_high, t.test, t.fisher_p,
                    power.power if power else None, power.people_for_target if power else None]
+
+
+def _write_records(path: Path, kind: type, records: Iterable[Any]) -> None:
+    """Records of the data class `kind` (scalar fields) as a CSV table, a column per field
+    (`attrgetter`, not `astuple`, whose deep copy is 50 times slower)."""
+    names = [f.name for f in fields(kind)]
+    _write(path, names, map(attrgetter(*names), records))
 
 
 def _write(path: Path, header: Iterable[str], rows: Iterable[Iterable[Any]]) -> None:

@@ -25,14 +25,14 @@ import pandas as pd
 from mazesim.agents import parse_vision
 from mazesim.errors import ConfigError
 from mazesim.experiment import tables
-from mazesim.experiment.background import Jobs, cores
+from mazesim.experiment.background import Jobs
 from mazesim.experiment.config import (CAPPED, CORRELATION_METHODS,
                                        DEFAULT_CORRELATION_PARAMETERS, REGRESSION_ERRORS)
 from mazesim.experiment.regression import RegressionTerm
 from mazesim.experiment.rundir import open_database
 from mazesim.experiment.statistics import Correlation
 from mazesim.experiment.storage import (CHOICE_COLUMNS, HUMAN, HUMAN_PILOT, RunStore,
-                                        read_samples)
+                                        range_condition, read_samples)
 from mazesim.maze import parse_maze
 from mazesim.records import CHOICE_FIELDS
 
@@ -45,8 +45,6 @@ SIMULATED = "simulated"
 """The `kind` of a run of agents (runs of people: `storage.HUMAN`)."""
 _FLAGS = ("reached", "capped")
 _LABELS = ("agent", "vision")
-SLICE_ROWS = 100_000
-"""Fewest trials per process when a run's trials are read in slices (`_read_trials`)."""
 
 
 @dataclass(frozen=True)
@@ -183,30 +181,26 @@ def _read_trials(store: RunStore, sql: str, params: list) -> pd.DataFrame:
     """The rows of the trials query `sql`, in trial order: a large run's in one consecutive
     slice per core, read in forked processes (each row costs Python objects: 420,000 rows took
     0.9 s in one process); the same frame either way."""
-    rows = store.query(f"SELECT COUNT(*) FROM ({sql})", params)[0][0]
-    parts = min(cores(), rows // SLICE_ROWS)
-    if parts < 2:
+    ranges = store.trial_ranges(sql, params)
+    if len(ranges) < 2:
         return pd.read_sql_query(sql, store.conn, params=params)
-    starts = [store.query(f"SELECT trial_id FROM ({sql}) LIMIT 1 OFFSET ?",
-                          [*params, rows * i // parts])[0][0] for i in range(parts)]
     with Jobs() as jobs:
         frames = jobs.results([jobs.start(_trial_slice, store.path, sql, params, low, high)
-                               for low, high in zip(starts, [*starts[1:], None])])
+                               for low, high in ranges])
     for frame in frames:                  # back to the categories' dtype: the column's as read
         for name in _LABELS:
             frame[name] = frame[name].astype(frame[name].cat.categories.dtype)
     return pd.concat(frames, ignore_index=True)
 
 
-def _trial_slice(path: Path, sql: str, params: list, low: int, high: int | None
+def _trial_slice(path: Path, sql: str, params: list, low: int | None, high: int | None
                  ) -> pd.DataFrame:
-    """The rows of `sql` from trial `low` up to `high` (excluded; None: the last), read on a
+    """The rows of `sql` over trial ids [low, high) (`storage.trial_ranges`), read on a
     connection of their own, the labels as categories (sent back as codes)."""
-    upper = "" if high is None else " AND trial_id < ?"
+    condition, bounds = range_condition(low, high)
     with closing(open_database(path, writable=False)) as conn:
-        frame = pd.read_sql_query(f"SELECT * FROM ({sql}) WHERE trial_id >= ?{upper} "
-                                  "ORDER BY trial_id", conn,
-                                  params=[*params, low, *([] if high is None else [high])])
+        frame = pd.read_sql_query(f"SELECT * FROM ({sql}) WHERE {condition} ORDER BY trial_id",
+                                  conn, params=[*params, *bounds])
     return frame.astype({name: "category" for name in _LABELS})
 
 

@@ -21,16 +21,18 @@ import os
 import sqlite3
 import tempfile
 import zipfile
-from contextlib import contextmanager, suppress
+import shutil
+from contextlib import closing, contextmanager, suppress
 from dataclasses import dataclass
 from itertools import repeat
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping, NamedTuple, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple, Sequence
 
 import numpy as np
 
 from mazesim import csvfile
 from mazesim.errors import RunError
+from mazesim.experiment.background import Jobs, cores
 from mazesim.experiment.rundir import (RunLock, check_config, check_database, database_error,
                                        lock_run, open_database, write_environment)
 from mazesim.experiment.sample_files import pack_samples, unpacked
@@ -111,6 +113,10 @@ class StoredTrial(NamedTuple):
     capped: int
     participant: str | None
 
+
+SLICE_ROWS = 50_000
+"""Fewest trials per process when a run's trials are read or exported in slices."""
+_COPY_BYTES = 1 << 20
 
 TRIAL_COLUMNS = StoredTrial._fields
 """The columns of the `trials` table and of `trials.csv`."""
@@ -384,36 +390,118 @@ class RunStore:
         with self._sqlite():
             return self.conn.execute(sql, params).fetchall()
 
+    def trial_ranges(self, sql: str, params: Sequence[Any]
+                     ) -> list[tuple[int | None, int | None]]:
+        """Consecutive ranges [low, high) of trial ids (None: unbounded) holding near-equal
+        shares of the rows of the trials query `sql`: one per core, at least `SLICE_ROWS` rows
+        each (one range, (None, None), for a smaller query)."""
+        rows = self.query(f"SELECT COUNT(*) FROM ({sql})", params)[0][0]
+        parts = min(cores(), rows // SLICE_ROWS)
+        if parts < 2:
+            return [(None, None)]
+        starts = [self.query(f"SELECT trial_id FROM ({sql}) ORDER BY trial_id LIMIT 1 OFFSET ?",
+                             [*params, rows * i // parts])[0][0] for i in range(parts)]
+        return list(zip(starts, [*starts[1:], None]))
+
     # -- exports ------------------------------------------------------------------------------
     def export_csv(self, folder: str | Path) -> list[Path]:
-        """Write mazes.csv, trials.csv and choices.csv (DESIGN.md section 8 columns); each is
-        written to a temporary name and all three are renamed at the end, so a failure leaves
-        the previous exports whole."""
+        """Write mazes.csv, trials.csv and choices.csv (DESIGN.md section 8 columns) into
+        `folder`, their pieces in forked processes (`csv_export`)."""
+        export = self.csv_export(folder)
+        with export, Jobs() as jobs:
+            return export.finish(lambda: jobs.results([jobs.start(fn, *args)
+                                                       for fn, args in export.pieces]))
+
+    def csv_export(self, folder: str | Path) -> CsvExport:
+        """The CSV exports as pieces to run anywhere (a caller that forks its own work starts
+        them beside it): mazes.csv, and a large run's trials and choices in slices of trial
+        ids (`trial_ranges`), each slice a file of its own, joined by `CsvExport.finish`."""
         folder = Path(folder)
         mazes = self.mazes()
         names = list(mazes[0].parameters) if mazes else []
         paths = [folder / "mazes.csv", folder / "trials.csv", folder / "choices.csv"]
         parts = [path.with_name(f".{path.name}.part") for path in paths]
+        ranges = self.trial_ranges("SELECT trial_id FROM trials", [])
+        rows = [[m.maze_id, m.source, m.generator or "", m.size, "" if m.seed is None else m.seed,
+                 *(_cell(m.parameters.get(n)) for n in names)] for m in mazes]
+        pieces: list[tuple[Callable[..., None], tuple]] = [
+            (_write_csv, (parts[0], ["maze_id", "source", "generator", "size", "seed", *names],
+                          rows))]
+        joins = []
+        for part, header, sql in (
+                (parts[1], TRIAL_COLUMNS, f"SELECT {', '.join(TRIAL_COLUMNS[:-1])}, "
+                 f"{self.participant_sql} FROM trials WHERE {{}} ORDER BY trial_id"),
+                (parts[2], CHOICE_COLUMNS, f"SELECT {', '.join(CHOICE_COLUMNS)} FROM choices "
+                 "WHERE {} ORDER BY trial_id, step")):
+            slices = [part.with_name(f"{part.name}-{i}") for i in range(len(ranges))]
+            pieces += [(_export_slice, (self.path, piece, sql, low, high))
+                       for piece, (low, high) in zip(slices, ranges)]
+            joins.append((part, list(header), slices))
+        return CsvExport(folder, paths, parts, pieces, joins)
+
+
+@dataclass(frozen=True)
+class CsvExport:
+    """A run's CSV exports: `pieces` (calls, each writing one temporary file) and `finish`,
+    which joins the slices and renames the files into place. Leaving its `with` block (after
+    the pieces' processes are stopped) removes what a failure left."""
+
+    folder: Path
+    paths: list[Path]
+    parts: list[Path]
+    pieces: list[tuple[Callable[..., None], tuple]]
+    joins: list[tuple[Path, list[str], list[Path]]]
+
+    def finish(self, done: Callable[[], Any]) -> list[Path]:
+        """Wait for the pieces (`done()`), join the slices and rename the exports into place;
+        RunError when a write failed: the previous exports stay whole, no temporary file."""
         try:
-            with self._sqlite():
-                _write_csv(parts[0], ["maze_id", "source", "generator", "size", "seed", *names],
-                           ([m.maze_id, m.source, m.generator or "", m.size,
-                             "" if m.seed is None else m.seed,
-                             *(_cell(m.parameters.get(n)) for n in names)] for m in mazes))
-                _write_csv(parts[1], list(TRIAL_COLUMNS), self.conn.execute(
-                    f"SELECT {', '.join(TRIAL_COLUMNS[:-1])}, {self.participant_sql} FROM "
-                    "trials ORDER BY trial_id"))
-                _write_csv(parts[2], list(CHOICE_COLUMNS), self.conn.execute(
-                    f"SELECT {', '.join(CHOICE_COLUMNS)} FROM choices ORDER BY trial_id, step"))
-            for part, path in zip(parts, paths):
+            done()
+            for part, header, slices in self.joins:
+                _write_csv(part, header, ())
+                with open(part, "ab") as out:
+                    for piece in slices:
+                        with open(piece, "rb") as handle:
+                            shutil.copyfileobj(handle, out, _COPY_BYTES)
+            for part, path in zip(self.parts, self.paths):
                 part.replace(path)
         except OSError as err:
-            raise RunError(f"{folder}: cannot write the CSV exports ({err.strerror})") from None
+            raise RunError(f"{self.folder}: cannot write the CSV exports ({err.strerror})"
+                           ) from None
         finally:
-            for part in parts:
-                if part.exists():
-                    part.unlink()
-        return paths
+            self._remove_temporary()
+        return self.paths
+
+    def __enter__(self) -> CsvExport:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._remove_temporary()
+
+    def _remove_temporary(self) -> None:
+        for path in [*self.parts, *(p for _, _, slices in self.joins for p in slices)]:
+            path.unlink(missing_ok=True)
+
+
+def range_condition(low: int | None, high: int | None) -> tuple[str, list[int]]:
+    """The SQL condition of the trial-id range [low, high) (`trial_ranges`; None: unbounded)
+    and its parameters."""
+    bounds = [(f"trial_id {op} ?", value) for op, value in ((">=", low), ("<", high))
+              if value is not None]
+    return " AND ".join(c for c, _ in bounds) or "1", [v for _, v in bounds]
+
+
+def _export_slice(db_path: Path, path: Path, sql: str, low: int | None, high: int | None
+                  ) -> None:
+    """The rows of `sql` (its `{}` the condition) over trial ids [low, high) into `path`, no
+    header, on a read-only connection of its own."""
+    condition, params = range_condition(low, high)
+    with closing(open_database(db_path, writable=False)) as conn:
+        with open(path, "w", newline="", encoding="utf-8") as handle:
+            try:
+                csvfile.writer(handle).writerows(conn.execute(sql.format(condition), params))
+            except sqlite3.DatabaseError as err:
+                raise database_error(db_path, err) from None
 
 
 class transaction:

@@ -28,11 +28,17 @@ def drawn(monkeypatch):
         legends = [[t.get_text() for t in legend.get_texts()]
                    for legend in fig.legends + [ax.get_legend() for ax in fig.axes
                                                 if ax.get_legend() is not None]]
-        out.append((path.name, fig.get_tightbbox(renderer), tuple(fig.get_size_inches()),
+        out.append((path and path.name, fig.get_tightbbox(renderer), tuple(fig.get_size_inches()),
                     legends))
-        return write(fig, path)
+        return path and write(fig, path)
 
+    def rendered(fig):
+        measure(fig, None)
+        return pixels(fig)
+
+    pixels = figures._pixels
     monkeypatch.setattr(figures, "_write", measure)
+    monkeypatch.setattr(figures, "_pixels", rendered)
     return out
 
 
@@ -58,6 +64,25 @@ def test_scatter_keeps_its_text_and_names_only_the_strata_drawn(tmp_path, drawn)
     assert _inside(box, size), (box, size)
     assert legends == [["stick-knocking", "digging"]]
     assert (tmp_path / "s.png").read_bytes()[:4] == b"\x89PNG"
+
+
+@pytest.mark.parametrize("parts", [2, 3])
+def test_scatter_drawn_in_bands_of_rows_is_the_figure_drawn_whole(tmp_path, parts):
+    """The report draws a scatter figure's agent rows in several processes and joins the
+    bands: the same bytes as the figure drawn in one piece."""
+    from mazesim.experiment.background import split
+    from mazesim.experiment.bands import write_bands
+
+    rng = np.random.default_rng(2)
+    strata = np.array(["digging"] * 5 + ["wall-extending"] * 5)
+    x = {p: rng.normal(100, 30, 10) for p in ("solution_length", "max_depth")}
+    ys = {a: rng.normal(400, 80, 10) for a in ("bfs", "dfs", "tremaux")}
+    drawing = ("Moves per maze against each parameter, vision 2", list(ys), list(x), x, ys,
+               strata, {}, None)
+    whole = figures.scatter_figure(tmp_path / "whole.png", *drawing).read_bytes()
+    bands = [figures.scatter_band(*drawing, rows) for rows in split(range(3), parts)]
+    assert len(bands) == parts and all(len(b[2]) for b in bands)
+    assert write_bands(tmp_path / "bands.png", bands).read_bytes() == whole
 
 
 def test_one_maze_per_stratum_gives_a_legend_of_the_strata_with_a_point(tmp_path, drawn):

@@ -176,11 +176,11 @@ def test_the_stored_config_is_parsed_once(sim, monkeypatch):
 def test_trials_read_in_slices_are_the_frame_read_at_once(sim, monkeypatch, parts):
     """A large run's trials are read in one slice per core (forked processes): the same rows,
     order and dtypes as one read, whatever the number of slices."""
-    from mazesim.experiment import results
+    from mazesim.experiment import results, storage
 
     whole = load_run(sim).trials
-    monkeypatch.setattr(results, "SLICE_ROWS", 1)
-    monkeypatch.setattr(results, "cores", lambda: parts)
+    monkeypatch.setattr(storage, "SLICE_ROWS", 1)
+    monkeypatch.setattr(storage, "cores", lambda: parts)
     sliced = load_run(sim).trials
     pd.testing.assert_frame_equal(sliced, whole)
     with RunStore(sim) as store:
@@ -189,3 +189,22 @@ def test_trials_read_in_slices_are_the_frame_read_at_once(sim, monkeypatch, part
                   [results._trial_slice(store.path, sql, params, low, None)
                    for low in (0, 40)]]
     assert starts == [0, 40]
+
+
+@pytest.mark.parametrize("parts", [2, 3, 7])
+def test_exports_written_in_slices_are_the_bytes_written_at_once(sim, tmp_path, monkeypatch,
+                                                                  parts):
+    """A large run's trials.csv and choices.csv are written in slices of trial ids (forked
+    processes) and joined: the same bytes as one writer, no slice file left."""
+    from mazesim.experiment import storage
+
+    (tmp_path / "whole").mkdir()
+    (tmp_path / "sliced").mkdir()
+    with RunStore(sim) as store:
+        whole = {p.name: p.read_bytes() for p in store.export_csv(tmp_path / "whole")}
+        monkeypatch.setattr(storage, "SLICE_ROWS", 1)
+        monkeypatch.setattr(storage, "cores", lambda: parts)
+        assert len(store.trial_ranges("SELECT trial_id FROM trials", [])) == parts
+        sliced = {p.name: p.read_bytes() for p in store.export_csv(tmp_path / "sliced")}
+    assert sliced == whole and whole["choices.csv"].count(b"\n") > parts
+    assert sorted(p.name for p in (tmp_path / "sliced").iterdir()) == sorted(whole)
