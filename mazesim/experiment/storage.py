@@ -559,28 +559,34 @@ def write_sample_files(conn: sqlite3.Connection, run_dir: str | Path,
     """Write each `.npz` file image (`sample_files.pack_samples`) with the trial ids it holds
     under `run_dir` and register them in `samples`, in the caller's transaction; their names
     (`_free_name`: the files `samples` lists are read once, not once a file)."""
+    if not files:
+        return []
     folder = Path(run_dir) / TRAJECTORIES
-    listed = {row[0] for row in conn.execute("SELECT DISTINCT file FROM samples")} \
-        if files else set()
+    listed = {row[0] for row in conn.execute("SELECT DISTINCT file FROM samples")}
     names = []
     for image, trial_ids in files:
         names.append(name := _free_name(listed, min(trial_ids)))
-        try:
-            folder.mkdir(exist_ok=True)
-            fd, part = tempfile.mkstemp(prefix=".trials-", suffix=".part", dir=folder)
-            try:
-                with os.fdopen(fd, "wb") as handle:
-                    handle.write(image)
-                os.replace(part, folder.parent / name)
-            except BaseException:
-                os.unlink(part)
-                raise
-        except OSError as err:
-            raise RunError(f"{folder}: cannot write a trajectory file ({err.strerror})") from None
+        _write_file(folder, folder.parent / name, image)
         conn.executemany("INSERT OR REPLACE INTO samples VALUES (?, ?)",
                          [(int(trial_id), name) for trial_id in trial_ids])
         listed.add(name)
     return names
+
+
+def _write_file(folder: Path, path: Path, image: bytes) -> None:
+    """Write `image` to `path` in `folder` (made if missing) by a rename: whole or not at all."""
+    try:
+        folder.mkdir(exist_ok=True)
+        fd, part = tempfile.mkstemp(prefix=".trials-", suffix=".part", dir=folder)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(image)
+            os.replace(part, path)
+        except BaseException:
+            os.unlink(part)
+            raise
+    except OSError as err:
+        raise RunError(f"{folder}: cannot write a trajectory file ({err.strerror})") from None
 
 
 def _free_name(listed: set[str], first: int) -> str:

@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mazesim.experiment.storage import (RunStore, TrialRows, next_trial_id, transaction,
-                                        trial_image, write_samples, write_trials)
+                                        trial_image, write_sample_files, write_samples,
+                                        write_trials)
 from mazesim.agents import Vision, make_agent
 from mazesim.experiment.sample_files import pack_samples
 from mazesim.experiment.tasks import ChunkResult, Unit, UnitResult
@@ -97,6 +98,19 @@ def test_results_are_the_rows_of_the_workers_images(tmp_path):
                           for t in ("trials", "choices")]
     assert copied[0][1] == (1, 0, "dfs", "full", 1, "1:0.0.0.1", 2, 1, 0, None)
     assert [row[5:7] for row in copied[1]] == [("", 0), ("A", 1)]
+
+
+def test_files_of_one_batch_never_share_a_name(tmp_path):
+    """Names are free of the files listed before the batch and of those the batch wrote."""
+    walk = np.array([[1, 1], [1, 2]])
+    with RunStore(tmp_path, create=True) as store:
+        with transaction(store.conn) as db:
+            write_samples(db, tmp_path, {5: walk})
+            names = write_sample_files(db, tmp_path, [(pack_samples({5: walk}), [5]),
+                                                      (pack_samples({5: walk, 6: walk}), [5, 6])])
+        assert names == ["trajectories/trials-000000005-1.npz",
+                         "trajectories/trials-000000005-2.npz"]
+        assert store.query("SELECT * FROM samples") == [(5, names[1]), (6, names[1])]
 
 
 def test_trial_rows_are_written_in_the_callers_transaction(tmp_path):
