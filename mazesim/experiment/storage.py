@@ -27,7 +27,7 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from itertools import repeat
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, NamedTuple, Sequence
+from typing import Any, Iterable, Iterator, Mapping, NamedTuple, Sequence
 
 import numpy as np
 
@@ -37,9 +37,6 @@ from mazesim.experiment.rundir import (RunLock, check_config, check_database, da
                                        lock_run, open_database, write_environment)
 from mazesim.experiment.sample_files import pack_samples, unpacked
 from mazesim.records import CHOICE_FIELDS
-
-if TYPE_CHECKING:
-    from mazesim.experiment.tasks import ChunkResult
 
 __all__ = ["DATABASE", "TRAJECTORIES", "HUMAN", "HUMAN_PILOT", "PLAY_RECORDER", "CHOICE_COLUMNS",
            "MazeRecord", "RunStore", "is_play_run", "StoredTrial", "TRIAL_COLUMNS", "TrialRows", "next_trial_id", "peek_meta",
@@ -346,10 +343,11 @@ class RunStore:
         with self._sqlite():
             return {row[0] for row in self.conn.execute("SELECT unit_id FROM units")}
 
-    def add_results(self, results: Sequence[ChunkResult]) -> None:
-        """Store finished chunks in one transaction, their sample files first, then their units
-        and their rows, copied from each chunk's `trial_image` in its order (as the workers
-        packed them: one `.npz` per chunk with samples)."""
+    def add_results(self, results: Sequence[Any]) -> None:
+        """Store finished chunks (`tasks.ChunkResult`: `tasks` writes its rows with this module,
+        so it is not imported here) in one transaction, their sample files first, then their
+        units and their rows, copied from each chunk's `trial_image` in its order (as the
+        workers packed them: one `.npz` per chunk with samples)."""
         if not results:
             return
         with self._sqlite(), _attached(self.conn, _IMAGE), transaction(self.conn):
