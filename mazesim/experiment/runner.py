@@ -143,7 +143,7 @@ def _sweep(executor: Executor, store: RunStore, config: Config, mazes: list[Maze
         stage(f"trials: {sum(u.trials for u in pending):,} in {len(pending):,} units"
               + (f" ({total - sum(u.trials for u in pending):,} stored before)"
                  if len(pending) < len(units) else ""))
-    sweep = _Sweep(store, config, progress, total - sum(u.trials for u in pending), total,
+    sweep = _Sweep(store, progress, total - sum(u.trials for u in pending), total,
                    flush_seconds)
     chunks = list(_chunks(config.seed, mazes, pending))
     here = executor.in_process(len(chunks))
@@ -173,9 +173,9 @@ def plan_units(config: Config, maze_count: int) -> list[Unit]:
     units, first = [], 0
     for m in range(maze_count):
         for a, agent in enumerate(config.agents):
-            for v, vision in enumerate(config.vision):
+            for v, (vision, label) in enumerate(zip(config.vision, config.vision_labels)):
                 units.append(Unit(len(units), m, a, v, agent.agent, vision, agent.trials, first,
-                                  config.trajectories))
+                                  config.trajectories, agent.label, label))
                 first += agent.trials
     return units
 
@@ -210,13 +210,11 @@ def resume_command(config: Config, output: str | Path | None = None) -> str:
 class _Sweep:
     """Buffers finished units and commits them in bounded transactions; reports progress."""
 
-    def __init__(self, store: RunStore, config: Config, progress: Progress | None,
-                 done: int, total: int, flush_seconds: float) -> None:
-        self.store, self.config, self.progress = store, config, progress
+    def __init__(self, store: RunStore, progress: Progress | None, done: int, total: int,
+                 flush_seconds: float) -> None:
+        self.store, self.progress = store, progress
         self.flush_seconds = flush_seconds
         self.done, self.total = done, total
-        self.agents = [a.label for a in config.agents]
-        self.visions = list(config.vision_labels)
         self.buffer: list[ChunkResult] = []
         self.buffered = 0
         self.walking = 0             # trials walked of the unit running in this process
@@ -246,7 +244,7 @@ class _Sweep:
             return
         clock = time.perf_counter()
         with _interrupt_deferred():    # a commit and the buffer it cleared stay one step
-            self.store.add_results(self.buffer, self.config.seed, self.agents, self.visions)
+            self.store.add_results(self.buffer)
             committed, buffered = self.buffer, self.buffered
             self.buffer, self.buffered = [], 0
         self.storage += time.perf_counter() - clock

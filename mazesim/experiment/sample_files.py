@@ -3,7 +3,7 @@ one direction code per move `t<id>` (uint8, 0-3 in the canonical order), a quart
 of its positions.
 
 A file is built as bytes (`pack_samples`) wherever the trials were walked, a worker included,
-so that the run's main process only writes it (`storage.write_sample_file`).
+so that the run's main process only writes it (`storage.write_sample_files`).
 """
 
 from __future__ import annotations

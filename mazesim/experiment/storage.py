@@ -10,8 +10,10 @@ trajectories are written before that commit.
 
 This module is the one place that knows the layout of `trials`, `choices` and `samples`:
 `write_trials` and `write_samples` insert them on any connection inside the caller's transaction
-(`transaction`), for the runner's units (`RunStore.add_results`) and for human trials
-(`mazesim.play`, `mazesim.humans`) alike.
+(`transaction`), for the runner's units and for human trials (`mazesim.play`, `mazesim.humans`)
+alike. The runner's workers write their units' rows into an in-memory database whose image
+(`trial_image`) `RunStore.add_results` copies with `INSERT ... SELECT`: no Python per row in the
+main process, the serial part of a run.
 """
 
 from __future__ import annotations
@@ -36,13 +38,12 @@ from mazesim.experiment.background import Jobs, cores
 from mazesim.experiment.rundir import (RunLock, check_config, check_database, database_error,
                                        lock_run, open_database, write_environment)
 from mazesim.experiment.sample_files import pack_samples, unpacked
-from mazesim.experiment.seeds import trial_seed_labels
-from mazesim.experiment.tasks import ChunkResult
 from mazesim.records import CHOICE_FIELDS
 
 __all__ = ["DATABASE", "TRAJECTORIES", "HUMAN", "HUMAN_PILOT", "PLAY_RECORDER", "CHOICE_COLUMNS",
            "MazeRecord", "RunStore", "is_play_run", "StoredTrial", "TRIAL_COLUMNS", "TrialRows", "next_trial_id", "peek_meta",
-           "read_samples", "transaction", "write_sample_file", "write_samples", "write_trials"]
+           "read_samples", "transaction", "trial_image", "write_sample_files", "write_samples",
+           "write_trials"]
 
 DATABASE = "results.sqlite"
 TRAJECTORIES = "trajectories"
@@ -63,6 +64,13 @@ _CHOICES_TABLE = ("CREATE TABLE IF NOT EXISTS choices ("
                   + ", ".join(f"{name} {sql} NOT NULL" for name, sql in _CHOICE_CONTEXT)
                   + "".join(f", {f.stored} {f.sql} NOT NULL" for f in CHOICE_FIELDS)
                   + ", PRIMARY KEY (trial_id, step));")
+_TRIALS_TABLE = """
+CREATE TABLE IF NOT EXISTS trials (
+    trial_id INTEGER PRIMARY KEY, maze_id INTEGER NOT NULL, agent TEXT NOT NULL,
+    vision TEXT NOT NULL, trial INTEGER NOT NULL, seed TEXT NOT NULL, moves INTEGER NOT NULL,
+    reached INTEGER NOT NULL, capped INTEGER NOT NULL, participant TEXT);"""
+_IMAGE = "chunk"
+"""The schema name under which `add_results` attaches a `trial_image`."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -73,11 +81,8 @@ CREATE TABLE IF NOT EXISTS parameters (
     maze_id INTEGER NOT NULL, name TEXT NOT NULL, value REAL, PRIMARY KEY (maze_id, name));
 CREATE TABLE IF NOT EXISTS units (
     unit_id INTEGER PRIMARY KEY, maze_id INTEGER NOT NULL, agent TEXT NOT NULL,
-    vision TEXT NOT NULL, trials INTEGER NOT NULL, seconds REAL, kernel_seconds REAL);
-CREATE TABLE IF NOT EXISTS trials (
-    trial_id INTEGER PRIMARY KEY, maze_id INTEGER NOT NULL, agent TEXT NOT NULL,
-    vision TEXT NOT NULL, trial INTEGER NOT NULL, seed TEXT NOT NULL, moves INTEGER NOT NULL,
-    reached INTEGER NOT NULL, capped INTEGER NOT NULL, participant TEXT);
+    vision TEXT NOT NULL, trials INTEGER NOT NULL, seconds REAL, kernel_seconds REAL);""" \
+    + _TRIALS_TABLE + """
 CREATE TABLE IF NOT EXISTS samples (trial_id INTEGER PRIMARY KEY, file TEXT NOT NULL);
 """ + _CHOICES_TABLE
 _ADDED_COLUMNS = {"trials": ("participant",)}
@@ -344,30 +349,25 @@ class RunStore:
         with self._sqlite():
             return {row[0] for row in self.conn.execute("SELECT unit_id FROM units")}
 
-    def add_results(self, results: Sequence[ChunkResult], root: int,
-                    agent_labels: Sequence[str], vision_labels: Sequence[str]) -> None:
-        """Store finished chunks in one transaction, their sample files first (as the workers
-        packed them: one `.npz` per chunk with samples)."""
+    def add_results(self, results: Sequence[Any]) -> None:
+        """Store finished chunks (`tasks.ChunkResult`: `tasks` writes its rows with this module,
+        so it is not imported here) in one transaction, their sample files first, then their
+        units and their rows, copied from each chunk's `trial_image` in its order (as the
+        workers packed them: one `.npz` per chunk with samples)."""
         if not results:
             return
-        units = [res for chunk in results for res in chunk.units]
-        with self._sqlite(), transaction(self.conn):
-            for chunk in results:
-                if chunk.sample_ids:
-                    write_sample_file(self.conn, self.run_dir, chunk.samples, chunk.sample_ids)
+        with self._sqlite(), _attached(self.conn, _IMAGE), transaction(self.conn):
+            write_sample_files(self.conn, self.run_dir, [(chunk.samples, chunk.sample_ids)
+                                                         for chunk in results if chunk.sample_ids])
             self.conn.executemany("INSERT INTO units VALUES (?, ?, ?, ?, ?, ?, ?)", [
-                (r.unit.unit_id, r.unit.maze_id, agent_labels[r.unit.agent_index],
-                 vision_labels[r.unit.vision_index], r.unit.trials, r.seconds, r.kernel_seconds)
-                for r in units])
-            for res in units:
-                u, n = res.unit, len(res.moves)
-                write_trials(self.conn, TrialRows(
-                    maze_id=u.maze_id, agent=agent_labels[u.agent_index],
-                    vision=vision_labels[u.vision_index],
-                    trial_ids=range(u.first_trial_id, u.first_trial_id + n), numbers=range(n),
-                    seeds=trial_seed_labels(root, u.maze_id, u.agent_index, u.vision_index, n),
-                    moves=res.moves, reached=res.reached, capped=res.capped,
-                    choices=res.choices, mark_names=res.mark_names))
+                (r.unit.unit_id, r.unit.maze_id, r.unit.agent_label, r.unit.vision_label,
+                 r.unit.trials, r.seconds, r.kernel_seconds)
+                for chunk in results for r in chunk.units])
+            for chunk in results:       # the same tables: sqlite copies the trials' records
+                self.conn.deserialize(chunk.rows, name=_IMAGE)
+                self.conn.execute(f"INSERT INTO trials SELECT * FROM {_IMAGE}.trials")
+                self.conn.execute(f"INSERT INTO choices SELECT * FROM {_IMAGE}.choices "
+                                  "ORDER BY rowid")
 
     def sample(self, trial_id: int) -> np.ndarray | None:
         """The stored positions of a sampled trial, or None."""
@@ -570,6 +570,30 @@ def write_trials(conn: sqlite3.Connection, rows: TrialRows) -> None:
                                      *(_column(records[f.name]) for f in CHOICE_FIELDS))])
 
 
+def trial_image(rows: Iterable[TrialRows]) -> bytes:
+    """The `trials` and `choices` rows of `rows` (`write_trials`) as the image of an in-memory
+    database of those two tables (`Connection.serialize`), for `RunStore.add_results`."""
+    conn = sqlite3.connect(":memory:", isolation_level=None)
+    try:
+        conn.executescript(_TRIALS_TABLE + _CHOICES_TABLE)
+        with transaction(conn):
+            for part in rows:
+                write_trials(conn, part)
+        return conn.serialize()
+    finally:
+        conn.close()
+
+
+@contextmanager
+def _attached(conn: sqlite3.Connection, name: str) -> Iterator[None]:
+    """An empty in-memory database attached as `name` for the block (outside a transaction)."""
+    conn.execute("ATTACH ':memory:' AS " + name)
+    try:
+        yield
+    finally:
+        conn.execute("DETACH " + name)
+
+
 def _trial_columns(conn: sqlite3.Connection) -> list[str]:
     return [row[1] for row in conn.execute("PRAGMA table_info(trials)")]
 
@@ -613,39 +637,51 @@ def write_samples(conn: sqlite3.Connection, run_dir: str | Path,
     before the commit); returns the file's name relative to `run_dir`, None when empty."""
     if not samples:
         return None
-    return write_sample_file(conn, run_dir, pack_samples(samples), sorted(samples))
+    return write_sample_files(conn, run_dir, [(pack_samples(samples), sorted(samples))])[0]
 
 
-def write_sample_file(conn: sqlite3.Connection, run_dir: str | Path, image: bytes,
-                      trial_ids: Sequence[int]) -> str:
-    """Write the `.npz` file `image` (`sample_files.pack_samples`) holding `trial_ids` under
-    `run_dir` and register them in `samples`, in the caller's transaction; its name."""
+def write_sample_files(conn: sqlite3.Connection, run_dir: str | Path,
+                       files: Sequence[tuple[bytes, Sequence[int]]]) -> list[str]:
+    """Write each `.npz` file image (`sample_files.pack_samples`) with the trial ids it holds
+    under `run_dir` and register them in `samples`, in the caller's transaction; their names
+    (`_free_name`: the files `samples` lists are read once, not once a file)."""
+    if not files:
+        return []
     folder = Path(run_dir) / TRAJECTORIES
-    name = _free_name(conn, min(trial_ids))
+    listed = {row[0] for row in conn.execute("SELECT DISTINCT file FROM samples")}
+    names = []
+    for image, trial_ids in files:
+        names.append(name := _free_name(listed, min(trial_ids)))
+        _write_file(folder, folder.parent / name, image)
+        conn.executemany("INSERT OR REPLACE INTO samples VALUES (?, ?)",
+                         [(int(trial_id), name) for trial_id in trial_ids])
+        listed.add(name)
+    return names
+
+
+def _write_file(folder: Path, path: Path, image: bytes) -> None:
+    """Write `image` to `path` in `folder` (made if missing) by a rename: whole or not at all."""
     try:
         folder.mkdir(exist_ok=True)
         fd, part = tempfile.mkstemp(prefix=".trials-", suffix=".part", dir=folder)
         try:
             with os.fdopen(fd, "wb") as handle:
                 handle.write(image)
-            os.replace(part, folder.parent / name)
+            os.replace(part, path)
         except BaseException:
             os.unlink(part)
             raise
     except OSError as err:
         raise RunError(f"{folder}: cannot write a trajectory file ({err.strerror})") from None
-    conn.executemany("INSERT OR REPLACE INTO samples VALUES (?, ?)",
-                     [(int(trial_id), name) for trial_id in trial_ids])
-    return name
 
 
-def _free_name(conn: sqlite3.Connection, first: int) -> str:
-    """`trajectories/trials-<first>.npz`, or with a suffix when a committed row lists that
-    file already: a listed file is never replaced (a file no row lists is a leftover of an
+def _free_name(listed: set[str], first: int) -> str:
+    """`trajectories/trials-<first>.npz`, or with a suffix when a row lists that file already
+    (`listed`): a listed file is never replaced (a file no row lists is a leftover of an
     interrupted attempt and may be)."""
     base = f"{TRAJECTORIES}/trials-{first:09d}"
     name, n = f"{base}.npz", 1
-    while conn.execute("SELECT 1 FROM samples WHERE file = ? LIMIT 1", (name,)).fetchone():
+    while name in listed:
         name, n = f"{base}-{n}.npz", n + 1
     return name
 

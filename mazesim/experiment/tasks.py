@@ -3,9 +3,10 @@
 A unit is one (maze, agent, vision) cell of the sweep with all its trials. Units of one maze travel
 together as a `Chunk` (the maze is sent once); `run_chunk` is a plain module-level function of
 picklable data (a `Maze`, built agents, `Vision`s), so local processes and Dask workers run
-exactly the same code. What a chunk sends back is what the main process stores as it is: the
-trials' columns and its sampled trajectories as the bytes of one `.npz` file, packed where they
-were walked (the main process of a run with many workers is its serial part).
+exactly the same code. What a chunk sends back is what the main process stores as it is: its
+`trials` and `choices` rows as the image of an sqlite database (`storage.trial_image`) and its
+sampled trajectories as the bytes of one `.npz` file, both packed where they were walked (the
+main process of a run with many workers is its serial part: it copies them in C).
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ import numpy as np
 
 from mazesim.agents import AgentBase, Vision
 from mazesim.experiment.sample_files import pack_samples
-from mazesim.experiment.seeds import cell_seed
+from mazesim.experiment.seeds import cell_seed, trial_seed_labels
+from mazesim.experiment.storage import TrialRows, trial_image
 from mazesim.limits import MAX_KEPT_MOVES
 from mazesim.maze import Maze
 from mazesim.records import Batch
@@ -34,7 +36,8 @@ this long, each reported when done: the bar moves several times a second, same r
 
 @dataclass(frozen=True, eq=False)
 class Unit:
-    """One sweep cell: coordinates, what to run and where its trial ids start."""
+    """One sweep cell: coordinates, what to run, where its trial ids start and the labels of
+    its agent and vision as stored."""
 
     unit_id: int
     maze_id: int
@@ -45,6 +48,8 @@ class Unit:
     trials: int
     first_trial_id: int
     samples: int
+    agent_label: str
+    vision_label: str
 
 
 @dataclass(frozen=True, eq=False)
@@ -58,14 +63,9 @@ class Chunk:
 
 @dataclass(frozen=True, eq=False)
 class UnitResult:
-    """What one unit produced: per-trial arrays, choices at marks, which trials are sampled."""
+    """One unit's timings and how many of its trials are sampled (its rows: the chunk's)."""
 
     unit: Unit
-    moves: np.ndarray
-    reached: np.ndarray
-    capped: np.ndarray
-    choices: np.ndarray                # `records.CHOICE_DTYPE`, departures from marked cells
-    mark_names: tuple[str, ...]
     sampled: int                       # the first `sampled` trials are in the chunk's samples
     seconds: float
     kernel_seconds: float
@@ -73,10 +73,12 @@ class UnitResult:
 
 @dataclass(frozen=True, eq=False)
 class ChunkResult:
-    """The units of a chunk, and the sampled trajectories of all of them as one `.npz` file's
-    bytes (`sample_files.pack_samples`, keyed by trial id; empty when none was sampled)."""
+    """The units of a chunk, the `trials` and `choices` rows of all of them as one database
+    image (`storage.trial_image`) and their sampled trajectories as one `.npz` file's bytes
+    (`sample_files.pack_samples`, keyed by trial id; empty when none was sampled)."""
 
     units: tuple[UnitResult, ...]
+    rows: bytes
     samples: bytes
     sample_ids: tuple[int, ...]        # the trial ids in `samples`, ascending
 
@@ -85,7 +87,7 @@ def run_chunk(chunk: Chunk, walked: Callable[[int], None] | None = None,
               slice_seconds: float = SLICE_SECONDS) -> ChunkResult:
     """Run every unit of `chunk`; deterministic for the chunk's data (seeds by coordinates).
     `walked(n)`, if given, hears of every n trials walked, in parts of about `slice_seconds`."""
-    results, samples = [], {}
+    results, rows, samples = [], [], {}
     for unit in chunk.units:
         began = time.perf_counter()
         seed = cell_seed(chunk.root, unit.maze_id, unit.agent_index, unit.vision_index)
@@ -98,12 +100,21 @@ def run_chunk(chunk: Chunk, walked: Callable[[int], None] | None = None,
                              keep_positions=True, choices="marks").positions if sampled else ()
         kernel = time.perf_counter() - kernel_began
         samples.update((unit.first_trial_id + i, pos) for i, pos in enumerate(kept))
-        results.append(UnitResult(
-            unit, np.asarray(batch.moves), np.asarray(batch.reached), np.asarray(batch.capped),
-            np.asarray(batch.choices), batch.mark_names, sampled,
-            time.perf_counter() - began, kernel))
-    return ChunkResult(tuple(results), pack_samples(samples) if samples else b"",
-                       tuple(sorted(samples)))
+        results.append(UnitResult(unit, sampled, time.perf_counter() - began, kernel))
+        rows.append(_trial_rows(chunk.root, unit, batch))
+    return ChunkResult(tuple(results), trial_image(rows),
+                       pack_samples(samples) if samples else b"", tuple(sorted(samples)))
+
+
+def _trial_rows(root: int, unit: Unit, batch: Batch) -> TrialRows:
+    """The unit's trials as stored: ids from `first_trial_id`, seed labels by coordinates."""
+    n = len(batch.moves)
+    return TrialRows(
+        maze_id=unit.maze_id, agent=unit.agent_label, vision=unit.vision_label,
+        trial_ids=range(unit.first_trial_id, unit.first_trial_id + n), numbers=range(n),
+        seeds=trial_seed_labels(root, unit.maze_id, unit.agent_index, unit.vision_index, n),
+        moves=batch.moves, reached=batch.reached, capped=batch.capped, choices=batch.choices,
+        mark_names=batch.mark_names)
 
 
 def _in_parts(maze: Maze, unit: Unit, seed: int, walked: Callable[[int], None],

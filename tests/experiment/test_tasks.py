@@ -2,6 +2,7 @@
 what they really take (not by max_steps); a unit walked in parts (progress) is the same unit."""
 
 import io
+import sqlite3
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +21,14 @@ BRANCH_MAZE = Path(__file__).resolve().parents[2] / "experiments" / "branch-poin
 
 
 def _unit(agent, trials=6, samples=3):
-    return Unit(0, 0, 0, 0, agent, Vision(), trials, 0, samples)
+    return Unit(0, 0, 0, 0, agent, Vision(), trials, 0, samples, "a", "full")
+
+
+def _rows(chunk_result, table):
+    """The rows of `table` in the chunk's database image, in their order."""
+    conn = sqlite3.connect(":memory:")
+    conn.deserialize(chunk_result.rows)
+    return conn.execute(f"SELECT * FROM {table} ORDER BY rowid").fetchall()
 
 
 def _samples(chunk_result):
@@ -34,7 +42,8 @@ def _samples(chunk_result):
 
 def test_samples_are_the_first_trials_walked_again():
     agent = make_agent("random-walk")
-    done = run_chunk(Chunk(5, MAZE, (_unit(agent), Unit(1, 0, 1, 0, agent, Vision(2), 4, 6, 2))))
+    done = run_chunk(Chunk(5, MAZE, (_unit(agent),
+                                     Unit(1, 0, 1, 0, agent, Vision(2), 4, 6, 2, "b", "2"))))
     assert [r.sampled for r in done.units] == [3, 2]
     full = simulate_many(MAZE, agent, Vision(), 6, cell_seed(5, 0, 0, 0), keep_positions=True)
     samples = _samples(done)
@@ -56,18 +65,37 @@ def test_sampled_positions_fit_the_kept_moves_ceiling(monkeypatch):
 
 def test_walked_in_parts_the_unit_gives_the_same_results():
     maze = read_maze(BRANCH_MAZE)
-    chunk = Chunk(5, maze, (Unit(0, 0, 0, 0, make_agent("weighted-walker"), Vision(2), 23, 0, 2),
-                            Unit(1, 0, 1, 0, make_agent("dfs"), Vision(), 9, 23, 0)))
+    chunk = Chunk(5, maze, (Unit(0, 0, 0, 0, make_agent("weighted-walker"), Vision(2), 23, 0, 2,
+                                 "w", "2"),
+                            Unit(1, 0, 1, 0, make_agent("dfs"), Vision(), 9, 23, 0, "d", "full")))
     whole = run_chunk(chunk)
     told = []
     parts = run_chunk(chunk, walked=told.append, slice_seconds=0.0)   # one trial a part
     assert told == [1] * 32
-    assert whole.units[0].choices.size > 0            # the mark's choices, trial by trial
-    for a, b in zip(whole.units, parts.units):
-        for name in ("moves", "reached", "capped", "choices"):
-            np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
-        assert a.mark_names == b.mark_names and a.sampled == b.sampled
+    choices = _rows(whole, "choices")                  # the mark's choices, trial by trial
+    assert {row[5] for row in choices} == {"A"} and len({row[0] for row in choices}) > 1
+    for table in ("trials", "choices"):
+        assert _rows(whole, table) == _rows(parts, table)
+    assert [a.sampled for a in whole.units] == [b.sampled for b in parts.units] == [2, 0]
     assert whole.samples == parts.samples and whole.sample_ids == (0, 1)
+
+
+def test_the_rows_are_the_units_trials_as_stored():
+    """The image holds each unit's trials with ids from its first, seeds by coordinates and the
+    labels it was given: what the main process copies into the run's database."""
+    agent = make_agent("random-walk")
+    done = run_chunk(Chunk(5, MAZE, (_unit(agent, trials=3),
+                                     Unit(1, 0, 1, 2, agent, Vision(2), 2, 6, 0, "b", "2"))))
+    walks = simulate_many(MAZE, agent, Vision(), 3, cell_seed(5, 0, 0, 0))
+    rows = _rows(done, "trials")
+    assert [row[:6] for row in rows] == [
+        (0, 0, "a", "full", 0, "5:0.0.0.0"), (1, 0, "a", "full", 1, "5:0.0.0.1"),
+        (2, 0, "a", "full", 2, "5:0.0.0.2"), (6, 0, "b", "2", 0, "5:0.1.2.0"),
+        (7, 0, "b", "2", 1, "5:0.1.2.1")]
+    assert [row[6:] for row in rows[:3]] == [
+        (int(m), int(r), int(c), None) for m, r, c in zip(walks.moves, walks.reached,
+                                                          walks.capped)]
+    assert _rows(done, "choices") == []               # no marked cell in this maze
 
 
 def test_parts_grow_to_the_time_asked_for_at_most_fourfold():
