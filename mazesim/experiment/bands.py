@@ -33,5 +33,5 @@ def write_bands(path: Path, bands: Sequence[Band]) -> Path:
         part = canvas[first:first + len(pixels)]
         np.minimum(part, pixels, out=part)
     path.parent.mkdir(parents=True, exist_ok=True)
-    Image.fromarray(canvas, "RGBA").save(path, format="PNG")
+    Image.fromarray(canvas[:, :, :3]).save(path, format="PNG")   # opaque: RGB, 10 % smaller
     return path

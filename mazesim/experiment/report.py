@@ -7,6 +7,7 @@ run's root seed), so two reports of one run are byte-identical.
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from dataclasses import fields, replace
@@ -58,36 +59,38 @@ def build_report(run_dir: str | Path, stage: Callable[[str], None] | None = None
     `stage(text)` hears of each step as it begins; `cpu` (a list) gets the CPU seconds of each
     piece computed in another process.
 
-    The run's tables are exported (`RunStore.csv_export`, in slices), Table 1 computed in one piece per
-    core (`tables.condition_correlations`) and the figures drawn in one piece each
-    (`_figure_pieces`) in forked processes (`background.Jobs`) while this one computes and
-    writes the other statistics: the cores share the report as they share the sweep."""
+    The run's tables are exported (`RunStore.csv_export`, in slices of trials), the
+    regressions and summaries computed, Table 1 in one piece per core
+    (`tables.condition_correlations`) and the figures drawn in pieces (`_figure_pieces`; a
+    scatter figure in bands of rows), shared among forked processes (`background.Jobs`)
+    while this one reads the run and joins and writes what they return: the cores share the
+    report as they share the sweep."""
     run_dir = Path(run_dir)
     say = stage or (lambda text: None)
     with RunStore(run_dir) as store, store.csv_export(run_dir) as export, Jobs() as jobs:
-        exports = [jobs.start(fn, *args) for fn, args in export.pieces]
+        exports = jobs.start_all(export.pieces)
         say("report: reading the run's tables (CSV exports meanwhile)")   # checked on opening
         results = read_run(store)
         omitted, choices = tuple(omitted_conditions(results)), tuple(choice_tests(results))
         shown = tuple(outcomes(results))
-        table = [jobs.start(condition_correlations, results, part)
-                 for part in split(shown, cores())]
+        parts = [(_statistics, (results,))] + [(condition_correlations, (results, part))
+                                                for part in split(shown, cores())]
         entries, walk_notes = _figure_pieces(run_dir / FIGURES, results, omitted, choices,
                                              shown)
-        figures = [[jobs.start(fn, *args) for fn, args in calls] for calls, _ in entries]
+        started = jobs.start_all(parts + [call for calls, _ in entries for call in calls])
+        (statistics, *table), figures = started[:len(parts)], _regroup(
+            started[len(parts):], [len(calls) for calls, _ in entries])
         say("report: correlations" + (
             " with bootstrap intervals" if "spearman" in results.settings.methods else "")
             + ", regressions (figures drawn meanwhile)")
-        report = Report(run_dir / REPORT, (), tuple(regression_table(results)),
-                        tuple(vif_rows(results)), choices, tuple(summary_table(results)),
-                        omitted, ())
+        regressions, vifs, summaries = jobs.results([statistics])[0]
+        report = Report(run_dir / REPORT, (), regressions, vifs, choices, summaries, omitted, ())
         rows = [r for part in jobs.results(table) for r in part]
         report = replace(report, correlations=tuple(holm_adjusted(rows, omitted)))
         export.finish(lambda: jobs.results(exports))   # the run's tables first: a failure there
         _write_tables(report)
         say("report: the figures")
-        pieces = [finish(jobs.results(started))
-                  for (_, finish), started in zip(entries, figures)]
+        pieces = [finish(jobs.results(group)) for (_, finish), group in zip(entries, figures)]
         report = replace(report, figures=tuple(f for drawn, _ in pieces for f in drawn),
                          notes=tuple(n for _, notes in pieces for n in notes) + tuple(
                              walk_notes))
@@ -96,6 +99,18 @@ def build_report(run_dir: str | Path, stage: Callable[[str], None] | None = None
     environment = _read_json(run_dir / ENVIRONMENT_FILE)
     report.path.write_text(markdown(results, report, environment), encoding="utf-8")
     return report
+
+
+def _statistics(results: Results) -> tuple[tuple, tuple, tuple]:
+    """The regressions, the VIF table and the summaries of `results` (a piece of its own)."""
+    return (tuple(regression_table(results)), tuple(vif_rows(results)),
+            tuple(summary_table(results)))
+
+
+def _regroup(items: Sequence[Any], sizes: Sequence[int]) -> list[Sequence[Any]]:
+    """`items` in consecutive groups of `sizes`."""
+    ends = list(itertools.accumulate(sizes))
+    return [items[end - size:end] for size, end in zip(sizes, ends)]
 
 
 def _write_tables(report: Report) -> None:

@@ -185,8 +185,8 @@ def _read_trials(store: RunStore, sql: str, params: list) -> pd.DataFrame:
     if len(ranges) < 2:
         return pd.read_sql_query(sql, store.conn, params=params)
     with Jobs() as jobs:
-        frames = jobs.results([jobs.start(_trial_slice, store.path, sql, params, low, high)
-                               for low, high in ranges])
+        frames = jobs.results(jobs.start_all([(_trial_slice, (store.path, sql, params, low,
+                                                               high)) for low, high in ranges]))
     for frame in frames:                  # back to the categories' dtype: the column's as read
         for name in _LABELS:
             frame[name] = frame[name].astype(frame[name].cat.categories.dtype)

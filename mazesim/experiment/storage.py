@@ -392,15 +392,19 @@ class RunStore:
 
     def trial_ranges(self, sql: str, params: Sequence[Any]
                      ) -> list[tuple[int | None, int | None]]:
-        """Consecutive ranges [low, high) of trial ids (None: unbounded) holding near-equal
-        shares of the rows of the trials query `sql`: one per core, at least `SLICE_ROWS` rows
-        each (one range, (None, None), for a smaller query)."""
-        rows = self.query(f"SELECT COUNT(*) FROM ({sql})", params)[0][0]
-        parts = min(cores(), rows // SLICE_ROWS)
+        """Consecutive ranges [low, high) of trial ids (None: unbounded) covering the rows of
+        the trials query `sql` in near-equal shares of their ids (a run's ids are dense: of
+        its rows too): one per core, at least `SLICE_ROWS` ids each; one range, (None, None),
+        for a smaller query. Found from the first and last id (the index, not a scan)."""
+        first, last = self.query(
+            f"SELECT (SELECT trial_id FROM ({sql}) ORDER BY trial_id LIMIT 1), "
+            f"(SELECT trial_id FROM ({sql}) ORDER BY trial_id DESC LIMIT 1)",
+            [*params, *params])[0]
+        span = 0 if first is None else last - first + 1
+        parts = min(cores(), span // SLICE_ROWS)
         if parts < 2:
             return [(None, None)]
-        starts = [self.query(f"SELECT trial_id FROM ({sql}) ORDER BY trial_id LIMIT 1 OFFSET ?",
-                             [*params, rows * i // parts])[0][0] for i in range(parts)]
+        starts = [first + span * i // parts for i in range(parts)]
         return list(zip(starts, [*starts[1:], None]))
 
     # -- exports ------------------------------------------------------------------------------
@@ -409,8 +413,7 @@ class RunStore:
         `folder`, their pieces in forked processes (`csv_export`)."""
         export = self.csv_export(folder)
         with export, Jobs() as jobs:
-            return export.finish(lambda: jobs.results([jobs.start(fn, *args)
-                                                       for fn, args in export.pieces]))
+            return export.finish(lambda: jobs.results(jobs.start_all(export.pieces)))
 
     def csv_export(self, folder: str | Path) -> CsvExport:
         """The CSV exports as pieces to run anywhere (a caller that forks its own work starts

@@ -95,3 +95,20 @@ def test_jobs_give_values_in_order_with_their_cpu():
     assert [v for _, v in values] == [0, 1, 2] and all(p != os.getpid() for p, _ in values)
     assert [name for name, _ in jobs.cpu] == ["_pid_and"] * 3
     assert all(seconds >= 0 for _, seconds in jobs.cpu)
+
+
+@forking
+def test_calls_shared_among_the_cores_give_values_and_failures_in_order(monkeypatch):
+    """Eight calls on two cores: two processes, one failure raised where its value is asked,
+    the calls after it in the same process still answered."""
+    monkeypatch.setattr(background, "cores", lambda: 2)
+    calls = [(_pid_and, (n,)) if n != 4 else (_fail, ("call 4",)) for n in range(8)]
+    with background.Jobs() as jobs:
+        pieces = jobs.start_all(calls)
+        first = jobs.results(pieces[:4])
+        with pytest.raises(RunError, match="^call 4$"):
+            pieces[4].result()
+        rest = jobs.results(pieces[5:])
+    assert [v for _, v in first + rest] == [0, 1, 2, 3, 5, 6, 7]
+    assert len({p for p, _ in first + rest}) == 2 and os.getpid() not in {p for p, _ in first}
+    assert not multiprocessing.active_children() and jobs.start_all([]) == []
