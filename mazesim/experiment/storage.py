@@ -482,8 +482,11 @@ class CsvExport:
         self._remove_temporary()
 
     def _remove_temporary(self) -> None:
+        """Remove the temporary files (none to remove where none could be written: a read-only
+        folder refuses even the unlink of a missing file)."""
         for path in [*self.parts, *(p for _, _, slices in self.joins for p in slices)]:
-            path.unlink(missing_ok=True)
+            with suppress(OSError):
+                path.unlink(missing_ok=True)
 
 
 def range_condition(low: int | None, high: int | None) -> tuple[str, list[int]]:
