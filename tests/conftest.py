@@ -14,6 +14,9 @@ def pytest_addoption(parser):
 
 def pytest_collection_modifyitems(config, items):
     if config.getoption("--slow"):
+        # the longest tests first: started last, one ran alone for minutes (xdist hands the
+        # first tests out first)
+        items.sort(key=lambda item: item.get_closest_marker("first") is None)
         return
     slow = [item for item in items if item.get_closest_marker("slow")]
     if slow:

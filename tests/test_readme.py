@@ -78,6 +78,9 @@ SLOW = {
                                     "cross-validation, and the play-demo agents' run (minutes)",
 }
 
+# The two longest blocks (4.4 and 1.0 min on 2 cores): started first, one on each worker.
+LONGEST = ("experiments", "human-data-and-model-fitting")
+
 # README lines that other blocks rely on (PREPARE runs them first).
 GENERATE_MAZE = "mazesim generate digging --size 31x31 --seed 1 -o results/maze.txt"
 PLAY_DEMO = "mazesim play configs/play-demo.yaml"
@@ -395,7 +398,8 @@ AFTER = {
 
 def _params():
     for block in BLOCKS:
-        marks = [pytest.mark.slow] if block.id in SLOW else []
+        marks = ([pytest.mark.slow] if block.id in SLOW else []) + (
+            [pytest.mark.first] if block.id in LONGEST else [])
         yield pytest.param(block, id=block.id, marks=marks)
 
 
