@@ -21,7 +21,7 @@ import traceback
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
-__all__ = ["Background", "Jobs", "Piece", "cores", "split"]
+__all__ = ["Background", "Call", "Jobs", "Piece", "cores", "split"]
 
 
 Call = tuple[Callable[..., Any], tuple]

@@ -29,7 +29,8 @@ from mazesim.walks.metrics import visit_counts  # noqa: E402
 from mazesim.walks.pictures import heat_map_image, trajectory_image  # noqa: E402
 
 __all__ = [
-    "scatter_figure", "scatter_band", "box_figure", "choice_figure", "trajectory_figures", "heatmap_figures",
+    "scatter_figure", "scatter_band", "box_figure", "choice_figure", "trajectory_figures",
+    "heatmap_figures",
 ]
 
 _DPI = 90

@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 import numpy as np
 
 from mazesim import csvfile
-from mazesim.experiment.background import Jobs, cores, split
+from mazesim.experiment.background import Call, Jobs, cores, split
 from mazesim.experiment.bands import Band, write_bands
 from mazesim.experiment.choices import ChoiceTest
 from mazesim.experiment.regression import RegressionTerm, Vif
@@ -43,7 +43,7 @@ WALK_MAZES = 3
 """Mazes in each trajectory and heat-map figure: the first maze of each generator in turn, then
 the second of each, and so on."""
 Figures = tuple[list[Figure], list[str]]
-Entry = tuple[list[tuple[Callable[..., Any], tuple]], Callable[[list[Any]], Figures]]
+Entry = tuple[list[Call], Callable[[list[Any]], Figures]]
 """A figure's calls (function, arguments) and what turns their results into `Figures`."""
 """What a piece of the figures gives: the figures drawn with their captions, the lines about
 figures not drawn."""

@@ -34,7 +34,7 @@ import numpy as np
 
 from mazesim import csvfile
 from mazesim.errors import RunError
-from mazesim.experiment.background import Jobs, cores
+from mazesim.experiment.background import Call, Jobs, cores
 from mazesim.experiment.rundir import (RunLock, check_config, check_database, database_error,
                                        lock_run, open_database, write_environment)
 from mazesim.experiment.sample_files import pack_samples, unpacked
@@ -427,7 +427,7 @@ class RunStore:
         ranges = self.trial_ranges("SELECT trial_id FROM trials", [])
         rows = [[m.maze_id, m.source, m.generator or "", m.size, "" if m.seed is None else m.seed,
                  *(_cell(m.parameters.get(n)) for n in names)] for m in mazes]
-        pieces: list[tuple[Callable[..., None], tuple]] = [
+        pieces: list[Call] = [
             (_write_csv, (parts[0], ["maze_id", "source", "generator", "size", "seed", *names],
                           rows))]
         joins = []
@@ -452,7 +452,7 @@ class CsvExport:
     folder: Path
     paths: list[Path]
     parts: list[Path]
-    pieces: list[tuple[Callable[..., None], tuple]]
+    pieces: list[Call]
     joins: list[tuple[Path, list[str], list[Path]]]
 
     def finish(self, done: Callable[[], Any]) -> list[Path]:
