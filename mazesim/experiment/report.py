@@ -78,8 +78,8 @@ def build_report(run_dir: str | Path, stage: Callable[[str], None] | None = None
         entries, walk_notes = _figure_pieces(run_dir / FIGURES, results, omitted, choices,
                                              shown)
         started = jobs.start_all(parts + [call for calls, _ in entries for call in calls])
-        (statistics, *table), figures = started[:len(parts)], _regroup(
-            started[len(parts):], [len(calls) for calls, _ in entries])
+        (statistics, *table), drawing = started[:len(parts)], iter(started[len(parts):])
+        figures = [list(itertools.islice(drawing, len(calls))) for calls, _ in entries]
         say("report: correlations" + (
             " with bootstrap intervals" if "spearman" in results.settings.methods else "")
             + ", regressions (figures drawn meanwhile)")
@@ -105,12 +105,6 @@ def _statistics(results: Results) -> tuple[tuple, tuple, tuple]:
     """The regressions, the VIF table and the summaries of `results` (a piece of its own)."""
     return (tuple(regression_table(results)), tuple(vif_rows(results)),
             tuple(summary_table(results)))
-
-
-def _regroup(items: Sequence[Any], sizes: Sequence[int]) -> list[Sequence[Any]]:
-    """`items` in consecutive groups of `sizes`."""
-    ends = list(itertools.accumulate(sizes))
-    return [items[end - size:end] for size, end in zip(sizes, ends)]
 
 
 def _write_tables(report: Report) -> None:

@@ -43,11 +43,7 @@ def read_peer_trees(peer: str | Path, mazes: str | Path) -> dict[str, DecisionTr
     folder `mazes` (`NAME.txt`, the Maze Search Task format), by map name; nodes in the
     table's order (breadth-first), named by their NID."""
     path = Path(peer) / TREE_TABLE
-    try:
-        with open(path, newline="", encoding="utf-8") as handle:
-            rows = list(csv.DictReader(handle))
-    except OSError as err:
-        raise DataError(f"{path}: cannot read ({err.strerror or err})") from None
+    rows = _records(path)
     by_world: dict[str, list[dict]] = {}
     for row in rows:
         by_world.setdefault(row["world"], []).append(row)
@@ -75,11 +71,7 @@ def read_peer_decisions(peer: str | Path) -> list[PeerNode]:
     """Every node of every person in `peer/subject_decisions_with_values.csv`, in the table's
     order (nodes with one child included: a decision is a node with two or more)."""
     path = Path(peer) / DECISION_TABLE
-    try:
-        with open(path, newline="", encoding="utf-8") as handle:
-            rows = list(csv.DictReader(handle))
-    except OSError as err:
-        raise DataError(f"{path}: cannot read ({err.strerror or err})") from None
+    rows = _records(path)
     groups: dict[tuple[str, str, str], list[dict]] = {}
     for row in rows:
         groups.setdefault((row["subject"], row["world"], row["nodeName"]), []).append(row)
@@ -203,6 +195,12 @@ def read_peer_fits(peer: str | Path) -> list[PeerFit]:
     return [PeerFit(row[at["model"]], row[at["subject"]],
                     *(_number(row[at[key]], path, line) for key in ("LL", *_FIT_PARAMS)))
             for line, row in enumerate(rows, start=2)]
+
+
+def _records(path: Path) -> list[dict[str, str]]:
+    """The rows of a CSV file as mappings from its header's names."""
+    header, rows = _table(path)
+    return [dict(zip(header, row)) for row in rows]
 
 
 def _table(path: Path) -> tuple[list[str], list[list[str]]]:
